@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { ZodType } from 'zod';
+
+/**
+ * The contract between the sync engine and every connector. The engine only ever sees these
+ * types; connectors are found through `connectors/registry.ts` by `sink.type`.
+ */
+
+/** Which upstream interface a record came from. */
+export type RecordSource = 'v1' | 'v2';
+
+/** A normalized column value; timestamps are ISO 8601 UTC strings (`YYYY-MM-DDTHH:MM:SSZ`). */
+export type ColumnValue = string | number | null;
+
+/** JSON as parsed from an upstream body. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** Column types a stream table may declare; each SQL dialect maps them to its own types. */
+export type ColumnType = 'text' | 'integer' | 'timestamp';
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+/**
+ * The table a stream is stored in. Every table also has `business_id`, `id`, `source`, `raw`
+ * and `synced_at`, with primary key (`business_id`, `id`); `columns` lists the normalized fields.
+ */
+export interface StreamTable {
+  /** Stream name, also the key of its checkpoint in `sync_state`. */
+  readonly stream: string;
+  /** Table name; a safe SQL identifier (`^[a-z_][a-z0-9_]*$`). */
+  readonly table: string;
+  readonly columns: readonly ColumnSpec[];
+}
+
+/** One record in v1 form, ready for any sink. */
+export interface SyncRecord {
+  /** The configured business name (stored as `business_id`). */
+  readonly businessId: string;
+  readonly id: string;
+  readonly source: RecordSource;
+  /** Normalized values keyed by column name; a missing column is stored as null. */
+  readonly fields: Readonly<Record<string, ColumnValue>>;
+  /** The upstream record exactly as received (parsed JSON). */
+  readonly raw: Json;
+}
+
+/** A record that could not be normalized or that the target rejected; kept, never dropped. */
+export interface DeadLetter {
+  readonly businessId: string;
+  readonly stream: string;
+  /** Human-readable cause naming the field, e.g. `voicemail_created_at: unparseable "2024-13-01"`. */
+  readonly reason: string;
+  /** The upstream record as received. */
+  readonly raw: Json;
+}
+
+/**
+ * Where a stream stands for one business. `position` belongs to the stream's checkpoint
+ * strategy (cursor, offset, high-water mark); sinks store it as opaque JSON.
+ */
+export interface Checkpoint {
+  readonly businessId: string;
+  readonly stream: string;
+  readonly position: JsonObject;
+  /** Records written for this business and stream over all runs. */
+  readonly recordsSynced: number;
+}
+
+/** One page worth of work for a sink, all for one business and one stream. */
+export interface Batch {
+  readonly businessId: string;
+  readonly table: StreamTable;
+  readonly records: readonly SyncRecord[];
+  readonly deadLetters: readonly DeadLetter[];
+}
+
+export interface WriteResult {
+  /** Rows inserted or changed. A replay of an already written batch reports 0. */
+  readonly written: number;
+  /** Rows already present with identical content. */
+  readonly unchanged: number;
+  /** Dead letters recorded, including records the target itself rejected. */
+  readonly deadLettered: number;
+}
+
+/** What a sink can promise; the engine and the managed wrapper adapt to it. */
+export interface SinkCapabilities {
+  /**
+   * True when `write` stores the batch and its checkpoint in one transaction (SQL sinks).
+   * False when the checkpoint is stored after the target acknowledges (CRM, webhook):
+   * at-least-once delivery with idempotent writes.
+   * @defaultValue false
+   */
+  readonly transactionalCheckpoint: boolean;
+  /**
+   * Largest number of records `write` accepts at once; the engine splits larger pages.
+   * @defaultValue 500
+   */
+  readonly maxBatchSize: number;
+}
+
+export interface CheckpointStore {
+  /** The last stored checkpoint, or undefined when the stream has never synced. */
+  load(businessId: string, stream: string): Promise<Checkpoint | undefined>;
+  /** Stores a checkpoint on its own (used by non-transactional sinks and by operators' resets). */
+  save(checkpoint: Checkpoint): Promise<void>;
+}
+
+/** A stored dead letter as operators see it. */
+export interface StoredDeadLetter extends DeadLetter {
+  readonly id: number;
+  readonly firstSeenAt: string;
+  readonly attempts: number;
+}
+
+export interface DeadLetterStore {
+  list(filter: { businessId?: string; stream?: string; limit?: number }): Promise<StoredDeadLetter[]>;
+  /** Removes dead letters once replayed successfully. */
+  remove(ids: readonly number[]): Promise<void>;
+}
+
+export interface Sink {
+  readonly capabilities: SinkCapabilities;
+  readonly checkpoints: CheckpointStore;
+  readonly deadLetters: DeadLetterStore;
+  /** Runs migrations and creates the tables of the given streams; safe to call on every start. */
+  prepare(tables: readonly StreamTable[]): Promise<void>;
+  /**
+   * Upserts the batch idempotently by (business, id), records its dead letters, and moves the
+   * stream's checkpoint to `checkpoint`. Writing the same batch twice changes nothing the second time.
+   */
+  write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult>;
+  /** Resolves when the target is reachable; rejects with the reason otherwise (readiness). */
+  ping(): Promise<void>;
+  /** Releases connections; calling it twice is harmless. */
+  close(): Promise<void>;
+}
+
+/** What a connector receives besides its own config; clients are injected, never global. */
+export interface SinkDeps {
+  readonly logger: Logger;
+  /** undici dispatcher for HTTP connectors; tests pass a MockAgent. */
+  readonly dispatcher?: Dispatcher;
+}
+
+/**
+ * What every `connectors/<name>/index.ts` exports. `configSchema` validates the `sink:` section
+ * (including `type`); the registry builds the config file's sink union from these schemas.
+ */
+export interface SinkFactory<Config extends { type: string } = { type: string }> {
+  readonly type: Config['type'];
+  readonly configSchema: ZodType<Config>;
+  create(config: Config, deps: SinkDeps): Promise<Sink>;
+}

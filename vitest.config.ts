@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.unit.test.ts', 'connectors/**/*.unit.test.ts', 'test/unit/**/*.test.ts'],
+          testTimeout: 10_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'connectors/**/*.integration.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+          // Tests share two cores; the big end-to-end suites measure throughput and must not starve each other.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
