@@ -67,7 +67,11 @@ export interface Checkpoint {
   readonly businessId: string;
   readonly stream: string;
   readonly position: JsonObject;
-  /** Records written for this business and stream over all runs. */
+  /**
+   * Records written for this business and stream over all runs. `Sink.write` ignores the value
+   * passed in and adds the batch's `written` count to the stored one, so the counter is exact
+   * even when a batch is replayed.
+   */
   readonly recordsSynced: number;
 }
 

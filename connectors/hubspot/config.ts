@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { postgresConfigSchema } from '../postgres/postgres-config.js';
+import { sqliteConfigSchema } from '../sqlite/sqlite-config.js';
+
+/** Where the connector keeps checkpoints, dead letters and its local copy: a SQL sink's own config. */
+export const hubspotStateSchema = z.discriminatedUnion('type', [sqliteConfigSchema, postgresConfigSchema]);
+
+const propertyName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'expected a HubSpot internal property name (lower case, digits, _)' });
+
+/**
+ * Overrides of the default call mapping (`mapping.ts`): a key set to another property name
+ * writes that value there; `null` leaves the value out. Keys not given keep their default.
+ */
+export const hubspotMappingSchema = z.strictObject({
+  timestamp: propertyName.optional(),
+  direction: propertyName.nullable().optional(),
+  durationMs: propertyName.nullable().optional(),
+  fromNumber: propertyName.nullable().optional(),
+  toNumber: propertyName.nullable().optional(),
+  recordingUrl: propertyName.nullable().optional(),
+  body: propertyName.nullable().optional(),
+  title: propertyName.nullable().optional(),
+  status: propertyName.nullable().optional(),
+  disposition: propertyName.nullable().optional(),
+  /** Disposition written for voicemails; HubSpot's "Left voicemail" GUID by default. */
+  voicemailDisposition: z.string().min(1).optional(),
+});
+
+/** Client-side budget; HubSpot's headers lower it further when the portal is shared. */
+export const hubspotLimitsSchema = z.strictObject({
+  /** Requests per rolling 10 seconds (HubSpot's `TEN_SECONDLY_ROLLING` policy). @defaultValue 100 */
+  requestsPer10s: z.int().min(1).default(100),
+  /** CRM search requests per second (search has its own, lower limit). @defaultValue 5 */
+  searchPerSecond: z.int().min(1).default(5),
+});
+
+/** Retry policy for 429 (ten-secondly and secondly), 5xx and network errors. */
+export const hubspotRetrySchema = z.strictObject({
+  /** Attempts per request including the first. @defaultValue 6 */
+  maxAttempts: z.int().min(1).max(100).default(6),
+  /** Backoff cap of the first retry; doubles per attempt (full jitter). @defaultValue 500 */
+  baseDelayMs: z.int().min(0).default(500),
+  /** Largest backoff. @defaultValue 30000 */
+  maxDelayMs: z.int().min(0).default(30_000),
+});
+
+/** The `sink:` section for `type: hubspot`. Unknown keys are an error that names them. */
+export const hubspotConfigSchema = z.strictObject({
+  type: z.literal('hubspot'),
+  /** Private app access token (scopes: crm.objects.contacts.read/write, crm.schemas.calls.read/write… see README). Never logged. */
+  token: z.string().min(1),
+  /** @defaultValue `https://api.hubapi.com` */
+  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).default('https://api.hubapi.com'),
+  /** @defaultValue `{ type: 'sqlite', path: './data/hubspot-state.db' }` */
+  state: hubspotStateSchema.default({ type: 'sqlite', path: './data/hubspot-state.db' }),
+  /** Unique custom property of calls that holds `${businessId}:${stream}:${id}`; created on first use. @defaultValue `callsync_id` */
+  uniqueProperty: propertyName.default('callsync_id'),
+  /** Associate each call with the contact whose phone or mobile phone is the caller's number. @defaultValue true */
+  associateContacts: z.boolean().default(true),
+  /** Create a contact (with `phone` set) when none matches. @defaultValue false */
+  createContacts: z.boolean().default(false),
+  /**
+   * Custom property (textarea, created on first use) that keeps the record as synced
+   * (`{ source, fields, raw }` as JSON, for audits and reconciliation); `null` keeps none.
+   * @defaultValue null
+   */
+  recordProperty: propertyName.nullable().default(null),
+  mapping: hubspotMappingSchema.optional(),
+  limits: hubspotLimitsSchema.default({ requestsPer10s: 100, searchPerSecond: 5 }),
+  retry: hubspotRetrySchema.default({ maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 30_000 }),
+});
+
+export type HubSpotConfig = z.output<typeof hubspotConfigSchema>;
+export type HubSpotStateConfig = z.output<typeof hubspotStateSchema>;
+export type HubSpotMappingOverrides = z.output<typeof hubspotMappingSchema>;
+export type HubSpotLimits = z.output<typeof hubspotLimitsSchema>;
+export type HubSpotRetryPolicy = z.output<typeof hubspotRetrySchema>;

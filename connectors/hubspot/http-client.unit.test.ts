@@ -1,0 +1,62 @@
+import { pino } from 'pino';
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HubSpotBudget } from './budget.js';
+import { HubSpotHttp } from './http-client.js';
+import type { Clock } from './rolling-window.js';
+
+const TOKEN = 'pat-na1-unit-test-token';
+const ORIGIN = 'https://api.hubapi.com';
+
+function fakeClock(): Clock & { slept: number[] } {
+  let now = 1_700_000_000_000;
+  const slept: number[] = [];
+  return { slept, now: () => now, sleep: (ms) => ((now += ms), slept.push(ms), Promise.resolve()) };
+}
+
+describe('HubSpotHttp over an injected dispatcher', () => {
+  let agent: MockAgent;
+  let clock: ReturnType<typeof fakeClock>;
+  let http: HubSpotHttp;
+
+  beforeEach(() => {
+    agent = new MockAgent();
+    agent.disableNetConnect();
+    clock = fakeClock();
+    const limits = { requestsPer10s: 100, searchPerSecond: 5 };
+    http = new HubSpotHttp({
+      baseUrl: ORIGIN, token: TOKEN, dispatcher: agent, budget: new HubSpotBudget(limits, clock),
+      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 }, logger: pino({ level: 'silent' }), clock, random: () => 0,
+    });
+  });
+  afterEach(async () => agent.close());
+
+  it('sends the bearer token through the mock and returns the body', async () => {
+    agent.get(ORIGIN).intercept({ path: '/crm/v3/properties/calls/callsync_id', method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } })
+      .reply(200, { name: 'callsync_id', hasUniqueValue: true });
+    await expect(http.send('GET', '/crm/v3/properties/calls/callsync_id')).resolves.toEqual({ status: 200, body: { name: 'callsync_id', hasUniqueValue: true } });
+    agent.assertNoPendingInterceptors();
+  });
+
+  it('fails an unexpected request instead of reaching the network, without the token', async () => {
+    const error = await http.send('POST', '/crm/v3/objects/calls/batch/upsert', { inputs: [] }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'HubSpotError', kind: 'internal', cause: { code: 'UND_MOCK_ERR_MOCK_NOT_MATCHED' } });
+    expect(String((error as Error).message) + String((error as Error).cause)).not.toContain(TOKEN);
+  });
+
+  it('waits the advertised interval after a 429 TEN_SECONDLY_ROLLING, then succeeds', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/x', method: 'GET' }).reply(429, { status: 'error', errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', message: 'limit' }, {
+      headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-max': '100', 'x-hubspot-ratelimit-remaining': '0' },
+    });
+    pool.intercept({ path: '/x', method: 'GET' }).reply(200, {});
+    await expect(http.send('GET', '/x')).resolves.toMatchObject({ status: 200 });
+    expect(clock.slept.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it('stops sending once Daily-Remaining reached 0', async () => {
+    agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(200, {}, { headers: { 'x-hubspot-ratelimit-daily-remaining': '0' } });
+    await http.send('GET', '/x');
+    await expect(http.send('GET', '/x')).rejects.toMatchObject({ kind: 'daily_limit' });
+  });
+});

@@ -1,0 +1,136 @@
+import type { ColumnValue, Json, SyncRecord } from '../../src/sink.js';
+import type { HubSpotMappingOverrides } from './config.js';
+
+/** HubSpot's predefined "Left voicemail" call outcome. */
+export const LEFT_VOICEMAIL_DISPOSITION = 'b2cf5968-551e-4856-9783-52b3da59a7d0';
+
+/** Streams this connector turns into Calls engagements; any other stream's records become dead letters. */
+export const supportedStreams: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);
+
+/** HubSpot property written for each logical value; `null` leaves the value out. */
+export interface CallPropertyMapping {
+  readonly timestamp: string;
+  readonly direction: string | null;
+  readonly durationMs: string | null;
+  readonly fromNumber: string | null;
+  readonly toNumber: string | null;
+  readonly recordingUrl: string | null;
+  readonly body: string | null;
+  readonly title: string | null;
+  readonly status: string | null;
+  readonly disposition: string | null;
+  readonly voicemailDisposition: string;
+}
+
+export const defaultCallMapping: CallPropertyMapping = Object.freeze({
+  timestamp: 'hs_timestamp',
+  direction: 'hs_call_direction',
+  durationMs: 'hs_call_duration',
+  fromNumber: 'hs_call_from_number',
+  toNumber: 'hs_call_to_number',
+  recordingUrl: 'hs_call_recording_url',
+  body: 'hs_call_body',
+  title: 'hs_call_title',
+  status: 'hs_call_status',
+  disposition: 'hs_call_disposition',
+  voicemailDisposition: LEFT_VOICEMAIL_DISPOSITION,
+});
+
+/** The default mapping with the config's overrides applied (keys left out keep their default). */
+export function resolveMapping(overrides: HubSpotMappingOverrides | undefined): CallPropertyMapping {
+  const defined = Object.entries(overrides ?? {}).filter(([, value]) => value !== undefined);
+  return Object.freeze({ ...defaultCallMapping, ...Object.fromEntries(defined) });
+}
+
+export type MappedCall =
+  | {
+      readonly ok: true;
+      /** Value of the unique property: `${businessId}:${stream}:${id}`. */
+      readonly uniqueValue: string;
+      readonly properties: Readonly<Record<string, string>>;
+      /** The other party's number (caller of inbound calls and voicemails, callee of outbound calls), for contact matching. */
+      readonly contactNumber: string | null;
+    }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * One SyncRecord → the properties of a HubSpot Calls engagement. Pure: no I/O, no clock.
+ * Fails (with a reason for the dead letter) for unsupported streams and records without `created_at`.
+ */
+export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProperty: string, mapping: CallPropertyMapping): MappedCall {
+  if (!supportedStreams.has(stream)) {
+    return { ok: false, reason: `hubspot: stream "${stream}" is not synced to HubSpot (supported: ${[...supportedStreams].join(', ')})` };
+  }
+  const fields = record.fields;
+  const createdAt = text(fields.created_at);
+  if (createdAt === null) return { ok: false, reason: 'hubspot: created_at is missing; hs_timestamp is required' };
+
+  const voicemail = stream === 'voicemails';
+  const direction = voicemail ? 'INBOUND' : hubspotDirection(fields.direction);
+  const from = text(fields.from_number);
+  const to = text(fields.to_number);
+  const values: Record<string, string | null> = {
+    timestamp: createdAt,
+    direction,
+    durationMs: durationMs(voicemail ? fields.duration_seconds : (fields.duration_seconds ?? rawNumber(record.raw, 'duration_seconds'))),
+    fromNumber: from,
+    toNumber: to,
+    recordingUrl: httpsUrl(fields.recording_url) ?? (voicemail ? httpsUrl(fields.api_recording_url) : null),
+    body: callBody(text(fields.transcription_summary), text(fields.transcription_text)),
+    title: callTitle(voicemail, direction, from, to),
+    status: 'COMPLETED',
+    disposition: voicemail ? mapping.voicemailDisposition : null,
+  };
+  const properties: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const property = mapping[key as keyof Omit<CallPropertyMapping, 'voicemailDisposition'>];
+    if (property !== null && value !== null) properties[property] = value;
+  }
+  const uniqueValue = `${record.businessId}:${stream}:${record.id}`;
+  properties[uniqueProperty] = uniqueValue;
+  return { ok: true, uniqueValue, properties, contactNumber: direction === 'OUTBOUND' ? to : from };
+}
+
+function text(value: ColumnValue | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const string = String(value).trim();
+  return string === '' ? null : string;
+}
+
+function hubspotDirection(value: ColumnValue | undefined): 'INBOUND' | 'OUTBOUND' | null {
+  if (value === 'inbound') return 'INBOUND';
+  if (value === 'outbound') return 'OUTBOUND';
+  return null;
+}
+
+function durationMs(seconds: ColumnValue | undefined): string | null {
+  const value = typeof seconds === 'string' && /^\d+(\.\d+)?$/.test(seconds.trim()) ? Number(seconds) : seconds;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
+  return String(Math.round(value * 1000));
+}
+
+/** v1 call fields are not in the specification; a numeric `duration_seconds` is used when an instance sends one. */
+function rawNumber(raw: Json, key: string): ColumnValue {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const value = raw[key];
+  return typeof value === 'number' || typeof value === 'string' ? value : null;
+}
+
+// HubSpot plays recordings from its own UI, which only loads https sources.
+function httpsUrl(value: ColumnValue | undefined): string | null {
+  const url = text(value);
+  return url !== null && /^https:\/\/[^\s/]+/i.test(url) ? url : null;
+}
+
+function callBody(summary: string | null, transcription: string | null): string | null {
+  const parts = [summary === null ? null : `Summary: ${summary}`, transcription === null ? null : `Transcription: ${transcription}`];
+  const present = parts.filter((part): part is string => part !== null);
+  return present.length === 0 ? null : present.join('\n\n');
+}
+
+function callTitle(voicemail: boolean, direction: 'INBOUND' | 'OUTBOUND' | null, from: string | null, to: string | null): string {
+  if (voicemail) return from === null ? 'Voicemail' : `Voicemail from ${from}`;
+  if (direction === 'OUTBOUND') return to === null ? 'Outbound call' : `Outbound call to ${to}`;
+  if (direction === 'INBOUND') return from === null ? 'Inbound call' : `Inbound call from ${from}`;
+  return from === null ? 'Call' : `Call from ${from}`;
+}

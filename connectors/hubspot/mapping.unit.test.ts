@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { ColumnValue, Json, SyncRecord } from '../../src/sink.js';
+import { defaultCallMapping, LEFT_VOICEMAIL_DISPOSITION, mapRecordToCall, resolveMapping } from './mapping.js';
+
+const call = (fields: Record<string, ColumnValue>, raw: Json = {}): SyncRecord => ({
+  businessId: 'acme',
+  id: '42',
+  source: 'v1',
+  fields: { created_at: '2024-03-01T10:15:00Z', ...fields },
+  raw,
+});
+
+describe('mapRecordToCall', () => {
+  it.each([
+    ['inbound call', 'calls', call({ direction: 'inbound', from_number: '+14155550123', to_number: '+15550100001' }), {
+      hs_call_direction: 'INBOUND', hs_call_title: 'Inbound call from +14155550123', hs_call_from_number: '+14155550123', hs_call_to_number: '+15550100001',
+    }],
+    ['outbound call', 'calls', call({ direction: 'outbound', to_number: '+15550100001' }), { hs_call_direction: 'OUTBOUND', hs_call_title: 'Outbound call to +15550100001' }],
+    ['call without direction', 'v2_calls', call({ direction: null, from_number: '+1415' }), { hs_call_title: 'Call from +1415' }],
+    ['v1 raw duration_seconds', 'calls', call({}, { duration_seconds: 61 }), { hs_call_duration: '61000' }],
+    ['v1 duration as digit string', 'calls', call({}, { duration_seconds: '7' }), { hs_call_duration: '7000' }],
+    ['non-https recording omitted', 'calls', call({ recording_url: 'http://x.example/r.wav' }), {}],
+    ['https recording kept', 'calls', call({ recording_url: 'https://x.example/r.wav' }), { hs_call_recording_url: 'https://x.example/r.wav' }],
+    ['transcription in body', 'calls', call({ transcription_text: 'hi' }), { hs_call_body: 'Transcription: hi' }],
+    ['voicemail', 'voicemails', call({ from_number: '+1415', duration_seconds: 42, transcription_summary: 's', transcription_text: 't', recording_url: 'http://a/b', api_recording_url: 'https://c/d' }), {
+      hs_call_direction: 'INBOUND', hs_call_duration: '42000', hs_call_disposition: LEFT_VOICEMAIL_DISPOSITION, hs_call_title: 'Voicemail from +1415',
+      hs_call_body: 'Summary: s\n\nTranscription: t', hs_call_recording_url: 'https://c/d',
+    }],
+  ])('%s', (_name, stream, record, expected) => {
+    const mapped = mapRecordToCall(record, stream, 'callsync_id', defaultCallMapping);
+    expect(mapped.ok).toBe(true);
+    if (!mapped.ok) return;
+    expect(mapped.uniqueValue).toBe(`acme:${stream}:42`);
+    expect(mapped.properties).toMatchObject({ hs_timestamp: '2024-03-01T10:15:00Z', hs_call_status: 'COMPLETED', callsync_id: `acme:${stream}:42`, ...expected });
+    if (!('hs_call_recording_url' in expected)) expect(mapped.properties).not.toHaveProperty('hs_call_recording_url');
+    if (stream !== 'voicemails') expect(mapped.properties).not.toHaveProperty('hs_call_disposition');
+  });
+
+  it('matches contacts by the other party: caller inbound, callee outbound', () => {
+    const inbound = mapRecordToCall(call({ direction: 'inbound', from_number: '+1', to_number: '+2' }), 'calls', 'u', defaultCallMapping);
+    const outbound = mapRecordToCall(call({ direction: 'outbound', from_number: '+1', to_number: '+2' }), 'calls', 'u', defaultCallMapping);
+    expect([inbound.ok && inbound.contactNumber, outbound.ok && outbound.contactNumber]).toEqual(['+1', '+2']);
+  });
+
+  it.each([
+    ['numbers', call({}), /stream "numbers" is not synced/],
+    ['calls', call({ created_at: null }), /created_at is missing/],
+  ])('rejects %s with a reason', (stream, record, reason) => {
+    const mapped = mapRecordToCall(record, stream, 'u', defaultCallMapping);
+    expect(mapped.ok ? 'ok' : mapped.reason).toMatch(reason);
+  });
+
+  it('applies overrides: renamed and dropped properties', () => {
+    const mapping = resolveMapping({ title: null, fromNumber: 'caller_phone', voicemailDisposition: 'custom-guid' });
+    const mapped = mapRecordToCall(call({ from_number: '+1' }), 'voicemails', 'u', mapping);
+    expect(mapped.ok && mapped.properties).toMatchObject({ caller_phone: '+1', hs_call_disposition: 'custom-guid' });
+    expect(mapped.ok && mapped.properties).not.toHaveProperty('hs_call_title');
+    expect(mapped.ok && mapped.properties).not.toHaveProperty('hs_call_from_number');
+  });
+});

@@ -1,0 +1,50 @@
+import type { ColumnType, Json } from '../../src/sink.js';
+import type { SqlFlavor } from '../sql/sql-flavor.js';
+
+const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'bigint', timestamp: 'timestamptz' };
+
+/**
+ * SQLSTATE classes that blame the row: 22 data exception (U+0000 in text or JSONB, bad number
+ * or timestamp), 23 integrity constraint, 54 program limit (a key too long for the index).
+ */
+const ROW_CLASSES = new Set(['22', '23', '54']);
+
+interface PgError {
+  readonly code?: unknown;
+  readonly message: string;
+  readonly detail?: unknown;
+}
+
+function isPgError(error: unknown): error is PgError {
+  return error instanceof Error && typeof (error as PgError).code === 'string';
+}
+
+function decodeTimestamp(value: unknown): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/** Postgres flavour for one schema: JSONB `raw`, timestamptz, bigint counters. */
+export function postgresFlavor(schema: string): SqlFlavor {
+  return Object.freeze({
+    dialect: 'postgres',
+    schema,
+    maxBindParameters: 65_535,
+    columnType: (type: ColumnType) => COLUMN_TYPES[type],
+    jsonType: 'jsonb',
+    timestampType: 'timestamptz',
+    counterType: 'bigint',
+    tableOptions: undefined,
+    placeholder: (index: number) => `$${index}`,
+    differs: (left: string, right: string) => `${left} is distinct from ${right}`,
+    isRecordRejection: (error: unknown) => isPgError(error) && ROW_CLASSES.has(String(error.code).slice(0, 2)),
+    rejectionReason: (error: unknown) => {
+      if (!isPgError(error)) return String(error);
+      const detail = typeof error.detail === 'string' ? `: ${error.detail}` : '';
+      return `${error.message}${detail} (SQLSTATE ${String(error.code)})`;
+    },
+    // pg parses JSONB itself; bigint arrives as a string, timestamptz as a Date.
+    decodeJson: (value: unknown) => value as Json,
+    decodeTimestamp,
+    decodeInteger: (value: unknown) => Number(value),
+  });
+}

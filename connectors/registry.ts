@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { Sink, SinkDeps, SinkFactory } from '../src/sink.js';
+import { hubspotSinkFactory } from './hubspot/index.js';
+import { postgresSinkFactory } from './postgres/index.js';
+import { sqliteSinkFactory } from './sqlite/index.js';
+
+/**
+ * Every connector, by `sink.type`. A new connector is one import and one line here (and must
+ * pass `test/integration/sink-conformance`); nothing is loaded by file name.
+ */
+export const sinkFactories = {
+  sqlite: sqliteSinkFactory,
+  postgres: postgresSinkFactory,
+  hubspot: hubspotSinkFactory,
+} as const;
+
+export type SinkType = keyof typeof sinkFactories;
+
+/** The config file's `sink:` section: exactly one connector's schema, chosen by `type`. */
+export const sinkConfigSchema = z.discriminatedUnion('type', [
+  sinkFactories.sqlite.configSchema,
+  sinkFactories.postgres.configSchema,
+  sinkFactories.hubspot.configSchema,
+]);
+
+export type SinkConfig = z.infer<typeof sinkConfigSchema>;
+
+/** Builds the configured sink, managed (lifecycle guards, logging); `prepare` runs on first use if not called. */
+export function createSink(config: SinkConfig, deps: SinkDeps): Promise<Sink> {
+  // The discriminated union guarantees `config` belongs to the factory of its `type`.
+  const factory = sinkFactories[config.type] as SinkFactory<SinkConfig>;
+  return factory.create(config, deps);
+}

@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sink, StreamTable, SyncRecord } from '../../src/sink.js';
+import { postgresUrl, uniqueName } from '../../test/integration/services.js';
+import { createSink } from '../registry.js';
+import type { SinkConfig } from '../registry.js';
+
+const logger = pino({ level: 'silent' });
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A config pointing at fresh storage, removed after the test. */
+async function freshConfig(dialect: 'sqlite' | 'postgres'): Promise<SinkConfig> {
+  if (dialect === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'callsync-sql-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    return { type: 'sqlite', path: join(dir, 'callsync.db') };
+  }
+  const schema = uniqueName('sql');
+  cleanups.push(async () => {
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    await client.query(`drop schema if exists "${schema}" cascade`);
+    await client.end();
+  });
+  return { type: 'postgres', url: postgresUrl, schema };
+}
+
+async function open(config: SinkConfig): Promise<Sink> {
+  const sink = await createSink(config, { logger });
+  cleanups.push(() => sink.close());
+  return sink;
+}
+
+const wide: StreamTable = {
+  stream: 'wide',
+  table: 'wide_events',
+  columns: [...Array.from({ length: 80 }, (_, i) => ({ name: `c${i}`, type: 'text' as const })), { name: 'n', type: 'integer' }],
+};
+
+function wideRecord(id: number, bad = false): SyncRecord {
+  const fields: Record<string, string | number> = { n: id };
+  for (let i = 0; i < 80; i++) fields[`c${i}`] = `v${id}`;
+  if (bad) fields.c3 = 'nul \u0000 here';
+  if (bad) fields.n = 'not a number';
+  return { businessId: 'acme', id: `w${id}`, source: 'v1', fields, raw: { id } };
+}
+
+describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
+  it('keeps rows, checkpoints and migrations across restarts', async () => {
+    const config = await freshConfig(dialect);
+    const first = await open(config);
+    const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [{ name: 'direction', type: 'text' }] };
+    const record: SyncRecord = { businessId: 'acme', id: 'c1', source: 'v1', fields: { direction: 'inbound' }, raw: { id: 'c1' } };
+    await first.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 0 });
+    await first.close();
+    const second = await open(config);
+    await second.prepare([calls]);
+    expect(await second.checkpoints.load('acme', 'calls')).toEqual({ businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 1 });
+    const replay = await second.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 1 });
+    expect(replay.written).toBe(0);
+  });
+
+  it('adds the columns a custom stream grew', async () => {
+    const sink = await open(await freshConfig(dialect));
+    const sms: StreamTable = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' }] };
+    await sink.prepare([sms]);
+    const grown: StreamTable = { ...sms, columns: [...sms.columns, { name: 'body', type: 'text' }] };
+    const record: SyncRecord = { businessId: 'acme', id: 's1', source: 'v1', fields: { created_at: '2024-01-01T00:00:00Z', body: 'hi' }, raw: {} };
+    const result = await sink.write({ businessId: 'acme', table: grown, records: [record], deadLetters: [] }, { businessId: 'acme', stream: 'sms', position: {}, recordsSynced: 0 });
+    expect(result.written).toBe(1);
+  });
+
+  it('chunks a wide batch under the bind limit and isolates a refused row in a later chunk', async () => {
+    const sink = await open(await freshConfig(dialect));
+    // 86 columns a row: SQLite fits 380 rows in one statement, so 500 rows take two chunks.
+    const records = Array.from({ length: 500 }, (_, i) => wideRecord(i, i === 450));
+    const result = await sink.write({ businessId: 'acme', table: wide, records, deadLetters: [] }, { businessId: 'acme', stream: 'wide', position: { page: 1 }, recordsSynced: 0 });
+    expect(result).toEqual({ written: 499, unchanged: 0, deadLettered: 1 });
+    const letters = await sink.deadLetters.list({ businessId: 'acme', stream: 'wide' });
+    expect(letters.map((letter) => letter.raw)).toEqual([{ id: 450 }]);
+    expect((await sink.checkpoints.load('acme', 'wide'))?.recordsSynced).toBe(499);
+  });
+
+  it('refuses an unsafe table name before touching the database', async () => {
+    const sink = await open(await freshConfig(dialect));
+    await expect(sink.prepare([{ stream: 'x', table: 'x; drop table calls', columns: [] }])).rejects.toThrow(/not a safe SQL identifier/);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { postgresFlavor } from '../postgres/postgres-flavor.js';
+import { sqliteFlavor } from '../sqlite/sqlite-flavor.js';
+import { assertIdentifier } from './identifiers.js';
+import { checkpointUpsertSql, deadLetterUpsertSql, recordUpsertSql } from './statements.js';
+import { assertStreamTable } from './stream-table-ddl.js';
+
+const sms = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' as const }] };
+
+describe('SQL statements', () => {
+  it('numbers Postgres placeholders across rows and updates only rows that differ', () => {
+    const text = recordUpsertSql(postgresFlavor('callsync'), sms, 2);
+    expect(text).toContain('insert into "callsync"."sms" as t ("business_id", "id", "source", "created_at", "raw", "synced_at")');
+    expect(text).toContain('values ($1, $2, $3, $4, $5, $6), ($7, $8, $9, $10, $11, $12)');
+    expect(text).toContain('where t."source" is distinct from excluded."source" or t."created_at" is distinct from excluded."created_at" or t."raw" is distinct from excluded."raw"');
+    expect(text).not.toMatch(/t\."synced_at" is distinct/);
+  });
+
+  it('uses anonymous placeholders and IS NOT in SQLite', () => {
+    const text = recordUpsertSql(sqliteFlavor, sms, 1);
+    expect(text).toContain('insert into "sms" as t');
+    expect(text).toContain('values (?, ?, ?, ?, ?, ?)');
+    expect(text).toContain('t."raw" is not excluded."raw"');
+  });
+
+  it('bumps attempts of a known dead letter and adds to records_synced on write', () => {
+    expect(deadLetterUpsertSql(sqliteFlavor)).toMatch(/values \(\?, \?, \?, \?, \?, \?, \?, 1\) on conflict \(business_id, stream, fingerprint\).*attempts = t\.attempts \+ 1/);
+    expect(checkpointUpsertSql(postgresFlavor('s'), 'add')).toContain('records_synced = t.records_synced + excluded.records_synced');
+    expect(checkpointUpsertSql(postgresFlavor('s'), 'set')).toContain('records_synced = excluded.records_synced');
+  });
+
+  it.each(['Calls', 'calls; drop table x', '1calls', 'a'.repeat(64), ''])('refuses identifier %j', (name) => {
+    expect(() => assertIdentifier(name, 'table')).toThrow(/not a safe SQL identifier/);
+  });
+
+  it('refuses stream columns that shadow the fixed ones', () => {
+    expect(() => assertStreamTable({ ...sms, columns: [{ name: 'raw', type: 'text' }] })).toThrow(/fixed column/);
+    expect(() => assertStreamTable({ ...sms, table: 'sms"x' })).toThrow(/sms/);
+  });
+});

@@ -1,0 +1,80 @@
+import pLimit from 'p-limit';
+import type { Dispatcher } from 'undici';
+import type { CallsyncConfig } from '../../config/index.js';
+import { createMemoryRateLimiter } from '../../ratelimit/index.js';
+import type { Sink } from '../../sink.js';
+import type { BusinessPlan } from '../../sync/business-plan.js';
+import { syncBusiness, type BusinessOutcome } from '../../sync/sync-business.js';
+import { upstreamFetch } from '../../sync/upstream-fetch.js';
+import { createUpstreamAgent, createUpstreamClient } from '../../upstream/index.js';
+import type { BackfillReporter } from './reporter.js';
+
+export interface BackfillOptions {
+  readonly config: CallsyncConfig<unknown>;
+  readonly plans: readonly BusinessPlan[];
+  readonly sink: Sink;
+  readonly reporter: BackfillReporter;
+  /** @defaultValue one keep-alive agent for the whole run (one pool per upstream host) */
+  readonly dispatcher?: Dispatcher;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The one-shot backfill: every planned business at once (up to `backfill.concurrency`), each under
+ * its own in-memory budget, all through the one engine. Never throws for a business's failure:
+ * each outcome says what happened to it.
+ */
+export async function runBackfill(options: BackfillOptions): Promise<BusinessOutcome[]> {
+  const { config, sink, reporter } = options;
+  const upstream = config.upstream;
+  const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
+  const limiter = createMemoryRateLimiter();
+  const limit = pLimit(config.backfill.concurrency);
+  const paging = { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit };
+  try {
+    await sink.prepare([...new Map(options.plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
+    return await Promise.all(
+      options.plans.map((plan) =>
+        limit(async () => {
+          const client = createUpstreamClient({
+            baseUrl: upstream.baseUrl,
+            v2BaseUrl: upstream.v2BaseUrl,
+            timeoutMs: upstream.timeoutMs,
+            credentials: plan.credentials,
+            dispatcher,
+          });
+          const fetchPayload = upstreamFetch({
+            plan,
+            client,
+            limiter,
+            retry: upstream.retry,
+            maxBudgetWaitMs: Number.POSITIVE_INFINITY,
+            signal: options.signal,
+            onEvent: (event) => {
+              if (event.type === 'response') reporter.request(plan.name, event.status);
+              else if (event.type === 'budget-wait') reporter.waiting(plan.name, event.waitMs, 'budget');
+              else reporter.waiting(plan.name, event.waitMs, event.reason);
+            },
+          });
+          const outcome = await syncBusiness({
+            plan,
+            fetchPayload,
+            sink,
+            paging,
+            signal: options.signal,
+            onStreamStart: (stream) => reporter.streamStarted(plan.name, stream),
+            onPage: (progress) => reporter.page(progress),
+            onWarning: (stream, message) => reporter.warning(plan.name, stream, message),
+          });
+          reporter.businessDone(outcome);
+          await client.close();
+          return outcome;
+        }),
+      ),
+    );
+  } finally {
+    reporter.stop();
+    await limiter.close();
+    if (options.dispatcher === undefined) await dispatcher.close();
+  }
+}

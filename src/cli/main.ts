@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { registerBackfillCommand } from './backfill.js';
+import { registerCheckConfigCommand } from './check-config.js';
+import { registerDemoCommand } from './demo.js';
+import { registerSimulateCommand } from './simulate.js';
+
+const program = new Command()
+  .name('callsync')
+  .description('Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.')
+  .showHelpAfterError();
+
+registerBackfillCommand(program);
+registerCheckConfigCommand(program);
+registerSimulateCommand(program);
+registerDemoCommand(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,67 @@
+import { InvalidArgumentError } from 'commander';
+import type { SimulatorOptions } from '../simulator/index.js';
+
+/** Raw commander values of `callsync simulate`. */
+export interface SimulateFlags {
+  port: number;
+  host: string;
+  businesses: number;
+  calls: number;
+  voicemails: number;
+  numbers: number;
+  seed: number;
+  rateLimit: number | false;
+  rateWindowMs: number;
+  cursorTtlMs?: number;
+  callsPerSecond?: number;
+  voicemailsPerSecond?: number;
+  errorRate?: number;
+  slowRate?: number;
+  slowMs?: number;
+  truncateRate?: number;
+  resetRate?: number;
+  json?: boolean;
+}
+
+export function integerArg(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a non-negative integer');
+  return Number(value);
+}
+
+export function rateArg(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number');
+  return n;
+}
+
+export function probabilityArg(value: string): number {
+  const n = rateArg(value);
+  if (n > 1) throw new InvalidArgumentError('expected a probability from 0 to 1');
+  return n;
+}
+
+/** Maps flags to simulator options; unset optional flags keep the simulator's defaults. */
+export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
+  const faults: SimulatorOptions['faults'] = {};
+  if (flags.errorRate !== undefined) faults.errorRate = flags.errorRate;
+  if (flags.slowRate !== undefined) faults.slowRate = flags.slowRate;
+  if (flags.slowMs !== undefined) faults.slowMs = flags.slowMs;
+  if (flags.truncateRate !== undefined) faults.truncateRate = flags.truncateRate;
+  if (flags.resetRate !== undefined) faults.resetRate = flags.resetRate;
+  const options: SimulatorOptions = {
+    host: flags.host,
+    port: flags.port,
+    seed: flags.seed,
+    businesses: flags.businesses,
+    calls: flags.calls,
+    voicemails: flags.voicemails,
+    numbers: flags.numbers,
+    rateLimit: flags.rateLimit === false ? false : { limit: flags.rateLimit, windowMs: flags.rateWindowMs },
+    faults,
+  };
+  if (flags.cursorTtlMs !== undefined) options.cursorTtlMs = flags.cursorTtlMs;
+  if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
+    options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
+  }
+  return options;
+}

@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import type { Simulator } from '../simulator/index.js';
+import { startSimulator } from '../simulator/index.js';
+import type { SimulateFlags } from './simulate-options.js';
+import { integerArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
+
+/** Seams for tests: where output goes and which process signals stop the simulator. */
+export interface SimulateDeps {
+  write: (text: string) => void;
+  /** Called once listening; tests use it to reach and close the simulator. */
+  onStarted?: (simulator: Simulator) => void;
+  signals: NodeJS.Signals[];
+}
+
+const DEFAULT_DEPS: SimulateDeps = {
+  write: (text) => process.stdout.write(text),
+  signals: ['SIGINT', 'SIGTERM'],
+};
+
+function startupLine(sim: Simulator): string {
+  return JSON.stringify({
+    baseUrl: sim.baseUrl,
+    v2BaseUrl: sim.v2BaseUrl,
+    recordingsBaseUrl: sim.recordingsBaseUrl,
+    businesses: sim.businesses.map(({ name, apiKey, v2Token, email, password }) => ({ name, apiKey, v2Token, email, password })),
+  });
+}
+
+function summary(sim: Simulator, flags: SimulateFlags): string {
+  const limit = flags.rateLimit === false ? 'off' : `${flags.rateLimit} per ${flags.rateWindowMs} ms`;
+  const lines = [
+    `call-tracking simulator listening`,
+    `  v1:         ${sim.baseUrl}/api/v1/`,
+    `  v2:         ${sim.v2BaseUrl}/api/all/voicemails, /api/all/calls`,
+    `  recordings: ${sim.recordingsBaseUrl}`,
+    `  rate limit: ${limit}; ${flags.calls} calls and ${flags.voicemails} voicemails per business (seed ${flags.seed})`,
+    ...sim.businesses.map((b) => `  ${b.name}: apiKey ${b.apiKey}  v2Token ${b.v2Token}  login ${b.email} / ${b.password}`),
+    'Ctrl-C to stop.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** `callsync simulate`: the fake upstream for demos, tests and load rehearsal. */
+export function registerSimulateCommand(program: Command, deps: SimulateDeps = DEFAULT_DEPS): void {
+  program
+    .command('simulate')
+    .description('run a local fake of the call-tracking service (v1, v2, session login)')
+    .option('--port <port>', 'port to listen on (0 = ephemeral)', integerArg, 4010)
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--businesses <n>', 'number of businesses (biz-1, biz-2, ...)', integerArg, 3)
+    .option('--calls <n>', 'calls per business', integerArg, 5000)
+    .option('--voicemails <n>', 'voicemails per business', integerArg, 300)
+    .option('--numbers <n>', 'tracked numbers per business', integerArg, 5)
+    .option('--seed <n>', 'seed of the generated data', integerArg, 1)
+    .option('--rate-limit <n>', 'requests per window per business', integerArg, 60)
+    .option('--no-rate-limit', 'disable rate limiting')
+    .option('--rate-window-ms <ms>', 'rate-limit window', integerArg, 60_000)
+    .option('--cursor-ttl-ms <ms>', 'cursors older than this are rejected as expired', integerArg)
+    .option('--calls-per-second <n>', 'live call arrivals per business', rateArg)
+    .option('--voicemails-per-second <n>', 'live voicemail arrivals per business', rateArg)
+    .option('--error-rate <p>', 'probability of a 500', probabilityArg)
+    .option('--slow-rate <p>', 'probability of a slow response', probabilityArg)
+    .option('--slow-ms <ms>', 'delay of a slow response', integerArg)
+    .option('--truncate-rate <p>', 'probability of a truncated body', probabilityArg)
+    .option('--reset-rate <p>', 'probability of a connection reset', probabilityArg)
+    .option('--json', 'print one JSON line with URLs and credentials once listening')
+    .action(async (flags: SimulateFlags) => {
+      const sim = await startSimulator(toSimulatorOptions(flags));
+      deps.write(flags.json === true ? `${startupLine(sim)}\n` : summary(sim, flags));
+      const stop = (): void => {
+        for (const signal of deps.signals) process.off(signal, stop);
+        void sim.close();
+      };
+      for (const signal of deps.signals) process.once(signal, stop);
+      deps.onStarted?.(sim);
+    });
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { checkConfig } from './cross-checks.js';
+import type { DeepReadonly } from './freeze.js';
+import { backfillSchema, businessSchema, extraStreamSchema, logSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema } from './sections.js';
+
+const sections = {
+  upstream: upstreamSchema,
+  businesses: z.array(businessSchema).min(1, 'expected at least one business'),
+  streams: z.array(extraStreamSchema).default([]),
+  schedule: scheduleSchema.prefault({}),
+  redis: redisSchema.prefault({}),
+  server: serverSchema.prefault({}),
+  backfill: backfillSchema.prefault({}),
+  log: logSchema.prefault({}),
+};
+
+type Sections = { [Key in keyof typeof sections]: z.output<(typeof sections)[Key]> };
+
+function resolveDefaults<T extends Sections>(config: T) {
+  const rateLimit = config.upstream.rateLimit;
+  return {
+    ...config,
+    upstream: { ...config.upstream, recordingsBaseUrl: config.upstream.recordingsBaseUrl ?? config.upstream.baseUrl },
+    businesses: config.businesses.map((business) => ({ ...business, rateLimit: business.rateLimit ?? rateLimit })),
+    streams: config.streams.map((stream) => ({ ...stream, recordsKey: stream.recordsKey ?? stream.name })),
+  };
+}
+
+/**
+ * The config file's schema with `sink` validated by `sinkSchema` (built by the connector
+ * registry from every connector's schema). Unknown keys anywhere are errors; defaults are
+ * applied; `recordingsBaseUrl` defaults to `baseUrl`, each business's `rateLimit` to
+ * `upstream.rateLimit`, each extra stream's `recordsKey` to its name.
+ */
+export function buildConfigSchema<S extends z.ZodType>(sinkSchema: S) {
+  return z
+    .strictObject({ ...sections, sink: sinkSchema })
+    .superRefine(checkConfig)
+    .transform(resolveDefaults);
+}
+
+/** The `sink` section when the connector is not known statically. */
+export type GenericSinkConfig = { type: string } & Record<string, unknown>;
+
+type Resolved = ReturnType<typeof resolveDefaults<Sections & { sink: unknown }>>;
+
+/** A validated, defaulted, deeply frozen config; `TSink` is the sink section's type. */
+export type CallsyncConfig<TSink = GenericSinkConfig> = DeepReadonly<Omit<Resolved, 'sink'>> & { readonly sink: TSink };
+export type BusinessConfig = CallsyncConfig['businesses'][number];
+export type ExtraStreamConfig = CallsyncConfig['streams'][number];
+export type UpstreamConfig = CallsyncConfig['upstream'];
+export type RateLimitConfig = UpstreamConfig['rateLimit'];

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { isValidTimeZone } from '../normalize/zone-offset.js';
+import { parseDurationMs } from './duration.js';
+
+/** Streams callsync knows without config; `v2_calls` is stored in the `calls` table. */
+export const BUILT_IN_STREAMS = ['calls', 'voicemails', 'numbers', 'v2_calls'] as const;
+/** Streams read from the v2 host with the business's `v2Token`. */
+export const V2_STREAMS: readonly string[] = ['voicemails', 'v2_calls'];
+/** @defaultValue for `businesses[].streams` */
+export const DEFAULT_STREAMS = ['calls', 'voicemails', 'numbers'] as const;
+/** Table names an extra stream may not take: the built-ins and the bookkeeping tables. */
+export const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters'];
+
+/** An error message that says `required` for a missing value and the found type otherwise. */
+export function expected(what: string): (issue: { input?: unknown }) => string {
+  return (issue) => {
+    if (issue.input === undefined) return `required (${what})`;
+    const found = issue.input === null ? 'null' : Array.isArray(issue.input) ? 'an array' : typeof issue.input;
+    return `${what}, got ${typeof issue.input === 'string' ? 'a string that is not one' : found}`;
+  };
+}
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: expected('expected an http(s) URL') })
+  // One canonical form so that joins never produce `//`.
+  .transform((url) => url.replace(/\/+$/, ''));
+
+export const rateLimitSchema = z.union(
+  [
+    z.literal(false),
+    z.strictObject({
+      requests: z.int().positive().default(60),
+      perMs: z.int().positive().default(60_000),
+    }),
+  ],
+  { error: 'expected { requests, perMs } or false' },
+);
+
+export const upstreamSchema = z.strictObject({
+  baseUrl: httpUrl,
+  v2BaseUrl: httpUrl.optional(),
+  recordingsBaseUrl: httpUrl.optional(),
+  rateLimit: rateLimitSchema.prefault({}),
+  timeoutMs: z.int().positive().default(30_000),
+  pageSize: z.int().min(1).max(500).default(500),
+  v2Limit: z.int().min(1).max(1000).default(100),
+  // v2 has no paging: the largest `limit` a walk widens to before it reports a gap.
+  v2MaxLimit: z.int().min(1).max(100_000).default(1_000),
+  retry: z
+    .strictObject({
+      maxAttempts: z.int().min(1).default(8),
+      baseDelayMs: z.int().min(0).default(500),
+      maxDelayMs: z.int().min(0).default(30_000),
+    })
+    .refine((retry) => retry.maxDelayMs >= retry.baseDelayMs, { error: 'maxDelayMs must be at least baseDelayMs', path: ['maxDelayMs'] })
+    .prefault({}),
+  caFile: z.string().min(1).optional(),
+});
+
+export const businessSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'expected 1-64 characters: letters, digits, "_", "." or "-", starting with a letter or digit'),
+  apiKey: z.string().min(1).optional(),
+  session: z.strictObject({ email: z.email(), password: z.string().min(1) }).optional(),
+  v2Token: z.string().min(1).optional(),
+  streams: z
+    .array(z.string().min(1))
+    .min(1)
+    .refine((streams) => new Set(streams).size === streams.length, { error: 'lists a stream twice' })
+    .default([...DEFAULT_STREAMS]),
+  v2Timezone: z
+    .string()
+    .refine(isValidTimeZone, { error: (issue) => `unknown IANA time zone ${JSON.stringify(issue.input)}` })
+    .default('UTC'),
+  rateLimit: rateLimitSchema.optional(),
+});
+
+export const extraStreamSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier (^[a-z_][a-z0-9_]{0,62}$)')
+    .refine((name) => !RESERVED_STREAM_NAMES.includes(name), { error: `is reserved (${RESERVED_STREAM_NAMES.join(', ')})` }),
+  path: z.string().regex(/^\/[A-Za-z0-9_\-./]*$/, 'expected a path under /api/v1 starting with "/"').refine((path) => !path.split('/').includes('..'), { error: 'must not contain ".."' }),
+  recordsKey: z.string().min(1).optional(),
+  paging: z.enum(['cursor', 'offset', 'page', 'none']).default('offset'),
+  idField: z.string().min(1).default('id'),
+  createdAtField: z.string().min(1).optional(),
+});
+
+export const scheduleSchema = z.strictObject({
+  every: z
+    .union([z.number(), z.string()], { error: 'expected a duration such as "60s" or a number of milliseconds' })
+    .transform((value, ctx) => {
+      const ms = parseDurationMs(value);
+      if (ms === undefined) ctx.addIssue({ code: 'custom', message: `expected a positive duration such as "60s", "5m", "1h" or whole milliseconds, got ${JSON.stringify(value)}` });
+      return ms ?? 0;
+    })
+    .prefault('60s'),
+});
+
+export const redisSchema = z.strictObject({
+  url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).default('redis://127.0.0.1:6379'),
+  prefix: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 characters: letters, digits, "_", ".", ":" or "-"').default('callsync'),
+});
+
+export const serverSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.int().min(0).max(65_535).default(9464),
+  token: z.string().min(1).optional(),
+});
+
+export const backfillSchema = z.strictObject({ concurrency: z.int().min(1).max(64).default(4) });
+
+export const logSchema = z.strictObject({
+  level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});

@@ -1,0 +1,15 @@
+export type { NormalizeContext, NormalizeResult, Normalizer, Parsed } from './result.js';
+export { callColumns, genericColumns, numberColumns, voicemailColumns } from './columns.js';
+export { normalizeV1Call } from './v1-call.js';
+export { normalizeV2Call } from './v2-call.js';
+export { normalizeV2Voicemail } from './v2-voicemail.js';
+export { normalizeV1Number } from './v1-number.js';
+export { normalizeV1Generic } from './v1-generic.js';
+export { parseDuration } from './duration.js';
+export { parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+export { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
+export { parsePhone } from './phone.js';
+export { parseId } from './id.js';
+export { parseRecordingUrl } from './recording-url.js';
+export { MAX_TEXT_BYTES, parseText } from './text.js';
+export { parseDirection } from './direction.js';

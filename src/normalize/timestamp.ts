@@ -1,0 +1,96 @@
+import { jsonType, parsed, problem, show, type Parsed } from './result.js';
+import { zoneOffsetMs } from './zone-offset.js';
+
+const V2_LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const OUTPUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const DAY_MS = 86_400_000;
+
+interface Fields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function fieldsOf(match: RegExpExecArray): Fields {
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  return { year, month, day, hour, minute, second };
+}
+
+/** Milliseconds since the epoch for wall-clock fields read as UTC, or undefined for impossible dates. */
+function utcMs(f: Fields): number | undefined {
+  if (f.month < 1 || f.month > 12 || f.day < 1 || f.hour > 23 || f.minute > 59 || f.second > 59) return undefined;
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not map years 0..99 to 19xx.
+  date.setUTCFullYear(f.year, f.month - 1, f.day);
+  date.setUTCHours(f.hour, f.minute, f.second, 0);
+  return date.getUTCDate() === f.day && date.getUTCMonth() === f.month - 1 ? date.getTime() : undefined;
+}
+
+function format(ms: number, original: unknown): Parsed<string> {
+  const text = Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19)}Z` : '';
+  return OUTPUT.test(text) ? parsed(text) : problem(`out of range ${show(original)}`);
+}
+
+/**
+ * The instant a wall-clock time names in `timeZone`. Ambiguous times (the repeated hour when
+ * clocks go back) resolve to the earlier instant; times skipped when clocks go forward are
+ * shifted forward by the gap. That is Temporal's `compatible` disambiguation.
+ */
+function zonedToUtc(localAsUtc: number, timeZone: string): number {
+  const before = zoneOffsetMs(localAsUtc - DAY_MS, timeZone);
+  const after = zoneOffsetMs(localAsUtc + DAY_MS, timeZone);
+  const valid = [before, after].map((offset) => localAsUtc - offset).filter((t) => zoneOffsetMs(t, timeZone) === localAsUtc - t);
+  return valid.length > 0 ? Math.min(...valid) : localAsUtc - before;
+}
+
+function parseIsoMatch(match: RegExpExecArray, original: unknown): Parsed<string> {
+  const local = utcMs(fieldsOf(match));
+  if (local === undefined) return problem(`impossible date ${show(original)}`);
+  const zone = (match[7] ?? 'Z').toUpperCase();
+  if (zone === 'Z') return format(local, original);
+  const digits = zone.replace(':', '');
+  const hours = Number(digits.slice(1, 3));
+  const minutes = Number(digits.slice(3, 5));
+  if (hours > 23 || minutes > 59) return problem(`impossible offset ${show(original)}`);
+  const sign = digits.startsWith('-') ? -1 : 1;
+  return format(local - sign * (hours * 60 + minutes) * 60_000, original);
+}
+
+/**
+ * A v1 timestamp: ISO 8601 with `Z` or an offset, optional fractional seconds (truncated),
+ * `T` or a space between date and time. No designator means UTC, as v1 documents all its
+ * timestamps in UTC. Absent or empty → null. Returns `YYYY-MM-DDTHH:MM:SSZ`.
+ */
+export function parseIsoTimestamp(value: unknown): Parsed<string | null> {
+  if (value === null || value === undefined || value === '') return parsed(null);
+  if (typeof value !== 'string') return problem(`expected an ISO 8601 string, got ${jsonType(value)}`);
+  const match = ISO.exec(value.trim());
+  return match ? parseIsoMatch(match, value) : problem(`unparseable ${show(value)}`);
+}
+
+/**
+ * A v2 timestamp `YYYY-MM-DD HH:MM:SS`, read as wall-clock time in the IANA `timeZone`
+ * (DST handled through Intl). A value that carries its own `Z` or offset is taken as such.
+ * Absent or empty → null. Returns `YYYY-MM-DDTHH:MM:SSZ`.
+ */
+export function parseV2Timestamp(value: unknown, timeZone: string): Parsed<string | null> {
+  if (value === null || value === undefined || value === '') return parsed(null);
+  if (typeof value !== 'string') return problem(`expected "YYYY-MM-DD HH:MM:SS", got ${jsonType(value)}`);
+  const text = value.trim();
+  const local = V2_LOCAL.exec(text);
+  if (!local) {
+    const iso = ISO.exec(text);
+    return iso?.[7] ? parseIsoMatch(iso, value) : problem(`unparseable ${show(value)}`);
+  }
+  const localAsUtc = utcMs(fieldsOf(local));
+  if (localAsUtc === undefined) return problem(`unparseable ${show(value)}`);
+  try {
+    return format(zonedToUtc(localAsUtc, timeZone), value);
+  } catch {
+    return problem(`unknown time zone ${show(timeZone)}`);
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+import { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
+
+describe('parseV2Timestamp', () => {
+  it.each([
+    ['2024-03-05 14:07:09', 'UTC', '2024-03-05T14:07:09Z'],
+    ['2024-02-29 23:59:59', 'UTC', '2024-02-29T23:59:59Z'],
+    ['2024-01-15 10:00:00', 'America/New_York', '2024-01-15T15:00:00Z'],
+    ['2024-07-15 10:00:00', 'America/New_York', '2024-07-15T14:00:00Z'],
+    ['2024-07-15 01:00:00', 'Europe/Berlin', '2024-07-14T23:00:00Z'],
+    ['2024-01-01 00:30:00', 'Asia/Kolkata', '2023-12-31T19:00:00Z'],
+    ['2024-06-01 12:00:00', 'Australia/Lord_Howe', '2024-06-01T01:30:00Z'],
+    // Spring forward: 02:30 does not exist in New York on 2024-03-10; shifted forward by the gap.
+    ['2024-03-10 02:30:00', 'America/New_York', '2024-03-10T07:30:00Z'],
+    ['2024-03-10 03:00:00', 'America/New_York', '2024-03-10T07:00:00Z'],
+    // Fall back: 01:30 happens twice on 2024-11-03; the earlier (EDT) instant is chosen.
+    ['2024-11-03 01:30:00', 'America/New_York', '2024-11-03T05:30:00Z'],
+    ['2024-11-03 02:30:00', 'America/New_York', '2024-11-03T07:30:00Z'],
+    ['2024-03-31 02:30:00', 'Europe/London', '2024-03-31T01:30:00Z'],
+    ['2024-10-27 01:30:00', 'Europe/London', '2024-10-27T00:30:00Z'],
+    // A value that carries its own zone is taken as such.
+    ['2024-03-05T14:07:09Z', 'America/New_York', '2024-03-05T14:07:09Z'],
+    [null, 'UTC', null],
+    ['', 'UTC', null],
+  ])('%j in %s → %j', (input, zone, expected) => {
+    expect(parseV2Timestamp(input, zone)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each([
+    ['2024-13-01 10:00:00', 'UTC', 'unparseable "2024-13-01 10:00:00"'],
+    ['2024-02-30 10:00:00', 'UTC', 'unparseable "2024-02-30 10:00:00"'],
+    ['2023-02-29 10:00:00', 'UTC', 'unparseable "2023-02-29 10:00:00"'],
+    ['2024-01-01 25:00:00', 'UTC', 'unparseable "2024-01-01 25:00:00"'],
+    ['2024-01-01 24:00:00', 'UTC', 'unparseable "2024-01-01 24:00:00"'],
+    ['2024-01-01 10:60:00', 'UTC', 'unparseable "2024-01-01 10:60:00"'],
+    ['2024-01-00 10:00:00', 'UTC', 'unparseable "2024-01-00 10:00:00"'],
+    ['2024-1-1 10:00:00', 'UTC', 'unparseable "2024-1-1 10:00:00"'],
+    ['2024-03-05T14:07:09', 'UTC', 'unparseable "2024-03-05T14:07:09"'],
+    ['yesterday', 'UTC', 'unparseable "yesterday"'],
+    ['2024-01-01 10:00:00', 'Mars/Olympus_Mons', 'unknown time zone "Mars/Olympus_Mons"'],
+    [1709647629, 'UTC', 'expected "YYYY-MM-DD HH:MM:SS", got a number'],
+    [{}, 'UTC', 'expected "YYYY-MM-DD HH:MM:SS", got an object'],
+  ])('%j in %s is a problem', (input, zone, message) => {
+    expect(parseV2Timestamp(input, zone)).toEqual({ ok: false, problem: message });
+  });
+});
+
+describe('parseIsoTimestamp', () => {
+  it.each([
+    ['2024-03-05T14:07:09Z', '2024-03-05T14:07:09Z'],
+    ['2024-03-05T14:07:09.123456Z', '2024-03-05T14:07:09Z'],
+    ['2024-03-05t14:07:09z', '2024-03-05T14:07:09Z'],
+    ['2024-03-05T14:07:09+02:00', '2024-03-05T12:07:09Z'],
+    ['2024-03-05T14:07:09-0530', '2024-03-05T19:37:09Z'],
+    ['2024-01-01T00:30:00+01:00', '2023-12-31T23:30:00Z'],
+    ['2024-03-05 14:07:09', '2024-03-05T14:07:09Z'],
+    ['2024-03-05T14:07:09', '2024-03-05T14:07:09Z'],
+    [null, null],
+    [undefined, null],
+    ['', null],
+  ])('%j → %j', (input, expected) => {
+    expect(parseIsoTimestamp(input)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each([
+    ['2024-02-30T10:00:00Z', 'impossible date "2024-02-30T10:00:00Z"'],
+    ['2024-01-01T25:00:00Z', 'impossible date "2024-01-01T25:00:00Z"'],
+    ['2024-01-01T10:00:00+24:00', 'impossible offset "2024-01-01T10:00:00+24:00"'],
+    ['2024-01-01', 'unparseable "2024-01-01"'],
+    ['0000-01-01T00:00:00+01:00', 'out of range "0000-01-01T00:00:00+01:00"'],
+    [1709647629000, 'expected an ISO 8601 string, got a number'],
+  ])('%j is a problem', (input, message) => {
+    expect(parseIsoTimestamp(input)).toEqual({ ok: false, problem: message });
+  });
+});
+
+describe('zoneOffsetMs', () => {
+  it('follows DST in the zone', () => {
+    expect(zoneOffsetMs(Date.UTC(2024, 0, 15), 'America/New_York')).toBe(-5 * 3_600_000);
+    expect(zoneOffsetMs(Date.UTC(2024, 6, 15), 'America/New_York')).toBe(-4 * 3_600_000);
+    expect(zoneOffsetMs(Date.UTC(2024, 6, 15), 'UTC')).toBe(0);
+  });
+
+  it('validates zone names', () => {
+    expect(isValidTimeZone('Europe/Berlin')).toBe(true);
+    expect(isValidTimeZone('Europe/Nowhere')).toBe(false);
+  });
+});

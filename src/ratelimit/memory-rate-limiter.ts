@@ -1,0 +1,48 @@
+import { blockUntil, emptyState, guardFor, observeInfo, takeToken, viewOf } from './fixed-window.js';
+import type { WindowState } from './fixed-window.js';
+import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from './types.js';
+
+export interface MemoryRateLimiterOptions {
+  /** Clock in epoch ms. @defaultValue `Date.now` */
+  readonly now?: () => number;
+  /** Guard around window boundaries, capped at a tenth of the window. @defaultValue 25 */
+  readonly guardMs?: number;
+}
+
+/**
+ * The in-process limiter for one process (`backfill`): the fixed-window model of `fixed-window.ts`
+ * over a Map. Every call runs synchronously to completion, so takes are atomic within the process.
+ */
+export function createMemoryRateLimiter(options: MemoryRateLimiterOptions | (() => number) = {}): RateLimiter {
+  const opts = typeof options === 'function' ? { now: options } : options;
+  const now = opts.now ?? Date.now;
+  const buckets = new Map<string, WindowState>();
+  const stateOf = (key: string, windowMs: number): WindowState => buckets.get(key) ?? emptyState(windowMs);
+  const guard = (windowMs: number): number => guardFor(windowMs, opts.guardMs);
+
+  return {
+    take(key: string, config: BucketConfig): Promise<TakeResult> {
+      const { state, result } = takeToken(stateOf(key, config.windowMs), config, now(), guard(config.windowMs));
+      buckets.set(key, state);
+      return Promise.resolve(result);
+    },
+    observe(key: string, info: RateLimitInfo, config: BucketConfig): Promise<void> {
+      const state = observeInfo(stateOf(key, config.windowMs), info, config, now(), guard(config.windowMs));
+      buckets.set(key, state);
+      return Promise.resolve();
+    },
+    block(key: string, untilMs: number): Promise<void> {
+      const state = buckets.get(key);
+      const windowMs = state?.windowMs ?? 0;
+      buckets.set(key, blockUntil(state ?? emptyState(windowMs), untilMs, now(), guard(windowMs)));
+      return Promise.resolve();
+    },
+    inspect(key: string, config: BucketConfig): Promise<BucketView> {
+      return Promise.resolve(viewOf(stateOf(key, config.windowMs), config, now(), guard(config.windowMs)));
+    },
+    close(): Promise<void> {
+      buckets.clear();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { ServerResponse } from 'node:http';
+import type { CounterBook } from './counters.js';
+import type { FaultPlan } from './faults.js';
+
+export interface Reply {
+  status: number;
+  /** Serialized JSON body. */
+  body: string;
+  headers?: Record<string, string>;
+}
+
+const ERROR_500 = JSON.stringify({ error: { code: '500', message: 'Internal server error' } });
+
+/** Writes replies, applying the request's fault plan and counting statuses and faults. */
+export class Responder {
+  readonly #counters: CounterBook;
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  constructor(counters: CounterBook) {
+    this.#counters = counters;
+  }
+
+  send(res: ServerResponse, reply: Reply, fault: FaultPlan): void {
+    if (fault.delayMs > 0) {
+      this.#counters.fault('slow');
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        this.#write(res, reply, fault);
+      }, fault.delayMs);
+      this.#timers.add(timer);
+      return;
+    }
+    this.#write(res, reply, fault);
+  }
+
+  /** Drops pending slow responses (their sockets are closed with the server). */
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  #write(res: ServerResponse, reply: Reply, fault: FaultPlan): void {
+    if (res.destroyed) return;
+    if (fault.kind === 'reset') {
+      this.#counters.fault('resets');
+      res.socket?.destroy();
+      return;
+    }
+    const actual = fault.kind === 'error' ? { ...reply, status: 500, body: ERROR_500 } : reply;
+    if (fault.kind === 'error') this.#counters.fault('errors');
+    const body = Buffer.from(actual.body, 'utf8');
+    res.writeHead(actual.status, {
+      ...actual.headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(body.length),
+    });
+    this.#counters.status(actual.status);
+    if (fault.kind === 'truncate') {
+      this.#counters.fault('truncated');
+      res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+      return;
+    }
+    res.end(body);
+  }
+}

@@ -1,0 +1,111 @@
+import type { AddressInfo } from 'node:net';
+import { ApiKeyRegistry } from './api-keys.js';
+import { startArrivals } from './arrival.js';
+import { BusinessData } from './business.js';
+import { CounterBook } from './counters.js';
+import { FaultInjector } from './faults.js';
+import { mix } from './prng.js';
+import { FixedWindowLimiter } from './rate-limiter.js';
+import { Responder } from './responder.js';
+import { V2_PREFIX, createSimulatorServer } from './server.js';
+import { SessionStore } from './sessions.js';
+import type { SimState } from './state.js';
+import { buildTruth } from './truth.js';
+import type { Simulator, SimulatorOptions } from './types.js';
+
+export const DEFAULT_RECORDINGS_BASE_URL = 'https://media.calltrack.test';
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Starts a simulator on a real port; resolves once it is listening. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const seed = options.seed ?? 1;
+  const recordingsBaseUrl = options.recordingsBaseUrl ?? DEFAULT_RECORDINGS_BASE_URL;
+  const keys = new ApiKeyRegistry();
+  const businesses = Array.from(
+    { length: options.businesses ?? 3 },
+    (_, index) =>
+      new BusinessData(
+        {
+          seed,
+          index,
+          calls: options.calls ?? 1000,
+          voicemails: options.voicemails ?? 100,
+          numbers: options.numbers ?? 5,
+          recordingsBaseUrl,
+          v2NumbersAsNumbers: options.v2NumbersAsNumbers ?? 0,
+        },
+        keys,
+      ),
+  );
+  const counters = new CounterBook(businesses.map((b) => b.name));
+  const clock = (): number => Date.now();
+  const state: SimState = {
+    businesses,
+    keys,
+    sessions: new SessionStore(),
+    limiter: new FixedWindowLimiter(options.rateLimit ?? { limit: 60, windowMs: 60_000 }),
+    faults: new FaultInjector(seed, options.faults),
+    counters,
+    responder: new Responder(counters),
+    cursorSecret: mix(seed, 0xc0de),
+    cursorTtlMs: options.cursorTtlMs,
+    cursorOnLastPage: options.cursorOnLastPage ?? true,
+    legacyEnvelope: new Set(options.legacyEnvelope ?? ['/sms']),
+    clock,
+  };
+  const server = createSimulatorServer(state);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const stopArrivals = startArrivals(businesses, options.arrival, clock);
+  const baseUrl = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
+  const find = (name: string): BusinessData => {
+    const business = businesses.find((b) => b.name === name);
+    if (business === undefined) throw new Error(`simulator: unknown business ${name}`);
+    return business;
+  };
+  const nowSec = (): number => Math.floor(clock() / 1000);
+  let closed: Promise<void> | undefined;
+
+  return {
+    baseUrl,
+    v2BaseUrl: `${baseUrl}${V2_PREFIX}`,
+    recordingsBaseUrl,
+    businesses: businesses.map((b) => ({ ...b.credentials })),
+    addCalls: (name, count) => find(name).calls.append(count, nowSec()),
+    addVoicemails: (name, count) => find(name).voicemails.append(count, nowSec()),
+    updateCallTranscription: (name, callId, text) => {
+      if (!find(name).calls.updateTranscription(callId, text, nowSec())) {
+        throw new Error(`simulator: ${name} has no call ${callId}`);
+      }
+    },
+    setFaults: (faults) => state.faults.set(faults),
+    setRateLimit: (limit) => state.limiter.set(limit),
+    revokeKey: (name, apiKey) => {
+      const business = find(name);
+      const key = keys.lookup(apiKey ?? business.credentials.apiKey);
+      if (key?.business !== name) throw new Error(`simulator: ${name} has no such API key`);
+      keys.revoke(name, key.id, clock());
+    },
+    counters: () => counters.snapshot(),
+    resetCounters: () => counters.reset(),
+    truth: (name) => buildTruth(find(name)),
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        stopArrivals();
+        state.responder.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

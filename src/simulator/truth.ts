@@ -1,0 +1,76 @@
+import type { BusinessData } from './business.js';
+import type { CallModel } from './models.js';
+import { callV1, callV2, numberV1, smsV1, voicemailV2 } from './render.js';
+import { isoSeconds } from './time-format.js';
+import type { Truth, TruthRecord } from './types.js';
+
+/** Expected v1-form fields from the canonical model, never from the rendering. */
+function callExpected(call: CallModel, recordingsBaseUrl: string): TruthRecord['expected'] {
+  return {
+    to_number: call.toNumber,
+    from_number: call.fromNumber,
+    direction: call.direction,
+    recording_url: call.recordingPath === null ? null : recordingsBaseUrl + call.recordingPath,
+    transcription_text: call.transcription === '' ? null : call.transcription,
+    created_at: isoSeconds(call.createdAtSec),
+  };
+}
+
+function calls(business: BusinessData, v2: boolean, length: number): TruthRecord[] {
+  const out: TruthRecord[] = [];
+  for (let i = 0; i < length; i++) {
+    const call = business.calls.model(i);
+    const expected = callExpected(call, business.render.recordingsBaseUrl);
+    // The served JSON is exactly JSON.stringify of this object of primitives, so it parses back equal.
+    if (v2) out.push({ id: String(call.v2Uuid), raw: callV2(call, business.render), expected });
+    else out.push({ id: call.id, raw: callV1(call, business.render), expected });
+  }
+  return v2 ? out.reverse() : out;
+}
+
+function voicemails(business: BusinessData): TruthRecord[] {
+  const base = business.render.recordingsBaseUrl;
+  return business.voicemails
+    .all()
+    .map((vm) => ({
+      id: String(vm.uuid),
+      raw: voicemailV2(vm, business.render),
+      expected: {
+        to_number: vm.toNumber,
+        from_number: vm.fromNumber,
+        transcription_text: vm.transcription === '' ? null : vm.transcription,
+        transcription_summary: vm.summary,
+        recording_type: 'voicemail',
+        recording_url: base + vm.recordingPath,
+        api_recording_url: vm.apiRecordingUrl,
+        duration_seconds: vm.durationSec,
+        created_at: isoSeconds(vm.createdAtSec),
+      },
+    }))
+    .reverse();
+}
+
+/**
+ * Ground truth of one business at the moment of the call, in serving order (v1 calls oldest
+ * first, v2 lists newest first). The two call lists are own enumerable getters built on first
+ * access (so `toEqual` still compares them): with a million calls, a test that reads only
+ * `numbers` pays nothing for `calls`.
+ */
+export function buildTruth(business: BusinessData): Truth {
+  const length = business.calls.length;
+  let v1: TruthRecord[] | undefined;
+  let v2: TruthRecord[] | undefined;
+  const truth: Omit<Truth, 'calls' | 'v2Calls'> = {
+    voicemails: voicemails(business),
+    numbers: business.numbers.map((n) => ({ id: n.id, raw: numberV1(n), expected: { number: n.number } })),
+    sms: business.sms.map((m) => ({
+      id: m.id,
+      raw: smsV1(m),
+      expected: { to_number: m.toNumber, from_number: m.fromNumber, direction: m.direction, created_at: isoSeconds(m.createdAtSec) },
+    })),
+  };
+  Object.defineProperty(truth, 'calls', { enumerable: true, get: () => (v1 ??= calls(business, false, length)) });
+  Object.defineProperty(truth, 'v2Calls', { enumerable: true, get: () => (v2 ??= calls(business, true, length)) });
+  // The two getters were just defined above; the type system cannot see defineProperty.
+  return truth as Truth;
+}

@@ -1,0 +1,148 @@
+/** Public contract of the upstream simulator: options, handle, counters and ground truth. */
+
+/** Fault probabilities and the 429 storm. Probabilities are per request, from 0 to 1. */
+export interface Faults {
+  /** Chance of a 500 with the ordinary v1 error body. @defaultValue 0 */
+  errorRate: number;
+  /** Chance that the response is delayed by `slowMs`. @defaultValue 0 */
+  slowRate: number;
+  /** Delay of a slow response in milliseconds. @defaultValue 2000 */
+  slowMs: number;
+  /** Chance of correct headers, half the body, then a closed socket. @defaultValue 0 */
+  truncateRate: number;
+  /** Chance of a connection reset before any response byte. @defaultValue 0 */
+  resetRate: number;
+  /** Epoch ms; until then every v1 API-key request gets 429 regardless of budget. @defaultValue 0 */
+  stormUntilMs: number;
+}
+
+/** A fixed-window rate limit: `limit` requests per window of `windowMs`, windows aligned to the epoch. */
+export interface RateLimitOptions {
+  limit: number;
+  windowMs: number;
+}
+
+export interface SimulatorOptions {
+  /** @defaultValue '127.0.0.1' */
+  host?: string;
+  /** 0 picks an ephemeral port. @defaultValue 0 */
+  port?: number;
+  /** Seed of all generated data. @defaultValue 1 */
+  seed?: number;
+  /** Number of businesses, named `biz-1`, `biz-2`, … @defaultValue 3 */
+  businesses?: number;
+  /** Calls per business at start. @defaultValue 1000 */
+  calls?: number;
+  /** Voicemails per business at start. @defaultValue 100 */
+  voicemails?: number;
+  /** Tracked numbers per business. @defaultValue 5 */
+  numbers?: number;
+  /** @defaultValue { limit: 60, windowMs: 60000 } */
+  rateLimit?: RateLimitOptions | false;
+  /** Cursors older than this are rejected with 400 (expired). @defaultValue undefined (never expire) */
+  cursorTtlMs?: number;
+  /** Live arrival rates per business. @defaultValue none */
+  arrival?: { callsPerSecond?: number; voicemailsPerSecond?: number };
+  faults?: Partial<Faults>;
+  /** v1 paths (below `/api/v1`) answered without the `data` wrapper. @defaultValue ['/sms'] */
+  legacyEnvelope?: string[];
+  /** Fraction (0..1) of v2 phone fields rendered as bare JSON numbers. @defaultValue 0 */
+  v2NumbersAsNumbers?: number;
+  /** Emit `next_cursor` on the last cursor page too, so a client can resume later. @defaultValue true */
+  cursorOnLastPage?: boolean;
+  /** Host that v2 relative recording paths are relative to. @defaultValue 'https://media.calltrack.test' */
+  recordingsBaseUrl?: string;
+}
+
+/** Credentials of one simulated business. */
+export interface SimBusiness {
+  name: string;
+  /** The initial v1 API key (deterministic from the seed). */
+  apiKey: string;
+  /** The v2 bearer token. */
+  v2Token: string;
+  /** Owner login for the session interface. */
+  email: string;
+  password: string;
+  /** Viewer login: may read, may not manage keys. */
+  viewerEmail: string;
+  viewerPassword: string;
+}
+
+/** One fixed rate window of one business. */
+export interface RateWindow {
+  startMs: number;
+  /** Requests that hit the bucket in this window, admitted or refused. */
+  count: number;
+  /** Requests admitted (not answered 429). */
+  admitted: number;
+}
+
+export interface BusinessCounters {
+  apiKeyRequests: number;
+  sessionRequests: number;
+  v2Requests: number;
+  /** 429 responses sent (budget and storm). */
+  rateLimited: number;
+  /** Windows in order of first request; at most the last 10,000. */
+  windows: RateWindow[];
+  /** The largest `count` of any window. */
+  maxWindowCount: number;
+}
+
+export interface FaultCounters {
+  errors: number;
+  slow: number;
+  truncated: number;
+  resets: number;
+  expiredCursors: number;
+  storm429: number;
+}
+
+export interface SimulatorCounters {
+  businesses: Record<string, BusinessCounters>;
+  /** Responses by HTTP status (resets have none). */
+  byStatus: Record<string, number>;
+  /** Requests refused for a missing or unknown credential. */
+  unauthenticated: number;
+  faults: FaultCounters;
+}
+
+/** One record as served plus its expected normalized (v1-form) fields. */
+export interface TruthRecord {
+  id: string;
+  /** Exactly the JSON object the API serves for this record. */
+  raw: unknown;
+  expected: Record<string, string | number | null>;
+}
+
+export interface Truth {
+  calls: TruthRecord[];
+  /** The same calls as served by v2 `/api/all/calls` (id = decimal v2 uuid). */
+  v2Calls: TruthRecord[];
+  voicemails: TruthRecord[];
+  numbers: TruthRecord[];
+  sms: TruthRecord[];
+}
+
+export interface Simulator {
+  /** v1 lives at `${baseUrl}/api/v1/`. */
+  baseUrl: string;
+  /** v2 lives at `${v2BaseUrl}/api/all/voicemails` and `/api/all/calls`. */
+  v2BaseUrl: string;
+  recordingsBaseUrl: string;
+  businesses: SimBusiness[];
+  /** New calls arrive now (newest). */
+  addCalls(business: string, count: number): void;
+  addVoicemails(business: string, count: number): void;
+  /** A late transcription: same id, `updated_at` bumps to now. */
+  updateCallTranscription(business: string, callId: string, text: string): void;
+  setFaults(faults: Partial<Faults>): void;
+  setRateLimit(limit: RateLimitOptions | false): void;
+  /** Revokes `apiKey`, by default the business's initial key; takes effect on the next request. */
+  revokeKey(business: string, apiKey?: string): void;
+  counters(): SimulatorCounters;
+  resetCounters(): void;
+  truth(business: string): Truth;
+  close(): Promise<void>;
+}

@@ -1,0 +1,39 @@
+import type { CallsyncConfig } from '../config/index.js';
+import { builtinStreams } from './builtin-streams.js';
+import type { BusinessPlan } from './business-plan.js';
+import { customStream } from './custom-streams.js';
+import type { StreamDescriptor } from './stream-descriptor.js';
+
+export interface PlanFilter {
+  /** Only this business. */
+  readonly business?: string;
+  /** Only this stream of each business that lists it. */
+  readonly stream?: string;
+}
+
+/**
+ * Turns the validated config into one plan per business. The config schema has already checked
+ * that every stream name is known and every v2 stream has a token, so a miss here is a bug.
+ */
+export function planBusinesses(config: CallsyncConfig, filter: PlanFilter = {}): BusinessPlan[] {
+  const streams = new Map<string, StreamDescriptor>(builtinStreams);
+  for (const spec of config.streams) streams.set(spec.name, customStream(spec));
+  const known = (name: string): StreamDescriptor => {
+    const descriptor = streams.get(name);
+    if (descriptor === undefined) throw new Error(`stream "${name}" is not defined`);
+    return descriptor;
+  };
+  return config.businesses
+    .filter((business) => filter.business === undefined || business.name === filter.business)
+    .map((business) => ({
+      name: business.name,
+      streams: business.streams.filter((name) => filter.stream === undefined || name === filter.stream).map(known),
+      credentials: {
+        apiKey: business.apiKey,
+        session: business.session,
+        v2Token: business.v2Token,
+      },
+      bucket: business.rateLimit === false ? undefined : { limit: business.rateLimit.requests, windowMs: business.rateLimit.perMs },
+      normalizeContext: { recordingsBaseUrl: config.upstream.recordingsBaseUrl, v2TimeZone: business.v2Timezone },
+    }));
+}

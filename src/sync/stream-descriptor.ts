@@ -1,0 +1,23 @@
+import type { Normalizer } from '../normalize/index.js';
+import type { RecordSource, StreamTable } from '../sink.js';
+
+/** How a stream walks its endpoint; each names one walker in `sync/walkers/`. */
+export type PagingMode = 'cursor' | 'offset' | 'page' | 'none' | 'v2-newest-first';
+
+/**
+ * A stream as data: everything the engine needs to sync one endpoint. Built-in streams live in
+ * `builtin-streams.ts`; config-declared v1 list endpoints become descriptors in `custom-streams.ts`.
+ */
+export interface StreamDescriptor {
+  /** Stream name as configured (`calls`, `voicemails`, `numbers`, `v2_calls`, or a custom name). */
+  readonly name: string;
+  readonly api: 'v1' | 'v2';
+  /** Path under the API's base: `/calls` for v1 (`{baseUrl}/api/v1/calls`), `/api/all/voicemails` for v2. */
+  readonly path: string;
+  /** Key of the record array inside the (unwrapped) payload. */
+  readonly recordsKey: string;
+  readonly paging: PagingMode;
+  readonly source: RecordSource;
+  readonly table: StreamTable;
+  readonly normalize: Normalizer;
+}

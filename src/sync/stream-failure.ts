@@ -1,0 +1,20 @@
+import { isUpstreamError } from '../upstream/index.js';
+import { PayloadShapeError } from './walkers/index.js';
+
+/** What a failed stream means for the rest of its business. */
+export interface StreamFailure {
+  /** `business`: stop every stream of this business (revoked key, missing role); `stream`: only this one. */
+  readonly scope: 'business' | 'stream';
+  readonly kind: 'auth' | 'forbidden' | 'invalid' | 'transient' | 'rate_limited' | 'contract' | 'internal';
+  readonly message: string;
+}
+
+/** Maps any error out of a stream run to its scope, so one bad business never stops the others. */
+export function describeStreamFailure(error: unknown): StreamFailure {
+  if (isUpstreamError(error)) {
+    const scope = error.kind === 'auth' || error.kind === 'forbidden' ? 'business' : 'stream';
+    return { scope, kind: error.kind, message: error.message };
+  }
+  if (error instanceof PayloadShapeError) return { scope: 'stream', kind: 'contract', message: error.message };
+  return { scope: 'stream', kind: 'internal', message: error instanceof Error ? error.message : String(error) };
+}

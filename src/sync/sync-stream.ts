@@ -1,0 +1,106 @@
+import type { NormalizeContext } from '../normalize/index.js';
+import type { Checkpoint, JsonObject, Sink } from '../sink.js';
+import type { StreamDescriptor } from './stream-descriptor.js';
+import { chunk, toPageRecords } from './to-batch.js';
+import { walkers, type Query } from './walkers/index.js';
+
+/** Fetches one page's payload for this business; budget, retries and auth live behind it. */
+export type FetchPayload = (descriptor: StreamDescriptor, query: Query) => Promise<JsonObject>;
+
+export interface PageProgress {
+  readonly businessId: string;
+  readonly stream: string;
+  readonly records: number;
+  readonly written: number;
+  readonly deadLettered: number;
+  /** Records upstream reports in all, when it does. */
+  readonly total?: number;
+}
+
+export interface StreamRunOptions {
+  readonly businessId: string;
+  readonly descriptor: StreamDescriptor;
+  readonly fetchPayload: FetchPayload;
+  readonly sink: Sink;
+  readonly normalizeContext: NormalizeContext;
+  readonly paging: { readonly pageSize: number; readonly v2Limit: number; readonly v2MaxLimit: number };
+  /** Aborting stops the run after the page in flight is stored. */
+  readonly signal?: AbortSignal;
+  readonly onPage?: (progress: PageProgress) => void;
+  readonly onWarning?: (message: string) => void;
+}
+
+export interface StreamRunResult {
+  readonly pages: number;
+  readonly records: number;
+  readonly written: number;
+  readonly unchanged: number;
+  readonly deadLettered: number;
+  readonly warnings: readonly string[];
+  /** True when the run ended because it was aborted, not because the stream was exhausted. */
+  readonly stopped: boolean;
+}
+
+/**
+ * Syncs one stream of one business from its stored checkpoint to the end of what upstream has.
+ * Every page is stored together with the position after it, so a run cut off at any point
+ * resumes where it stopped, repeating at most the page in flight.
+ */
+export async function syncStream(options: StreamRunOptions): Promise<StreamRunResult> {
+  const { businessId, descriptor, sink } = options;
+  const stored = await sink.checkpoints.load(businessId, descriptor.name);
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    warnings.push(message);
+    options.onWarning?.(message);
+  };
+  const totals = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
+  const walk = walkers[descriptor.paging]({
+    descriptor,
+    ...options.paging,
+    fetch: (query) => options.fetchPayload(descriptor, query),
+    normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
+    warn,
+  }, stored?.position);
+
+  let position = stored?.position;
+  for await (const page of walk) {
+    if (page.warning !== undefined) warn(page.warning);
+    const { records, deadLetters } = toPageRecords(businessId, descriptor.name, descriptor.source, page.items);
+    const parts = chunk(records, sink.capabilities.maxBatchSize);
+    let pageWritten = 0;
+    let pageDead = 0;
+    for (const [index, part] of parts.entries()) {
+      const last = index === parts.length - 1;
+      // Only the last part moves the checkpoint past the page; a cut-off in between repeats the page.
+      const checkpoint: Checkpoint = {
+        businessId,
+        stream: descriptor.name,
+        position: (last ? page.position : position) ?? {},
+        recordsSynced: 0,
+      };
+      const result = await sink.write(
+        { businessId, table: descriptor.table, records: part, deadLetters: index === 0 ? deadLetters : [] },
+        checkpoint,
+      );
+      pageWritten += result.written;
+      pageDead += result.deadLettered;
+      totals.unchanged += result.unchanged;
+    }
+    position = page.position;
+    totals.pages += 1;
+    totals.records += page.items.length;
+    totals.written += pageWritten;
+    totals.deadLettered += pageDead;
+    options.onPage?.({
+      businessId,
+      stream: descriptor.name,
+      records: page.items.length,
+      written: pageWritten,
+      deadLettered: pageDead,
+      total: page.total,
+    });
+    if (options.signal?.aborted) return { ...totals, warnings, stopped: true };
+  }
+  return { ...totals, warnings, stopped: false };
+}

@@ -1,0 +1,19 @@
+import type { PagingMode } from '../stream-descriptor.js';
+import { walkCursor } from './cursor-walker.js';
+import { walkFullRefresh } from './full-refresh-walker.js';
+import { walkNewestFirst } from './newest-first-walker.js';
+import { walkOffset } from './offset-walker.js';
+import { walkPages } from './page-walker.js';
+import type { Walker } from './walker.js';
+
+export type { WalkContext, WalkItem, WalkPage, Walker, Query } from './walker.js';
+export { PayloadShapeError } from './page-fields.js';
+
+/** One walker per paging mode; the checkpoint position each stores is documented on the walker. */
+export const walkers: Readonly<Record<PagingMode, Walker>> = {
+  cursor: walkCursor,
+  offset: walkOffset,
+  page: walkPages,
+  none: walkFullRefresh,
+  'v2-newest-first': walkNewestFirst,
+};

@@ -1,0 +1,38 @@
+import type { NormalizeResult } from '../../normalize/index.js';
+import type { Json, JsonObject } from '../../sink.js';
+import type { StreamDescriptor } from '../stream-descriptor.js';
+
+/** One upstream record with the outcome of normalizing it. */
+export interface WalkItem {
+  readonly raw: Json;
+  readonly result: NormalizeResult;
+}
+
+/** One fetched page: its records, and where the stream stands once they are stored. */
+export interface WalkPage {
+  readonly items: readonly WalkItem[];
+  readonly position: JsonObject;
+  /** Records upstream says exist in all, when it says. */
+  readonly total?: number;
+  /** Something an operator must see, e.g. a possible gap in a newest-first stream. */
+  readonly warning?: string;
+}
+
+export type Query = Record<string, string | number | undefined>;
+
+/** What a walker may use; the engine supplies budget, retries and normalization behind it. */
+export interface WalkContext {
+  readonly descriptor: StreamDescriptor;
+  /** v1 page size (`limit` / `per_page`), at most 500. */
+  readonly pageSize: number;
+  /** First `limit` a v2 walk asks for. */
+  readonly v2Limit: number;
+  /** Largest `limit` a v2 walk widens to before it reports a gap. */
+  readonly v2MaxLimit: number;
+  fetch(query: Query): Promise<JsonObject>;
+  normalize(raw: Json): NormalizeResult;
+  warn(message: string): void;
+}
+
+/** Walks a stream from a stored position (undefined on first sync), one stored page at a time. */
+export type Walker = (context: WalkContext, position: JsonObject | undefined) => AsyncGenerator<WalkPage>;

@@ -1,0 +1,156 @@
+import type { Dispatcher } from 'undici';
+import type { RateLimitInfo } from '../ratelimit/index.js';
+import { apiKeyAuth } from './auth/api-key.js';
+import { SessionAuth } from './auth/session.js';
+import type { RequestAuth } from './auth/types.js';
+import { v2BearerAuth } from './auth/v2-bearer.js';
+import { classifyFailure } from './classify.js';
+import { parseErrorBody, unwrapSuccess } from './envelopes.js';
+import { UpstreamError, UpstreamErrorCode } from './errors.js';
+import type { RequestContext } from './errors.js';
+import { createUpstreamAgent } from './http.js';
+import type { JsonObject } from './json.js';
+import { parseJson, sendAndRead } from './read-response.js';
+import type { RawResponse } from './read-response.js';
+import { createRedactor, upstreamFailure } from './request-error.js';
+import type { Redactor } from './request-error.js';
+
+export type UpstreamApi = 'v1' | 'v2';
+export type QueryParams = Record<string, string | number | undefined>;
+
+export interface UpstreamCredentials {
+  /** v1 API key (`Authorization: Bearer`). Preferred over `session` when both are set. */
+  readonly apiKey?: string;
+  /** v1 session login; its requests do not count against the rate limit. */
+  readonly session?: { readonly email: string; readonly password: string };
+  /** v2 bearer token. */
+  readonly v2Token?: string;
+}
+
+export interface UpstreamClientOptions {
+  /** v1 lives at `${baseUrl}/api/v1`. */
+  readonly baseUrl: string;
+  /** v2 host; v2 paths (`/api/all/voicemails`) are appended as given. */
+  readonly v2BaseUrl?: string;
+  /** Connect, headers and body timeout of the default agent, ms. */
+  readonly timeoutMs: number;
+  readonly credentials: UpstreamCredentials;
+  /** Shared by every business's client; tests pass a `MockAgent`. @defaultValue a keep-alive `Agent` this client owns */
+  readonly dispatcher?: Dispatcher;
+  /** Extra trusted CAs for the default agent. */
+  readonly caFile?: string;
+  /** @defaultValue `Date.now` */
+  readonly now?: () => number;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  /** The payload, out of its `data` envelope when it had one. */
+  readonly payload: JsonObject;
+  readonly envelope: 'data' | 'top-level';
+  readonly rateLimit?: RateLimitInfo;
+  /** Body size in bytes. */
+  readonly bytes: number;
+}
+
+export interface UpstreamGetOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface UpstreamClient {
+  /**
+   * One attempt; throws `UpstreamError`. `api: 'v1'` → `${baseUrl}/api/v1${path}`;
+   * `'v2'` → `${v2BaseUrl}${path}` with the v2 token. A session 401 logs in again once.
+   */
+  get(api: UpstreamApi, path: string, query?: QueryParams, options?: UpstreamGetOptions): Promise<UpstreamResponse>;
+  /** Whether a request of each interface draws from the business's budget (session: no). */
+  readonly countsAgainstRateLimit: { readonly v1: boolean; readonly v2: boolean };
+  /** Closes the default agent if this client created it; an injected dispatcher stays open. */
+  close(): Promise<void>;
+}
+
+interface Target {
+  readonly base: string;
+  readonly auth: RequestAuth | undefined;
+}
+
+function buildUrl(base: string, path: string, query: QueryParams | undefined): URL {
+  const url = new URL(`${base.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  return url;
+}
+
+function toResponse(raw: RawResponse, context: RequestContext, redact: Redactor, now: () => number): UpstreamResponse {
+  const rateLimit = raw.rateLimit ? { rateLimit: raw.rateLimit } : {};
+  const body = parseJson(raw.text);
+  if (raw.status >= 200 && raw.status < 300) {
+    const unwrapped = unwrapSuccess(body);
+    if (unwrapped) return { status: raw.status, ...unwrapped, bytes: raw.bytes, ...rateLimit };
+    throw upstreamFailure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now()), context, { status: raw.status, ...rateLimit }, redact);
+  }
+  const parsed = body ?? raw.text;
+  const serverMessage = parseErrorBody(parsed).message;
+  throw upstreamFailure(
+    classifyFailure({ status: raw.status, headers: raw.headers, body: parsed }, now()),
+    context,
+    { status: raw.status, ...(serverMessage === undefined ? {} : { serverMessage }), ...rateLimit },
+    redact,
+  );
+}
+
+/** The upstream client of one business: v1 by API key or session, v2 by bearer token. */
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const now = options.now ?? Date.now;
+  const owned = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: options.timeoutMs, ...(options.caFile ? { caFile: options.caFile } : {}) });
+  const { apiKey, session, v2Token } = options.credentials;
+  let sessionAuth: SessionAuth | undefined;
+  const redact = createRedactor(() => [apiKey, v2Token, session?.password, sessionAuth?.cookie]);
+  if (apiKey === undefined && session !== undefined) {
+    sessionAuth = new SessionAuth({ baseUrl: options.baseUrl, ...session, dispatcher, redact, now });
+  }
+  const v1Auth = apiKey !== undefined ? apiKeyAuth(apiKey) : sessionAuth;
+  const targets: Record<UpstreamApi, Target> = {
+    v1: { base: `${options.baseUrl.replace(/\/+$/, '')}/api/v1`, auth: v1Auth },
+    v2: { base: options.v2BaseUrl ?? options.baseUrl, auth: v2Token === undefined ? undefined : v2BearerAuth(v2Token) },
+  };
+
+  async function send(url: URL, auth: Record<string, string>, context: RequestContext, signal?: AbortSignal): Promise<RawResponse> {
+    const request: Dispatcher.RequestOptions = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers: { accept: 'application/json', ...auth },
+      ...(signal ? { signal } : {}),
+    };
+    return sendAndRead(dispatcher, request, context, redact, now);
+  }
+
+  return {
+    countsAgainstRateLimit: { v1: v1Auth?.countsAgainstRateLimit ?? true, v2: true },
+    async get(api, path, query, getOptions = {}) {
+      const { base, auth } = targets[api];
+      const url = buildUrl(base, path, query);
+      const context: RequestContext = { method: 'GET', host: url.host, path: url.pathname };
+      if (auth === undefined) {
+        const needed = api === 'v1' ? 'an API key or a session login' : 'a v2 token';
+        throw new UpstreamError(`GET ${url.host}${url.pathname}: no credentials: ${api} needs ${needed}`, {
+          code: UpstreamErrorCode.MissingCredentials,
+          kind: 'auth',
+          request: context,
+        });
+      }
+      const used = await auth.headers(getOptions.signal);
+      let raw = await send(url, used, context, getOptions.signal);
+      if (raw.status === 401 && auth.refresh && (await auth.refresh(used, getOptions.signal))) {
+        raw = await send(url, await auth.headers(getOptions.signal), context, getOptions.signal);
+      }
+      return toResponse(raw, context, redact, now);
+    },
+    async close() {
+      if (owned) await dispatcher.close();
+    },
+  };
+}

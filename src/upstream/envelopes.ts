@@ -1,0 +1,63 @@
+import { isJsonObject } from './json.js';
+import type { JsonObject } from './json.js';
+
+/** A v1 success body unwrapped: the payload and which envelope it came in. */
+export interface UnwrappedBody {
+  readonly payload: JsonObject;
+  readonly envelope: 'data' | 'top-level';
+}
+
+/**
+ * Accepts both v1 success envelopes: `{ data: {...} }` and a legacy top-level payload (also the
+ * shape of v2 and session-style answers). A `data` that is not an object is part of a top-level
+ * payload. Returns `undefined` for a body that is not a JSON object.
+ */
+export function unwrapSuccess(body: unknown): UnwrappedBody | undefined {
+  if (!isJsonObject(body)) return undefined;
+  const data = body.data;
+  if (isJsonObject(data)) return { payload: data, envelope: 'data' };
+  return { payload: body, envelope: 'top-level' };
+}
+
+/** The fields callsync keeps from an error body; nothing else of it is ever logged. */
+export interface ErrorBody {
+  readonly message?: string;
+  /** `error.code` of an ordinary v1 error, or the `error` token of a 429 (`rate_limit_exceeded`). */
+  readonly code?: string;
+  /** `retry_after` of a 429 body, in seconds. */
+  readonly retryAfterSeconds?: number;
+}
+
+const MAX_TEXT = 200;
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, MAX_TEXT) : undefined;
+}
+
+/**
+ * Reads the three error shapes: `{ error: { code, message } }`,
+ * `{ error: "rate_limit_exceeded", message, retry_after }` and session-style `{ error: "message" }`;
+ * also `{ message }` and non-JSON text (its first 200 characters).
+ */
+export function parseErrorBody(body: unknown): ErrorBody {
+  if (typeof body === 'string') {
+    const message = text(body.replace(/\s+/g, ' '));
+    return message === undefined ? {} : { message };
+  }
+  if (!isJsonObject(body)) return {};
+  const { error } = body;
+  const retryAfter = typeof body.retry_after === 'number' ? body.retry_after : Number(text(body.retry_after));
+  const withRetry = Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {};
+  if (isJsonObject(error)) {
+    const code = text(error.code) ?? (typeof error.code === 'number' ? String(error.code) : undefined);
+    return { ...optional('message', text(error.message) ?? text(body.message)), ...optional('code', code), ...withRetry };
+  }
+  const errorText = text(error);
+  const message = text(body.message);
+  if (errorText !== undefined && message !== undefined) return { message, code: errorText, ...withRetry };
+  return { ...optional('message', errorText ?? message), ...withRetry };
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}

@@ -1,0 +1,93 @@
+import type { RateLimitInfo } from '../ratelimit/index.js';
+
+/** What the engine does about a failure: see DESIGN.md "Errors". */
+export type UpstreamErrorKind = 'auth' | 'forbidden' | 'rate_limited' | 'transient' | 'invalid';
+
+/** Stable codes of errors callsync raises itself; network failures keep undici's / Node's code. */
+export const UpstreamErrorCode = {
+  Unauthorized: 'UNAUTHORIZED',
+  Forbidden: 'FORBIDDEN',
+  RateLimited: 'RATE_LIMITED',
+  BadRequest: 'BAD_REQUEST',
+  NotFound: 'NOT_FOUND',
+  ClientError: 'CLIENT_ERROR',
+  ServerError: 'SERVER_ERROR',
+  TruncatedBody: 'UND_TRUNCATED_BODY',
+  BadJson: 'BAD_JSON',
+  LoginFailed: 'LOGIN_FAILED',
+  MissingCredentials: 'MISSING_CREDENTIALS',
+  Network: 'NETWORK_ERROR',
+} as const;
+
+/** Where a failed request went. `path` never carries the query string. */
+export interface RequestContext {
+  readonly method: string;
+  readonly host: string;
+  readonly path: string;
+}
+
+export interface UpstreamErrorOptions {
+  readonly code: string;
+  readonly kind: UpstreamErrorKind;
+  readonly request: RequestContext;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly rateLimit?: RateLimitInfo;
+  readonly cause?: unknown;
+}
+
+/**
+ * A failed upstream request. The message holds method, host, path, status and the server's
+ * message only: never headers, tokens, cookies, passwords or query strings.
+ */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+  /** Stable machine-readable code (`UpstreamErrorCode` or a network code such as `ECONNRESET`). */
+  readonly code: string;
+  readonly kind: UpstreamErrorKind;
+  readonly status?: number;
+  /** How long the server asked us to wait (429), in ms. */
+  readonly retryAfterMs?: number;
+  /** The `X-RateLimit-*` view the failed response carried. */
+  readonly rateLimit?: RateLimitInfo;
+  readonly request: RequestContext;
+
+  constructor(message: string, options: UpstreamErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+    this.kind = options.kind;
+    this.request = options.request;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.rateLimit !== undefined) this.rateLimit = options.rateLimit;
+  }
+}
+
+/** True for an `UpstreamError`, also across module copies (checks `name` and `kind`). */
+export function isUpstreamError(value: unknown): value is UpstreamError {
+  return (
+    value instanceof UpstreamError ||
+    (value instanceof Error && value.name === 'UpstreamError' && typeof (value as { kind?: unknown }).kind === 'string')
+  );
+}
+
+/**
+ * The rate-limit budget would not allow a request within `maxBudgetWaitMs`: a queue worker should
+ * delay the job by `waitMs` and free its slot for another business.
+ */
+export class BudgetWaitError extends Error {
+  override readonly name = 'BudgetWaitError';
+  readonly code = 'BUDGET_WAIT';
+  /** How long until the budget allows the next request, in ms. */
+  readonly waitMs: number;
+
+  constructor(waitMs: number, bucketKey: string) {
+    super(`rate-limit budget of ${bucketKey} allows the next request in ${Math.ceil(waitMs)} ms`);
+    this.waitMs = waitMs;
+  }
+}
+
+/** True for a `BudgetWaitError`, also across module copies. */
+export function isBudgetWaitError(value: unknown): value is BudgetWaitError {
+  return value instanceof BudgetWaitError || (value instanceof Error && value.name === 'BudgetWaitError');
+}

@@ -1,0 +1,111 @@
+import type { BucketConfig, RateLimiter } from '../ratelimit/index.js';
+import { backoffDelayMs } from './backoff.js';
+import { classifyFailure } from './classify.js';
+import type { QueryParams, UpstreamApi, UpstreamClient, UpstreamResponse } from './client.js';
+import { BudgetWaitError, isUpstreamError } from './errors.js';
+import type { UpstreamErrorKind } from './errors.js';
+import { abortableSleep } from './sleep.js';
+import type { Sleep } from './sleep.js';
+
+export interface RetryPolicy {
+  /** Attempts in all for transient failures (first try included). */
+  readonly maxAttempts: number;
+  /** Backoff ceiling of the first retry, ms. */
+  readonly baseDelayMs: number;
+  /** Largest backoff ceiling, ms. */
+  readonly maxDelayMs: number;
+  /** 429s survived before giving up; they do not use up `maxAttempts`. @defaultValue 30 */
+  readonly maxRateLimited?: number;
+}
+
+/** What one page fetch went through, for progress, metrics and logs. */
+export type FetchEvent =
+  | { readonly type: 'response'; readonly api: UpstreamApi; readonly path: string; readonly status?: number; readonly code?: string; readonly ms: number }
+  | { readonly type: 'retry'; readonly kind: UpstreamErrorKind; readonly reason: string; readonly waitMs: number; readonly attempt: number }
+  | { readonly type: 'budget-wait'; readonly bucketKey: string; readonly waitMs: number };
+
+export interface FetchWithRetryOptions {
+  readonly client: UpstreamClient;
+  readonly api: UpstreamApi;
+  readonly path: string;
+  readonly query?: QueryParams;
+  readonly limiter: RateLimiter;
+  /** The business's bucket; all its keys and replicas share it. */
+  readonly bucketKey: string;
+  readonly bucket: BucketConfig;
+  readonly retry: RetryPolicy;
+  /** Longest wait for budget done in place; a longer one throws `BudgetWaitError`. `Infinity` in backfill. */
+  readonly maxBudgetWaitMs: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: FetchEvent) => void;
+  /** @defaultValue an abortable timer */
+  readonly sleep?: Sleep;
+  /** @defaultValue `Date.now` */
+  readonly now?: () => number;
+  /** Jitter source. @defaultValue `Math.random` */
+  readonly random?: () => number;
+}
+
+/**
+ * Fetches one page: takes a token before every attempt (unless the auth is not counted), waits
+ * for budget up to `maxBudgetWaitMs`, feeds every response's rate-limit headers back, blocks the
+ * bucket on 429 and retries, retries transient failures with full-jitter backoff, and throws
+ * auth / forbidden / invalid failures at once.
+ * @throws UpstreamError when the failure is final; BudgetWaitError when the budget wait is too long.
+ */
+export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<UpstreamResponse> {
+  const { client, api, path, limiter, bucketKey, bucket, retry, signal } = options;
+  const sleep = options.sleep ?? abortableSleep;
+  const now = options.now ?? Date.now;
+  const emit = options.onEvent ?? (() => undefined);
+  const counted = client.countsAgainstRateLimit[api];
+  const maxRateLimited = retry.maxRateLimited ?? 30;
+  let transientFailures = 0;
+  let rateLimited = 0;
+
+  const waitInPlace = async (waitMs: number): Promise<void> => {
+    if (waitMs > options.maxBudgetWaitMs) throw new BudgetWaitError(waitMs, bucketKey);
+    emit({ type: 'budget-wait', bucketKey, waitMs });
+    await sleep(waitMs, signal);
+  };
+
+  for (;;) {
+    signal?.throwIfAborted();
+    if (counted) {
+      const token = await limiter.take(bucketKey, bucket);
+      if (!token.granted) {
+        await waitInPlace(token.waitMs);
+        continue;
+      }
+    }
+    const started = now();
+    try {
+      const response = await client.get(api, path, options.query, signal ? { signal } : {});
+      emit({ type: 'response', api, path, status: response.status, ms: now() - started });
+      if (counted && response.rateLimit) await limiter.observe(bucketKey, response.rateLimit, bucket);
+      return response;
+    } catch (error) {
+      if (!isUpstreamError(error)) throw error;
+      emit({ type: 'response', api, path, ...(error.status === undefined ? {} : { status: error.status }), code: error.code, ms: now() - started });
+      if (counted && error.rateLimit) await limiter.observe(bucketKey, error.rateLimit, bucket);
+      signal?.throwIfAborted();
+      const verdict = classifyFailure(error, now());
+      if (!verdict.retry) throw error;
+      if (verdict.kind === 'rate_limited') {
+        rateLimited += 1;
+        if (rateLimited > maxRateLimited) throw error;
+        const waitMs = verdict.waitMs ?? 0;
+        emit({ type: 'retry', kind: verdict.kind, reason: verdict.reason, waitMs, attempt: rateLimited });
+        // The limiter now holds the wait: the next take reports it (in place or as BudgetWaitError).
+        if (counted) await limiter.block(bucketKey, now() + waitMs);
+        else await waitInPlace(waitMs);
+        continue;
+      }
+      transientFailures += 1;
+      if (transientFailures >= retry.maxAttempts) throw error;
+      const waitMs = Math.max(backoffDelayMs(transientFailures, retry, options.random), verdict.waitMs ?? 0);
+      emit({ type: 'retry', kind: verdict.kind, reason: verdict.reason, waitMs, attempt: transientFailures });
+      await sleep(waitMs, signal);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { Dispatcher } from 'undici';
+import type { RateLimitInfo } from '../ratelimit/index.js';
+import { classifyFailure } from './classify.js';
+import type { RequestContext } from './errors.js';
+import { parseRateLimitHeaders } from './rate-limit-headers.js';
+import { upstreamFailure } from './request-error.js';
+import type { Redactor } from './request-error.js';
+
+/** A response read in full. */
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Dispatcher.ResponseData['headers'];
+  readonly text: string;
+  readonly bytes: number;
+  readonly rateLimit?: RateLimitInfo;
+}
+
+/**
+ * Sends one request and reads the whole body. Network failures and bodies that end early become
+ * `UpstreamError`s (the latter with code `UND_TRUNCATED_BODY`); the HTTP status is left to the caller.
+ */
+export async function sendAndRead(
+  dispatcher: Dispatcher,
+  options: Dispatcher.RequestOptions,
+  context: RequestContext,
+  redact: Redactor,
+  now: () => number,
+): Promise<RawResponse> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await dispatcher.request(options);
+  } catch (error) {
+    throw upstreamFailure(classifyFailure(error, now()), context, { cause: error }, redact);
+  }
+  const rateLimit = parseRateLimitHeaders(response.headers, now());
+  try {
+    const buffer = Buffer.from(await response.body.arrayBuffer());
+    return { status: response.statusCode, headers: response.headers, text: buffer.toString('utf8'), bytes: buffer.byteLength, ...(rateLimit ? { rateLimit } : {}) };
+  } catch (error) {
+    const classification = options.signal && (options.signal as AbortSignal).aborted
+      ? classifyFailure(error, now())
+      : classifyFailure({ status: response.statusCode, bodyProblem: 'truncated' }, now());
+    throw upstreamFailure(classification, context, { status: response.statusCode, cause: error, ...(rateLimit ? { rateLimit } : {}) }, redact);
+  }
+}
+
+/** `JSON.parse`, or `undefined` when the text is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

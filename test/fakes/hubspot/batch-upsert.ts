@@ -1,0 +1,57 @@
+import { errorReply, isObject, type Reply } from './errors.js';
+import type { FakeStore } from './store.js';
+import { validateCallProperties, type PropertyError } from './validate-call.js';
+
+/** How the fake answers a batch in which some inputs have invalid property values. */
+export type InvalidInputMode = 'multi-status' | 'reject-batch';
+
+/**
+ * `POST /crm/v3/objects/calls/batch/upsert`: create or update by the unique property named in
+ * each input's `idProperty`. The whole batch is refused (400) for more than 100 inputs, an
+ * unknown or non-unique idProperty, or one id given twice; invalid property values give a
+ * 207 with the good inputs stored, or a 400 for the whole batch in `reject-batch` mode.
+ */
+export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidInputMode): Reply {
+  const inputs = isObject(body) && Array.isArray(body.inputs) ? (body.inputs as unknown[]) : undefined;
+  if (inputs === undefined || !inputs.every(isObject)) return errorReply(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1: inputs must be an array of objects');
+  if (inputs.length > 100) return errorReply(400, 'VALIDATION_ERROR', `Batch input must contain at most 100 inputs; received ${inputs.length}`);
+  const seen = new Set<string>();
+  for (const input of inputs) {
+    const idProperty = typeof input.idProperty === 'string' ? input.idProperty : '';
+    const property = store.callProperties.get(idProperty);
+    if (property === undefined) return errorReply(400, 'VALIDATION_ERROR', `Unable to find property ${idProperty} on object type calls`);
+    if (!property.hasUniqueValue) return errorReply(400, 'VALIDATION_ERROR', `Property ${idProperty} is not a unique identifier property and cannot be used as idProperty`);
+    const id = typeof input.id === 'string' ? input.id : '';
+    if (id === '') return errorReply(400, 'VALIDATION_ERROR', 'Input id is missing or empty');
+    if (seen.has(id)) return errorReply(400, 'VALIDATION_ERROR', `Duplicate IDs found in batch input: [${id}]. IDs must be unique`);
+    seen.add(id);
+  }
+  const checked = inputs.map((input) => {
+    const properties = isObject(input.properties) ? input.properties : {};
+    return { id: String(input.id), idProperty: String(input.idProperty), properties, errors: validateCallProperties(properties, store.callProperties) };
+  });
+  const invalid = checked.filter((input) => input.errors.length > 0);
+  if (invalid.length > 0 && mode === 'reject-batch') return errorReply(400, 'VALIDATION_ERROR', notValid(invalid[0]?.errors ?? []));
+
+  const startedAt = new Date().toISOString();
+  const results = checked
+    .filter((input) => input.errors.length === 0)
+    .map((input) => {
+      const values = Object.fromEntries(Object.entries(input.properties).map(([name, value]) => [name, String(value)]));
+      const { object, created } = store.upsertCall(input.idProperty, input.id, values);
+      return { id: object.id, properties: { ...object.properties }, createdAt: object.createdAt, updatedAt: object.updatedAt, archived: false, new: created };
+    });
+  const completed = { status: 'COMPLETE', results, startedAt, completedAt: new Date().toISOString() };
+  if (invalid.length === 0) return { status: 200, body: completed };
+  const errors = invalid.map((input) => ({
+    status: 'error',
+    category: 'VALIDATION_ERROR',
+    message: notValid(input.errors),
+    context: { id: [input.id] },
+  }));
+  return { status: 207, body: { ...completed, numErrors: errors.length, errors } };
+}
+
+function notValid(errors: readonly PropertyError[]): string {
+  return `Property values were not valid: ${JSON.stringify(errors)}`;
+}

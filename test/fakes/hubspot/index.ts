@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { associateDefault } from './associations.js';
+import { batchUpsertCalls, type InvalidInputMode } from './batch-upsert.js';
+import { createContact, searchContacts } from './contacts.js';
+import { errorReply, type Reply } from './errors.js';
+import { FakeRateLimits, type Faults, type FakeLimits } from './limits.js';
+import { createCallProperty, readCallProperty } from './properties.js';
+import { FakeStore, type FakeAssociation, type FakeObject, type FakeProperty } from './store.js';
+
+export type { FakeAssociation, FakeObject, FakeProperty } from './store.js';
+export type { Faults, FakeLimits } from './limits.js';
+
+export interface FakeHubSpotOptions {
+  /** The private app token it accepts. @defaultValue a random `pat-na1-…` value */
+  readonly token?: string;
+  /** Contacts present from the start (their properties). */
+  readonly contacts?: readonly Record<string, string>[];
+  readonly limits?: Partial<FakeLimits>;
+  /** @defaultValue 'multi-status' */
+  readonly invalidInputs?: InvalidInputMode;
+}
+
+/** One request as the fake saw it; the Authorization header is never recorded. */
+export interface LoggedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export interface FakeHubSpot {
+  readonly baseUrl: string;
+  readonly token: string;
+  calls(): FakeObject[];
+  contacts(): FakeObject[];
+  associations(): FakeAssociation[];
+  callProperties(): FakeProperty[];
+  setFaults(faults: Faults): void;
+  requests(): LoggedRequest[];
+  close(): Promise<void>;
+}
+
+/** A HubSpot CRM imitation on 127.0.0.1 and an ephemeral port, for tests over real HTTP. */
+export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promise<FakeHubSpot> {
+  const token = options.token ?? `pat-na1-${randomBytes(16).toString('hex')}`;
+  const store = new FakeStore(options.contacts ?? []);
+  const limits = new FakeRateLimits(options.limits ?? {});
+  const log: LoggedRequest[] = [];
+  const mode = options.invalidInputs ?? 'multi-status';
+
+  const server = createServer((request, response) => {
+    void readBody(request).then((raw) => {
+      const url = new URL(request.url ?? '/', 'http://fake');
+      const method = request.method ?? 'GET';
+      const body = parseJson(raw);
+      const search = url.pathname.endsWith('/search');
+      let reply: Reply;
+      let headers: Record<string, string> = {};
+      if (request.headers.authorization !== `Bearer ${token}`) {
+        reply = errorReply(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
+      } else {
+        reply = limits.admit(search) ?? route(store, method, url.pathname, body === PARSE_ERROR ? undefined : body, mode);
+        headers = limits.headers(search);
+      }
+      log.push({ method, path: url.pathname + url.search, status: reply.status, body: body === PARSE_ERROR ? raw : body });
+      send(response, reply, headers);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    token,
+    calls: () => [...store.calls.values()].map((call) => structuredClone(call)),
+    contacts: () => [...store.contacts.values()].map((contact) => structuredClone(contact)),
+    associations: () => [...store.associations],
+    callProperties: () => [...store.callProperties.values()],
+    setFaults: (faults) => limits.setFaults(faults),
+    requests: () => [...log],
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+      }),
+  };
+}
+
+function route(store: FakeStore, method: string, path: string, body: unknown, mode: InvalidInputMode): Reply {
+  const property = /^\/crm\/v3\/properties\/calls\/([^/]+)$/.exec(path);
+  if (method === 'GET' && property?.[1] !== undefined) return readCallProperty(store, decodeURIComponent(property[1]));
+  if (method === 'POST' && path === '/crm/v3/properties/calls') return createCallProperty(store, body);
+  if (method === 'POST' && path === '/crm/v3/objects/calls/batch/upsert') return batchUpsertCalls(store, body, mode);
+  if (method === 'POST' && path === '/crm/v3/objects/contacts/search') return searchContacts(store, body);
+  if (method === 'POST' && path === '/crm/v3/objects/contacts') return createContact(store, body);
+  if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default') return associateDefault(store, body);
+  return errorReply(404, 'OBJECT_NOT_FOUND', `No route for ${method} ${path}`);
+}
+
+const PARSE_ERROR = Symbol('parse error');
+
+function parseJson(raw: string): unknown {
+  if (raw === '') return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return PARSE_ERROR;
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(response: ServerResponse, reply: Reply, headers: Record<string, string>): void {
+  response.writeHead(reply.status, { 'content-type': 'application/json;charset=utf-8', ...headers });
+  response.end(JSON.stringify(reply.body));
+}

@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
+import { Agent } from 'undici';
+import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
+import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
+import { sqliteSinkFactory } from '../../../connectors/sqlite/index.js';
+import type { Json } from '../../../src/sink.js';
+import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
+import { voicemailRecord } from './fixtures.js';
+import { describeSinkConformance, type StoredRow } from './suite.js';
+
+// HubSpot keeps calls and voicemails as Calls engagements; the suite reads them back from the
+// fake portal through the record property, which holds each record as synced.
+describeSinkConformance({
+  name: 'hubspot',
+  customTables: false,
+  async create() {
+    const fake = await startFakeHubSpot();
+    const dir = await mkdtemp(join(tmpdir(), 'callsync-hubspot-conformance-'));
+    const statePath = join(dir, 'state.db');
+    const logger = pino({ level: 'silent' });
+    const config = hubspotConfigSchema.parse({
+      type: 'hubspot',
+      token: fake.token,
+      baseUrl: fake.baseUrl,
+      state: { type: 'sqlite', path: statePath },
+      associateContacts: false,
+      recordProperty: 'callsync_record',
+      retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 },
+    });
+    const stateSink = await sqliteSinkFactory.create({ type: 'sqlite', path: statePath }, { logger });
+    const dispatcher = new Agent();
+    const sink = createHubSpotSink(config, { logger, dispatcher, stateSink });
+    const withState = <T>(body: (db: Database.Database) => T): T => {
+      const db = new Database(statePath);
+      try {
+        return body(db);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      sink,
+      readRows(table, businessId) {
+        const prefix = `${businessId}:${table.stream}:`;
+        const rows = fake
+          .calls()
+          .filter((call) => call.properties.callsync_id?.startsWith(prefix) === true)
+          .map((call): StoredRow => {
+            const record = JSON.parse(call.properties.callsync_record ?? '{}') as { source: string; fields: StoredRow['fields']; raw: Json };
+            return { businessId, id: (call.properties.callsync_id ?? '').slice(prefix.length), source: record.source, fields: record.fields, raw: record.raw };
+          });
+        return Promise.resolve(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+      },
+      rejectableRecord: (businessId) => ({
+        record: voicemailRecord(businessId, 'v2', { created_at: 'not a date' }),
+        reason: /^hubspot: Property values were not valid: .*not a date is not a valid datetime/,
+      }),
+      breakCheckpoints() {
+        withState((db) =>
+          db.exec(`
+            create trigger crash_insert before insert on sync_state begin select raise(abort, 'simulated crash'); end;
+            create trigger crash_update before update on sync_state begin select raise(abort, 'simulated crash'); end;`),
+        );
+        return Promise.resolve(() => {
+          withState((db) => db.exec('drop trigger crash_insert; drop trigger crash_update;'));
+          return Promise.resolve();
+        });
+      },
+      async cleanup() {
+        await dispatcher.close();
+        await fake.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});

@@ -1,0 +1,93 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ratelimit/index.js';
+import type { BucketConfig } from '../../../src/ratelimit/index.js';
+import { createUpstreamClient, fetchWithRetry } from '../../../src/upstream/index.js';
+import type { UpstreamClient } from '../../../src/upstream/index.js';
+import { redisUrl, uniqueName } from '../services.js';
+import { startFixedWindowServer } from './fixed-window-server.js';
+import type { FixedWindowServer } from './fixed-window-server.js';
+
+const API_KEY = 'ck_live_integration_SECRET';
+const retry = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
+
+describe('upstream client over real HTTP', () => {
+  let server: FixedWindowServer;
+  let client: UpstreamClient;
+  beforeAll(async () => {
+    server = await startFixedWindowServer({ limit: 1_000, windowMs: 60_000, apiKey: API_KEY });
+    client = createUpstreamClient({ baseUrl: server.baseUrl, timeoutMs: 300, credentials: { apiKey: API_KEY } });
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  const fetch = (path: string) =>
+    fetchWithRetry({
+      client, api: 'v1', path, limiter: createMemoryRateLimiter(), bucketKey: 'acme',
+      bucket: { limit: 1_000, windowMs: 60_000 }, retry, maxBudgetWaitMs: Infinity,
+    });
+
+  it('classifies a body cut off mid-way as UND_TRUNCATED_BODY and retries it', async () => {
+    await expect(client.get('v1', '/truncated')).rejects.toMatchObject({ kind: 'transient', code: 'UND_TRUNCATED_BODY', status: 200 });
+    expect((await fetch('/truncated')).payload).toEqual({ calls: [], has_more: false });
+  });
+
+  it('retries a connection reset by the server', async () => {
+    expect((await fetch('/reset')).status).toBe(200);
+    expect(server.hits.get('/api/v1/reset')).toBe(2);
+  });
+
+  it('fails a silent server with the headers timeout of the default agent', async () => {
+    await expect(client.get('v1', '/silent')).rejects.toMatchObject({ kind: 'transient', code: 'UND_ERR_HEADERS_TIMEOUT' });
+  });
+});
+
+describe('two replicas sharing a Redis bucket against a fixed-window server', () => {
+  const windowMs = 1_000;
+  const bucket: BucketConfig = { limit: 40, windowMs };
+  let server: FixedWindowServer;
+  const connections: Redis[] = [];
+  beforeAll(async () => {
+    server = await startFixedWindowServer({ limit: bucket.limit, windowMs, apiKey: API_KEY });
+  });
+  afterAll(async () => {
+    await server.close();
+    await Promise.all(connections.map((c) => c.quit()));
+  });
+
+  it('uses at least 97% of every whole window with no 429', async () => {
+    const prefix = uniqueName('replicas');
+    const replicas = [0, 1].map(() => {
+      const redis = new Redis(redisUrl);
+      connections.push(redis);
+      return {
+        limiter: createRedisRateLimiter({ redis, prefix }),
+        client: createUpstreamClient({ baseUrl: server.baseUrl, timeoutMs: 5_000, credentials: { apiKey: API_KEY } }),
+      };
+    });
+    const controller = new AbortController();
+    const until = Date.now() + 4.5 * windowMs;
+    const worker = async (replica: (typeof replicas)[number]): Promise<void> => {
+      while (Date.now() < until) {
+        await fetchWithRetry({
+          client: replica.client, api: 'v1', path: '/calls', limiter: replica.limiter, bucketKey: 'acme', bucket,
+          retry, maxBudgetWaitMs: Infinity, signal: controller.signal,
+        }).catch((error: unknown) => {
+          if (!controller.signal.aborted) throw error;
+        });
+      }
+    };
+    const stop = setTimeout(() => controller.abort(), until - Date.now());
+    await Promise.all(replicas.flatMap((replica) => [1, 2, 3, 4].map(() => worker(replica))));
+    clearTimeout(stop);
+    await Promise.all(replicas.map((r) => r.client.close()));
+
+    const windows = [...server.served.keys()].sort((a, b) => a - b).slice(1, -1);
+    const used = windows.reduce((sum, w) => sum + (server.served.get(w) ?? 0), 0);
+    expect(server.rejected).toBe(0);
+    expect(windows.length).toBeGreaterThanOrEqual(3);
+    expect(used / (windows.length * bucket.limit)).toBeGreaterThanOrEqual(0.97);
+  });
+});
