@@ -3,6 +3,7 @@ import type { Sink, SinkDeps, SinkFactory } from '../src/sink.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
 import { sqliteSinkFactory } from './sqlite/index.js';
+import { webhookSinkFactory } from './webhook/index.js';
 
 /**
  * Every connector, by `sink.type`. A new connector is one import and one line here (and must
@@ -12,6 +13,7 @@ export const sinkFactories = {
   sqlite: sqliteSinkFactory,
   postgres: postgresSinkFactory,
   hubspot: hubspotSinkFactory,
+  webhook: webhookSinkFactory,
 } as const;
 
 export type SinkType = keyof typeof sinkFactories;
@@ -21,6 +23,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
   sinkFactories.sqlite.configSchema,
   sinkFactories.postgres.configSchema,
   sinkFactories.hubspot.configSchema,
+  sinkFactories.webhook.configSchema,
 ]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;

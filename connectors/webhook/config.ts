@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { postgresConfigSchema } from '../postgres/postgres-config.js';
+import { sqliteConfigSchema } from '../sqlite/sqlite-config.js';
+
+/** Headers the connector sets itself; a configured header may not replace them. */
+export const reservedHeaders: readonly string[] = Object.freeze([
+  'content-type',
+  'content-length',
+  'idempotency-key',
+  'x-callsync-timestamp',
+  'x-callsync-signature',
+]);
+
+/** Where the webhook keeps checkpoints and dead letters: one of the SQL sinks, configured as that sink. */
+export const webhookStateSchema = z.discriminatedUnion('type', [sqliteConfigSchema, postgresConfigSchema]);
+
+/** Retry policy for 5xx, 429, network errors and timeouts. */
+export const webhookRetrySchema = z.strictObject({
+  /** Attempts per batch including the first. @defaultValue 8 */
+  maxAttempts: z.int().min(1).max(100).default(8),
+  /** Backoff cap of the first retry; doubles per attempt (full jitter). @defaultValue 500 */
+  baseDelayMs: z.int().min(0).default(500),
+  /** Largest backoff, and the longest `Retry-After` waited inside one write. @defaultValue 30000 */
+  maxDelayMs: z.int().min(0).default(30_000),
+});
+
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The `sink:` section for `type: webhook`. Unknown keys are an error that names them. */
+export const webhookConfigSchema = z.strictObject({
+  type: z.literal('webhook'),
+  /** Receiver endpoint; http or https. */
+  url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
+  /** HMAC-SHA256 signing key shared with the receiver; at least 16 characters. Never logged. */
+  secret: z.string().min(16, { error: 'must be at least 16 characters' }),
+  /** @defaultValue `{ type: 'sqlite', path: './data/webhook-state.db' }` */
+  state: webhookStateSchema.default({ type: 'sqlite', path: './data/webhook-state.db' }),
+  /** Bound on one whole attempt (connect, headers and body). @defaultValue 10000 */
+  timeoutMs: z.int().min(1).default(10_000),
+  /** Records per POST; the engine splits larger pages. @defaultValue 500 */
+  batchSize: z.int().min(1).max(500).default(500),
+  /** Extra headers sent with every POST (for example a receiver's own auth token). */
+  headers: z
+    .record(z.string().regex(headerName, { error: 'not a valid header name' }), z.string())
+    .refine((headers) => Object.keys(headers).every((name) => !reservedHeaders.includes(name.toLowerCase())), {
+      error: `may not set ${reservedHeaders.join(', ')}`,
+    })
+    .optional(),
+  retry: webhookRetrySchema.default({ maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 }),
+});
+
+export type WebhookConfig = z.output<typeof webhookConfigSchema>;
+export type WebhookStateConfig = z.output<typeof webhookStateSchema>;
+export type WebhookRetryConfig = z.output<typeof webhookRetrySchema>;

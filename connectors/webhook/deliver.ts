@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
+import { fullJitterDelay } from './backoff.js';
+import { classifyDelivery } from './classify-delivery.js';
+import type { WebhookRetryConfig } from './config.js';
+import type { PreparedDelivery } from './payload.js';
+import { postBatch, type PostOptions } from './post-batch.js';
+import { WebhookDeliveryError, describeEndpoint, redact } from './webhook-errors.js';
+
+export interface DeliverOptions extends PostOptions {
+  readonly retry: WebhookRetryConfig;
+  readonly logger: Logger;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+}
+
+/** How a delivery ended when it did not throw. */
+export type DeliveryOutcome =
+  | { readonly delivered: true; readonly attempts: number; readonly acknowledgement: Acknowledgement }
+  | { readonly delivered: false; readonly attempts: number; readonly reason: string };
+
+/**
+ * Sends one batch until the receiver acknowledges (2xx) or refuses it for good (other 4xx).
+ * Throws {@link WebhookDeliveryError} when retries run out, when the receiver asks to wait longer
+ * than `retry.maxDelayMs`, or when the request cannot be made; the caller then keeps its checkpoint.
+ */
+export async function deliver(delivery: PreparedDelivery, options: DeliverOptions): Promise<DeliveryOutcome> {
+  const endpoint = describeEndpoint(options.url);
+  const context = { batchId: delivery.payload.batch_id, records: delivery.payload.records.length };
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await postBatch(delivery, options);
+    const decision = classifyDelivery(result, options.now());
+    const cause = 'error' in result ? result.error : undefined;
+    switch (decision.action) {
+      case 'delivered': {
+        const records = delivery.payload.records.length;
+        const acknowledgement = 'status' in result ? readAcknowledgement(records, result.replayed, result.body) : { written: records, unchanged: 0 };
+        return { delivered: true, attempts: attempt, acknowledgement };
+      }
+      case 'reject':
+        return { delivered: false, attempts: attempt, reason: redact(decision.reason, options.secret) };
+      case 'fail':
+        throw new WebhookDeliveryError(`${redact(decision.reason, options.secret)} (${endpoint})`, {
+          kind: 'invalid',
+          attempts: attempt,
+          cause,
+        });
+      case 'retry': {
+        const reason = redact(decision.reason, options.secret);
+        if (decision.retryAfterMs !== undefined && decision.retryAfterMs > options.retry.maxDelayMs) {
+          throw new WebhookDeliveryError(`${endpoint}: ${reason}; asked to wait ${decision.retryAfterMs} ms`, {
+            kind: 'rate_limited',
+            attempts: attempt,
+            retryAfterMs: decision.retryAfterMs,
+            cause,
+          });
+        }
+        if (attempt >= options.retry.maxAttempts) {
+          throw new WebhookDeliveryError(`${endpoint}: gave up after ${attempt} attempts: ${reason}`, {
+            kind: 'transient',
+            attempts: attempt,
+            cause,
+          });
+        }
+        const waitMs = decision.retryAfterMs ?? fullJitterDelay(attempt, options.retry, options.random);
+        options.logger.warn({ ...context, attempt, waitMs, reason }, 'webhook delivery failed; retrying');
+        await options.sleep(waitMs);
+      }
+    }
+  }
+}

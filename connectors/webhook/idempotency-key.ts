@@ -1,0 +1,17 @@
+import { createHash } from 'node:crypto';
+import type { SyncRecord } from '../../src/sink.js';
+import { canonicalJson } from './canonical-json.js';
+
+/**
+ * A key that depends only on the business, the stream and each record's id and raw upstream
+ * content: a replayed identical batch carries the same key (receivers drop it), while any change
+ * to a record's content gives a new key. Record order and `synced_at` do not count, and raw JSON
+ * is compared by content, not key order.
+ */
+export function idempotencyKey(businessId: string, stream: string, records: readonly SyncRecord[]): string {
+  const entries = records
+    .map((record) => [record.id, canonicalJson(record.raw)] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const hash = createHash('sha256').update(JSON.stringify([businessId, stream, entries])).digest('hex');
+  return `cs1_${hash}`;
+}

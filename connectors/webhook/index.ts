@@ -1,0 +1,21 @@
+import type { SinkDeps, SinkFactory } from '../../src/sink.js';
+import { webhookConfigSchema, type WebhookConfig } from './config.js';
+import { createWebhookSink } from './create-webhook-sink.js';
+
+export type { WebhookConfig, WebhookStateConfig, WebhookRetryConfig } from './config.js';
+export { webhookConfigSchema } from './config.js';
+export { createWebhookSink, type WebhookOverrides } from './create-webhook-sink.js';
+export { verifyWebhookSignature, type VerifyWebhookSignatureInput } from './verify-webhook-signature.js';
+export { signWebhookPayload } from './sign.js';
+export type { WebhookPayload, WebhookRecord } from './payload.js';
+export { WebhookDeliveryError } from './webhook-errors.js';
+
+/**
+ * `sink: { type: webhook, url, secret, state?, timeoutMs?, batchSize?, headers?, retry? }`:
+ * signed JSON batches POSTed to a receiver; at-least-once with an `Idempotency-Key`.
+ */
+export const webhookSinkFactory = {
+  type: 'webhook',
+  configSchema: webhookConfigSchema,
+  create: (config: WebhookConfig, deps: SinkDeps) => createWebhookSink(config, deps),
+} satisfies SinkFactory<WebhookConfig>;

@@ -1,0 +1,62 @@
+import type { Batch, ColumnValue, Json, RecordSource, SyncRecord } from '../../src/sink.js';
+import { idempotencyKey } from './idempotency-key.js';
+
+/** One record as the receiver sees it: the normalized columns flattened beside the reserved keys. */
+export interface WebhookRecord {
+  readonly id: string;
+  readonly source: RecordSource;
+  readonly raw: Json;
+  readonly synced_at: string;
+  readonly [field: string]: ColumnValue | Json;
+}
+
+/** The JSON body of one POST. */
+export interface WebhookPayload {
+  readonly business_id: string;
+  readonly stream: string;
+  readonly records: readonly WebhookRecord[];
+  /** Identifies this delivery (the same on every retry of one write) for receivers' logs. */
+  readonly batch_id: string;
+}
+
+export interface PreparedDelivery {
+  readonly payload: WebhookPayload;
+  /** The serialized payload; signed and sent byte for byte, the same on every retry. */
+  readonly body: string;
+  readonly idempotencyKey: string;
+}
+
+const reservedKeys = new Set(['id', 'source', 'raw', 'synced_at']);
+
+/**
+ * Builds the body of one POST, one record per id. A normalized field named like a reserved key is left out so it
+ * cannot shadow the record's identity; it is still in `raw`.
+ */
+export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): PreparedDelivery {
+  const unique = lastPerId(batch.records);
+  const records = unique.map((record): WebhookRecord => {
+    const fields = Object.fromEntries(Object.entries(record.fields).filter(([key]) => !reservedKeys.has(key)));
+    return { id: record.id, source: record.source, ...fields, raw: record.raw, synced_at: syncedAt };
+  });
+  const payload: WebhookPayload = { business_id: batch.businessId, stream: batch.table.stream, records, batch_id: batchId };
+  return {
+    payload,
+    body: JSON.stringify(payload),
+    idempotencyKey: idempotencyKey(batch.businessId, batch.table.stream, unique),
+  };
+}
+
+/** One record per id, the later copy winning, as every sink stores a page with a repeated id. */
+function lastPerId(records: readonly SyncRecord[]): SyncRecord[] {
+  const byId = new Map<string, SyncRecord>();
+  for (const record of records) {
+    byId.delete(record.id);
+    byId.set(record.id, record);
+  }
+  return [...byId.values()];
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ`, the timestamp form every stored record uses. */
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

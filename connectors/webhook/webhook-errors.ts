@@ -1,0 +1,35 @@
+/**
+ * A batch could not be delivered in this write: the checkpoint did not move and the engine should
+ * run the batch again later. `kind` follows the engine's error kinds: `transient` (attempts
+ * exhausted on 5xx, timeouts, network errors), `rate_limited` (the receiver asked for a wait longer
+ * than `retry.maxDelayMs`; see `retryAfterMs`), `invalid` (the request could not be made at all).
+ * The message names the receiver by origin and path only; never the secret, query or headers.
+ */
+export class WebhookDeliveryError extends Error {
+  override readonly name = 'WebhookDeliveryError';
+  readonly code = 'WEBHOOK_DELIVERY_FAILED';
+  readonly kind: 'transient' | 'rate_limited' | 'invalid';
+  readonly attempts: number;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    details: { kind: WebhookDeliveryError['kind']; attempts: number; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.kind = details.kind;
+    this.attempts = details.attempts;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** The receiver as it may appear in logs and errors: no credentials, no query string. */
+export function describeEndpoint(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/** Replaces every occurrence of the secret, in case a receiver echoes it back in a response body. */
+export function redact(text: string, secret: string): string {
+  return text.split(secret).join('[redacted]');
+}

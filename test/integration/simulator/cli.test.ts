@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { registerSimulateCommand } from '../../../src/cli/simulate.js';
+import type { Simulator } from '../../../src/simulator/index.js';
+import { call } from './http.js';
+
+async function run(args: string[]): Promise<{ output: string; sim: Simulator }> {
+  let output = '';
+  let sim: Simulator | undefined;
+  const program = new Command().exitOverride().configureOutput({ writeErr: () => undefined });
+  registerSimulateCommand(program, { write: (t) => (output += t), onStarted: (s) => (sim = s), signals: [] });
+  await program.parseAsync(['node', 'callsync', 'simulate', ...args]);
+  if (sim === undefined) throw new Error('simulator did not start');
+  return { output, sim };
+}
+
+describe('callsync simulate', () => {
+  it('--json prints exactly one JSON line with URLs and credentials that work', async () => {
+    const { output, sim } = await run(['--json', '--port', '0', '--businesses', '2', '--calls', '30', '--rate-limit', '7']);
+    try {
+      expect(output.endsWith('\n')).toBe(true);
+      expect(output.trim().split('\n')).toHaveLength(1);
+      const info = JSON.parse(output) as {
+        baseUrl: string;
+        v2BaseUrl: string;
+        recordingsBaseUrl: string;
+        businesses: { name: string; apiKey: string; v2Token: string; email: string; password: string }[];
+      };
+      expect(Object.keys(info)).toEqual(['baseUrl', 'v2BaseUrl', 'recordingsBaseUrl', 'businesses']);
+      expect(info.businesses.map((b) => b.name)).toEqual(['biz-1', 'biz-2']);
+      const res = await call<{ data: { total: number } }>(`${info.baseUrl}/api/v1/calls`, { token: info.businesses[1]!.apiKey });
+      expect(res.body.data.total).toBe(30);
+      expect(res.headers['x-ratelimit-limit']).toBe('7');
+      const v2 = await call(`${info.v2BaseUrl}/api/all/calls`, { token: info.businesses[0]!.v2Token });
+      expect(v2.status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('prints a human summary without --json and honours --no-rate-limit and fault flags', async () => {
+    const { output, sim } = await run(['--port', '0', '--businesses', '1', '--calls', '5', '--no-rate-limit', '--error-rate', '1']);
+    try {
+      expect(output).toContain(`${sim.baseUrl}/api/v1/`);
+      expect(output).toContain('rate limit: off');
+      const res = await call(`${sim.baseUrl}/api/v1/calls`, { token: sim.businesses[0]!.apiKey });
+      expect(res.status).toBe(500);
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('rejects a probability above 1', async () => {
+    await expect(run(['--port', '0', '--error-rate', '2'])).rejects.toThrow(/probability/);
+  });
+});

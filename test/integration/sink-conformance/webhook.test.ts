@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { pino } from 'pino';
+import { webhookConfigSchema, webhookSinkFactory } from '../../../connectors/webhook/index.js';
+import type { ColumnValue, Json } from '../../../src/sink.js';
+import { WebhookReceiver } from '../../fakes/webhook-receiver.js';
+import { describeSinkConformance } from './suite.js';
+
+const secret = 'whsec_conformance_0123456789';
+
+describeSinkConformance({
+  name: 'webhook',
+  async create() {
+    const dir = await mkdtemp(join(tmpdir(), 'callsync-webhook-sink-'));
+    const statePath = join(dir, 'state', 'webhook-state.db');
+    const receiver = await WebhookReceiver.start(secret);
+    const config = webhookConfigSchema.parse({
+      type: 'webhook',
+      url: receiver.url,
+      secret,
+      state: { type: 'sqlite', path: statePath },
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+    });
+    const sink = await webhookSinkFactory.create(config, { logger: pino({ level: 'silent' }) });
+    const withState = <T>(body: (db: Database.Database) => T): T => {
+      const db = new Database(statePath);
+      try {
+        return body(db);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      sink,
+      // What the receiver stored, deduplicated by Idempotency-Key and record id as a real receiver does.
+      readRows: (table, businessId) =>
+        Promise.resolve(
+          receiver.rows(businessId, table.stream).map((record) => ({
+            businessId,
+            id: record.id,
+            source: String(record.source),
+            fields: Object.fromEntries(table.columns.map((column) => [column.name, (record[column.name] ?? null) as ColumnValue])),
+            raw: record.raw as Json,
+            syncedAt: String(record.synced_at),
+          })),
+        ),
+      // The receiver acknowledges, then the state store fails to take the checkpoint.
+      breakCheckpoints() {
+        withState((db) =>
+          db.exec(`
+            create trigger crash_insert before insert on sync_state begin select raise(abort, 'simulated crash'); end;
+            create trigger crash_update before update on sync_state begin select raise(abort, 'simulated crash'); end;`),
+        );
+        return Promise.resolve(() => {
+          withState((db) => db.exec('drop trigger crash_insert; drop trigger crash_update;'));
+          return Promise.resolve();
+        });
+      },
+      cleanup: async () => {
+        await receiver.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
