@@ -1,0 +1,33 @@
+/** Formatting shared by the status page and the terminal table. */
+
+/** `45s`, `12m`, `3h 05m`, `2d 4h`: short enough for a table cell, exact enough to alert on. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}
+
+/** `3m ago` measured from `nowIso`; `never` for null; the raw text when it is not a time. */
+export function formatAgo(iso: string | null, nowIso: string): string {
+  if (iso === null) return 'never';
+  const at = Date.parse(iso);
+  const now = Date.parse(nowIso);
+  if (Number.isNaN(at) || Number.isNaN(now)) return iso;
+  return at > now ? 'just now' : `${formatDuration((now - at) / 1000)} ago`;
+}
+
+export function formatLag(lagSeconds: number | null): string {
+  return lagSeconds === null ? '-' : formatDuration(lagSeconds);
+}
+
+/** `12/60` requests used this window; `-` when the limiter has not reported. */
+export function formatBudget(budget: { readonly limit: number; readonly usedThisWindow: number } | null): string {
+  return budget === null ? '-' : `${budget.usedThisWindow}/${budget.limit}`;
+}
+
+/** `1,234,567`: fixed locale so output does not depend on the machine. */
+export function formatCount(value: number): string {
+  return value.toLocaleString('en-US');
+}

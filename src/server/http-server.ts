@@ -1,0 +1,138 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createBearerCheck } from './bearer-auth.js';
+import { PAGE_CSP, send, sendJson } from './http-response.js';
+import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './readiness.js';
+import { redactDeep, redactUrlCredentials, type Redact } from './redact.js';
+import { escapeHtml } from './html.js';
+import { renderStatusPage } from './status-page.js';
+import { readStatusSnapshot } from './status-snapshot.js';
+import type { StatusStore } from './status-store.js';
+
+export interface StatusServerOptions {
+  /** Interface to listen on; loopback so nothing is exposed by accident. @defaultValue '127.0.0.1' */
+  readonly host?: string;
+  /** Port to listen on; 0 picks a free one (see the returned `url`). */
+  readonly port: number;
+  /** When set, every route but `/healthz` needs `Authorization: Bearer <token>`. */
+  readonly token?: string;
+  readonly statusStore: StatusStore;
+  /** Served at `/metrics`; see `createMetrics`. */
+  readonly metrics: Registry;
+  /** Named dependency checks for `/readyz`, e.g. `{ redis, sink }`. */
+  readonly readiness: Readonly<Record<string, ReadinessCheck>>;
+  readonly logger: Logger;
+  /** Longest a readiness check may take. @defaultValue 2000 */
+  readonly readinessTimeoutMs?: number;
+  /** Seconds between status page reloads. @defaultValue 5 */
+  readonly refreshSeconds?: number;
+  /**
+   * Scrubs secrets from every string served (e.g. the logger's `scrubSecrets` bound to the
+   * config's secrets). URL credentials (`scheme://user:pass@`) are always scrubbed.
+   */
+  readonly redact?: Redact;
+  /** Clock for `generatedAt` and lag. @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+export interface StatusServer {
+  /** Base URL, e.g. `http://127.0.0.1:9464`. */
+  readonly url: string;
+  /** Stops listening and drops open connections. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The path without the query string; the query is never logged, in case someone put a token there. */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?', 1)[0] ?? '/';
+}
+
+type Route = '/' | '/healthz' | '/readyz' | '/metrics' | '/status';
+const ROUTES: ReadonlySet<string> = new Set<Route>(['/', '/healthz', '/readyz', '/metrics', '/status']);
+
+/**
+ * The operators' HTTP port of `callsync run`: liveness, readiness, Prometheus metrics, the
+ * status JSON and the status page. node:http only; every answer is complete (no streaming).
+ */
+export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
+  const host = options.host ?? '127.0.0.1';
+  const now = options.now ?? Date.now;
+  const extra = options.redact;
+  const redact: Redact = (text) => redactUrlCredentials(extra === undefined ? text : extra(text));
+  const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+  const { logger } = options;
+
+  async function route(path: Route, res: ServerResponse): Promise<void> {
+    switch (path) {
+      case '/healthz':
+        return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
+      case '/readyz': {
+        const report = await runReadinessChecks(options.readiness, options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
+        if (!report.ready) logger.warn({ failing: report.failing }, 'readiness check failed');
+        return sendJson(res, report.ready ? 200 : 503, redactDeep(report, redact));
+      }
+      case '/metrics':
+        return send(res, 200, options.metrics.contentType, redact(await options.metrics.metrics()));
+      case '/status':
+        return sendJson(res, 200, redactDeep(await readStatusSnapshot(options.statusStore, now()), redact));
+      case '/': {
+        const snapshot = redactDeep(await readStatusSnapshot(options.statusStore, now()), redact);
+        const page = renderStatusPage(snapshot, { refreshSeconds: options.refreshSeconds });
+        return send(res, 200, 'text/html; charset=utf-8', page, { 'content-security-policy': PAGE_CSP });
+      }
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req);
+    if (path !== '/healthz' && !authorized(req.headers.authorization)) {
+      return sendJson(res, 401, { error: 'unauthorized: send Authorization: Bearer <token>' }, { 'www-authenticate': 'Bearer' });
+    }
+    if (!ROUTES.has(path)) return sendJson(res, 404, { error: 'not found', routes: [...ROUTES] });
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
+    }
+    try {
+      await route(path as Route, res);
+    } catch (error) {
+      const message = redact(error instanceof Error ? error.message : String(error));
+      logger.error({ path, err: message }, 'status server request failed');
+      if (res.headersSent) return void res.destroy();
+      if (path === '/') {
+        const page = `<!doctype html><title>callsync status</title><p>Status unavailable: ${escapeHtml(message)}</p>`;
+        send(res, 503, 'text/html; charset=utf-8', page, { 'content-security-policy': PAGE_CSP });
+      } else sendJson(res, 503, { error: `unavailable: ${message}` });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    res.on('finish', () => logger.debug({ method: req.method, path: pathOf(req), status: res.statusCode }, 'status server request'));
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ err: redact(error instanceof Error ? error.message : String(error)) }, 'status server could not answer');
+      res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  logger.info({ url, auth: options.token !== undefined }, 'status server listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { register as globalRegistry } from 'prom-client';
+import { createMetrics } from './metrics.js';
+
+describe('callsync metrics', () => {
+  it('writes each helper to its named metric with its labels', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.recordsWritten({ business: 'acme', stream: 'calls' }, 40);
+    metrics.recordsWritten({ business: 'acme', stream: 'calls' }, 2);
+    metrics.upstreamRequest({ business: 'acme' }, 200);
+    metrics.upstreamRequest({ business: 'acme' }, 'error');
+    metrics.upstreamRateLimited({ business: 'acme' });
+    metrics.budgetWaited({ business: 'acme' }, 12.5);
+    metrics.setLag({ business: 'acme', stream: 'calls' }, 30);
+    metrics.observeJobDuration({ stream: 'calls' }, 4);
+    metrics.deadLettered({ business: 'acme', stream: 'voicemails' }, 2);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('callsync_records_written_total{business="acme",stream="calls"} 42');
+    expect(text).toContain('callsync_upstream_requests_total{business="acme",status="200"} 1');
+    expect(text).toContain('callsync_upstream_requests_total{business="acme",status="error"} 1');
+    expect(text).toContain('callsync_upstream_rate_limited_total{business="acme"} 1');
+    expect(text).toContain('callsync_budget_wait_seconds_total{business="acme"} 12.5');
+    expect(text).toContain('callsync_lag_seconds{business="acme",stream="calls"} 30');
+    expect(text).toContain('callsync_job_duration_seconds_bucket{le="5",stream="calls"} 1');
+    expect(text).toContain('callsync_job_duration_seconds_bucket{le="2",stream="calls"} 0');
+    expect(text).toContain('callsync_dead_letters_total{business="acme",stream="voicemails"} 2');
+    expect(text).toContain('# TYPE callsync_lag_seconds gauge');
+    metrics.setLag({ business: 'acme', stream: 'calls' }, null);
+    expect(await metrics.registry.metrics()).not.toContain('callsync_lag_seconds{');
+  });
+
+  it('uses a registry of its own: two instances do not collide and the global registry stays empty', async () => {
+    const a = createMetrics();
+    const b = createMetrics();
+    a.recordsWritten({ business: 'acme', stream: 'calls' }, 1);
+    expect(await b.registry.metrics()).not.toContain('callsync_records_written_total{');
+    expect(await a.registry.metrics()).toContain('process_cpu_user_seconds_total');
+    expect(await globalRegistry.metrics()).not.toContain('callsync_');
+  });
+
+  it('refreshes the lag gauge from the lag source at each scrape, keeping old values if it fails', async () => {
+    let readings = [
+      { business: 'acme', stream: 'calls', lagSeconds: 10 },
+      { business: 'acme', stream: 'numbers', lagSeconds: null },
+    ];
+    let fail = false;
+    const metrics = createMetrics({
+      processMetrics: false,
+      lagSource: () => (fail ? Promise.reject(new Error('redis down')) : Promise.resolve(readings)),
+    });
+    expect(await metrics.registry.metrics()).toContain('callsync_lag_seconds{business="acme",stream="calls"} 10');
+    readings = [{ business: 'acme', stream: 'calls', lagSeconds: 70 }];
+    expect(await metrics.registry.metrics()).toContain('callsync_lag_seconds{business="acme",stream="calls"} 70');
+    fail = true;
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('callsync_lag_seconds{business="acme",stream="calls"} 70');
+    expect(text).toContain('callsync_lag_source_errors_total 1');
+    expect(text).not.toContain('stream="numbers"');
+  });
+
+  it('rejects misspelled or empty labels: at compile time, and at run time for untyped callers', () => {
+    const metrics = createMetrics({ processMetrics: false });
+    // @ts-expect-error `stram` is not a label of callsync_records_written_total
+    expect(() => metrics.recordsWritten({ business: 'acme', stram: 'calls' }, 1)).toThrow(/label stream/);
+    expect(() => metrics.upstreamRateLimited({ business: '' })).toThrow(/label business/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * What operators see for one business × stream. The shape is shared by the status store, the
+ * `/status` JSON, the status page and `callsync status`.
+ */
+
+/** Every state a stream can be in, in the order the status page explains them. */
+export const STREAM_STATES = ['idle', 'syncing', 'waiting_for_budget', 'auth_failed', 'gap_warning', 'failed'] as const;
+
+/**
+ * - `idle`: between runs, last run fine.
+ * - `syncing`: a run is in progress.
+ * - `waiting_for_budget`: a run is paused until the business's rate-limit window resets.
+ * - `auth_failed`: the upstream rejected the credentials (401/403); the business is stopped.
+ * - `gap_warning`: the last run finished, but records may have been missed (see `warning`).
+ * - `failed`: the last run stopped with an error (see `lastError`); the next scheduled run retries.
+ */
+export type StreamState = (typeof STREAM_STATES)[number];
+
+export function isStreamState(value: unknown): value is StreamState {
+  return typeof value === 'string' && (STREAM_STATES as readonly string[]).includes(value);
+}
+
+/** Human wording of each state, shared by the page and the terminal table. */
+export const STATE_LABELS: Readonly<Record<StreamState, string>> = {
+  idle: 'idle',
+  syncing: 'syncing',
+  waiting_for_budget: 'waiting for budget',
+  auth_failed: 'auth failed',
+  gap_warning: 'gap warning',
+  failed: 'failed',
+};
+
+/** The business's request budget in the current rate-limit window, as the limiter last saw it. */
+export interface BudgetView {
+  readonly limit: number;
+  readonly usedThisWindow: number;
+  /** ISO 8601 UTC time the window resets. */
+  readonly resetAt: string;
+}
+
+export interface StreamStatus {
+  readonly business: string;
+  readonly stream: string;
+  readonly state: StreamState;
+  /** ISO time the last run that finished without error ended; null before the first one. */
+  readonly lastSuccessAt: string | null;
+  /** ISO time the last run (successful or not) started. */
+  readonly lastRunAt: string | null;
+  /**
+   * Seconds from `lastSuccessAt` to the moment the status was read (null before the first
+   * success). Computed on read, never stored, so it keeps growing while no worker runs: it
+   * measures how stale the mirror may be, which is what an alert needs. "Now minus the newest
+   * stored `created_at`" would instead grow for a quiet business whose sync is healthy.
+   */
+  readonly lagSeconds: number | null;
+  /** Records written for this stream over all runs. */
+  readonly recordsSynced: number;
+  /** Upstream pages fetched over all runs. */
+  readonly pages: number;
+  /** Records sent to the dead-letter table over all runs. */
+  readonly deadLetters: number;
+  /** Message of the last failure; cleared by the caller when a run succeeds. No secrets. */
+  readonly lastError: string | null;
+  /** A visible warning, e.g. a possible gap in the v2 high-water-mark walk. */
+  readonly warning: string | null;
+  readonly budget: BudgetView | null;
+  /** ISO time of the last update from any worker. */
+  readonly updatedAt: string;
+}
+
+/** Lag in whole seconds from `lastSuccessAt` to `nowMs`; never negative (clock skew between replicas). */
+export function lagSecondsAt(lastSuccessAt: string | null, nowMs: number): number | null {
+  if (lastSuccessAt === null) return null;
+  const at = Date.parse(lastSuccessAt);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, Math.floor((nowMs - at) / 1000));
+}

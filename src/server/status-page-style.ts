@@ -1,0 +1,30 @@
+import type { StreamState } from './status-model.js';
+
+/** Background and text colour per state: green is healthy, blue busy, amber waiting, red needs a human. */
+export const STATE_COLOURS: Readonly<Record<StreamState, { readonly bg: string; readonly fg: string }>> = {
+  idle: { bg: '#e3f4e6', fg: '#1d5b2a' },
+  syncing: { bg: '#e0ecfb', fg: '#1a4f8f' },
+  waiting_for_budget: { bg: '#fdf1d6', fg: '#7a5200' },
+  auth_failed: { bg: '#f9d7d7', fg: '#8a1111' },
+  gap_warning: { bg: '#fde3cf', fg: '#8a3d00' },
+  failed: { bg: '#f9d7d7', fg: '#8a1111' },
+};
+
+const stateRules = Object.entries(STATE_COLOURS)
+  .map(([state, { bg, fg }]) => `.state-${state}{background:${bg};color:${fg}}`)
+  .join('');
+
+/** The page's only stylesheet, inline so the page needs no other request. */
+export const STATUS_PAGE_CSS =
+  'body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#222;background:#fff}' +
+  'h1{font-size:1.4rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}' +
+  '.meta{color:#666;margin:0 0 1rem}' +
+  'table{border-collapse:collapse;width:100%;margin:.5rem 0}' +
+  'th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}' +
+  'td.num{text-align:right;font-variant-numeric:tabular-nums}' +
+  '.state{font-weight:600;white-space:nowrap;border-radius:3px}' +
+  '.error{color:#8a1111;max-width:40rem;overflow-wrap:anywhere}.warning{color:#8a3d00;overflow-wrap:anywhere}' +
+  '.business-failed{background:#f9d7d7;color:#8a1111;padding:.5rem;border-radius:3px;font-weight:600}' +
+  '.chart rect{fill:#4a7fc1}.chart .axis{stroke:#999}.chart-caption{color:#666;margin:0;font-size:12px}' +
+  '.legend li{margin:.2rem 0}.legend .state{padding:0 .3rem}' +
+  stateRules;

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { STREAM_STATES, type StreamState, type StreamStatus } from './status-model.js';
+import type { StatusSnapshot } from './status-snapshot.js';
+import { renderStatusPage } from './status-page.js';
+import { escapeHtml } from './html.js';
+
+const NOW = '2024-05-01T12:00:00.000Z';
+
+function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
+  return {
+    business: 'acme',
+    stream: 'calls',
+    state: 'idle',
+    lastSuccessAt: '2024-05-01T11:57:00.000Z',
+    lastRunAt: '2024-05-01T11:56:50.000Z',
+    lagSeconds: 180,
+    recordsSynced: 1234567,
+    pages: 10,
+    deadLetters: 3,
+    lastError: null,
+    warning: null,
+    budget: { limit: 60, usedThisWindow: 12, resetAt: '2024-05-01T12:01:00.000Z' },
+    updatedAt: NOW,
+    ...overrides,
+  };
+}
+
+function snapshot(streams: StreamStatus[], failed: string | null = null, name = 'acme'): StatusSnapshot {
+  const activity = Array.from({ length: 60 }, (_, i) => ({ minute: `m${i}`, records: i === 59 ? 40 : i === 58 ? 10 : 0 }));
+  return { generatedAt: NOW, businesses: [{ name, failed, streams, activity }] };
+}
+
+describe('status page', () => {
+  it('renders one row per business × stream with data attributes and the stream values', () => {
+    const waiting = status({ stream: 'voicemails', state: 'waiting_for_budget', lagSeconds: null, lastSuccessAt: null });
+    const html = renderStatusPage(snapshot([status(), waiting]));
+    const rows = html.match(/<tr data-business="acme" data-stream="[^"]+">.*?<\/tr>/g) ?? [];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain('data-state="idle"');
+    expect(rows[0]).toContain('3m ago');
+    expect(rows[0]).toContain('1,234,567');
+    expect(rows[0]).toContain('12/60');
+    expect(rows[0]).toContain('>3<');
+    expect(rows[1]).toContain('data-state="waiting_for_budget"');
+    expect(rows[1]).toContain('>waiting for budget<');
+    expect(rows[1]).toContain('<td>never</td>');
+  });
+
+  it.each(STREAM_STATES.map((s) => [s]))('gives state %s a readable label and its own colour class', (state: StreamState) => {
+    const html = renderStatusPage(snapshot([status({ state })]));
+    const cell = /<td class="state state-([a-z_]+)" data-state="([a-z_]+)"[^>]*>([^<]+)<\/td>/.exec(html);
+    expect(cell?.slice(1)).toEqual([state, state, state.replaceAll('_', ' ')]);
+    expect(html).toMatch(new RegExp(`\\.state-${state}\\{background:#[0-9a-f]{6}`));
+  });
+
+  it('escapes every stored value, so a hostile name or error cannot inject markup', () => {
+    const evil = '<script>alert("x")</script>';
+    const html = renderStatusPage(
+      snapshot(
+        [status({ business: evil, stream: `"><img src=x onerror=1>`, lastError: evil, warning: `it's <b>` })],
+        `stopped by ${evil}`,
+        evil,
+      ),
+    );
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain(escapeHtml(evil));
+    expect(html).toContain(`data-business="${escapeHtml(evil)}"`);
+    expect(html).toContain('it&#39;s &lt;b&gt;');
+  });
+
+  it('shows a stopped business, its chart of the last hour and a self-refresh without script', () => {
+    const html = renderStatusPage(snapshot([status()], 'upstream 401: invalid API key'), { refreshSeconds: 10 });
+    expect(html).toContain('<p class="business-failed" role="alert">Stopped: upstream 401: invalid API key</p>');
+    expect(html).toContain('<meta http-equiv="refresh" content="10">');
+    expect(html.match(/<rect /g)).toHaveLength(60);
+    expect(html).toMatch(/<rect x="[\d.]+" y="0" width="[\d.]+" height="48">/);
+    expect(html).toContain('50 total, peak 40');
+    expect(html).not.toMatch(/<script|src=|href="http/);
+  });
+
+  it('says so when nothing has reported yet', () => {
+    expect(renderStatusPage({ generatedAt: NOW, businesses: [] })).toContain('No business has reported yet');
+  });
+});
+
+describe('escapeHtml', () => {
+  it('escapes the five characters that matter in content and attributes', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+  });
+});

@@ -1,0 +1,99 @@
+import { STATE_LABELS, type StreamStatus } from './status-model.js';
+import type { StatusSnapshot } from './status-snapshot.js';
+import { formatAgo, formatBudget, formatCount, formatLag } from './format.js';
+
+export interface StatusTableOptions {
+  /** Widest line produced, in characters. @defaultValue 120 */
+  readonly width?: number;
+}
+
+interface Column {
+  readonly header: string;
+  /** Longest a cell may be before it is shortened with `…`. */
+  readonly max: number;
+  readonly numeric: boolean;
+  readonly value: (status: StreamStatus, nowIso: string) => string;
+}
+
+const GAP = '  ';
+
+const COLUMNS: readonly Column[] = [
+  { header: 'BUSINESS', max: 18, numeric: false, value: (s) => s.business },
+  { header: 'STREAM', max: 12, numeric: false, value: (s) => s.stream },
+  { header: 'STATE', max: 18, numeric: false, value: (s) => STATE_LABELS[s.state] },
+  { header: 'LAST SUCCESS', max: 13, numeric: false, value: (s, now) => formatAgo(s.lastSuccessAt, now) },
+  { header: 'LAG', max: 7, numeric: true, value: (s) => formatLag(s.lagSeconds) },
+  { header: 'RECORDS', max: 11, numeric: true, value: (s) => formatCount(s.recordsSynced) },
+  { header: 'BUDGET', max: 9, numeric: true, value: (s) => formatBudget(s.budget) },
+  { header: 'DEAD', max: 7, numeric: true, value: (s) => formatCount(s.deadLetters) },
+];
+const MESSAGE_HEADER = 'LAST ERROR / WARNING';
+const MIN_MESSAGE_WIDTH = 12;
+
+/**
+ * Makes stored text safe and single-line for a terminal: control characters (including escape
+ * sequences a hostile upstream message could carry) become spaces, runs of space collapse.
+ */
+export function terminalSafe(text: string): string {
+  const visible = Array.from(text, (char) => {
+    const code = char.codePointAt(0) ?? 0;
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) ? ' ' : char;
+  }).join('');
+  return visible.replace(/\s+/g, ' ').trim();
+}
+
+/** Cuts `text` to `width` characters (code points), marking the cut with `…`. */
+export function shorten(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= width) return text;
+  return width <= 1 ? '…'.slice(0, width) : `${chars.slice(0, width - 1).join('')}…`;
+}
+
+function messageOf(status: StreamStatus): string {
+  return [status.lastError, status.warning].filter((m): m is string => m !== null).join(' | ') || '-';
+}
+
+/**
+ * `callsync status` as plain-text columns no wider than `width`: one row per business × stream,
+ * then one line per stopped business and each business's records in the last hour.
+ */
+export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTableOptions = {}): string {
+  const width = options.width ?? 120;
+  const now = snapshot.generatedAt;
+  const streams = snapshot.businesses.flatMap((b) => b.streams);
+  if (snapshot.businesses.length === 0) return `No status reported yet (as of ${now}).`;
+  const cells = streams.map((s) => COLUMNS.map((c) => shorten(terminalSafe(c.value(s, now)), c.max)));
+  const widths = COLUMNS.map((c, i) => Math.max(c.header.length, ...cells.map((row) => Array.from(row[i] ?? '').length)));
+  const used = widths.reduce((sum, w) => sum + w + GAP.length, 0);
+  const messageWidth = Math.max(MIN_MESSAGE_WIDTH, width - used);
+  const line = (values: readonly string[], message: string): string =>
+    shorten(
+      [
+        ...values.map((v, i) => {
+          const w = widths[i] ?? 0;
+          return COLUMNS[i]?.numeric ? v.padStart(w) : v.padEnd(w);
+        }),
+        shorten(message, messageWidth),
+      ]
+        .join(GAP)
+        .trimEnd(),
+      width,
+    );
+  const lines = [
+    line(COLUMNS.map((c) => c.header), MESSAGE_HEADER),
+    ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus)))),
+    '',
+  ];
+  for (const business of snapshot.businesses) {
+    const lastHour = business.activity.reduce((sum, b) => sum + b.records, 0);
+    const stopped = business.failed === null ? '' : `; STOPPED: ${terminalSafe(business.failed)}`;
+    lines.push(shorten(`${terminalSafe(business.name)}: ${formatCount(lastHour)} records in the last hour${stopped}`, width));
+  }
+  lines.push(`as of ${now}`);
+  return lines.join('\n');
+}
+
+/** `callsync status --json`: the same document `GET /status` serves. */
+export function formatStatusJson(snapshot: StatusSnapshot): string {
+  return JSON.stringify(snapshot, null, 2);
+}

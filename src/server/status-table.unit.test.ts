@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamStatus } from './status-model.js';
+import type { StatusSnapshot } from './status-snapshot.js';
+import { formatStatusJson, formatStatusTable, shorten, terminalSafe } from './status-table.js';
+
+const NOW = '2024-05-01T12:00:00.000Z';
+
+function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
+  return {
+    business: 'acme',
+    stream: 'calls',
+    state: 'idle',
+    lastSuccessAt: '2024-05-01T10:55:00.000Z',
+    lastRunAt: null,
+    lagSeconds: 3900,
+    recordsSynced: 1234567,
+    pages: 10,
+    deadLetters: 3,
+    lastError: null,
+    warning: null,
+    budget: { limit: 60, usedThisWindow: 12, resetAt: NOW },
+    updatedAt: NOW,
+    ...overrides,
+  };
+}
+
+const activity = [
+  { minute: '2024-05-01T11:59Z', records: 5 },
+  { minute: '2024-05-01T12:00Z', records: 7 },
+];
+
+describe('status table', () => {
+  it('prints one aligned row per stream with readable values, then a line per business', () => {
+    const snapshot: StatusSnapshot = {
+      generatedAt: NOW,
+      businesses: [
+        {
+          name: 'acme',
+          failed: null,
+          activity,
+          streams: [
+            status(),
+            status({
+              stream: 'voicemails',
+              state: 'gap_warning',
+              warning: 'possible gap',
+              recordsSynced: 5,
+              budget: null,
+              lagSeconds: null,
+              lastSuccessAt: null,
+            }),
+          ],
+        },
+        { name: 'bolt', failed: 'upstream 401: invalid API key', activity: [], streams: [] },
+      ],
+    };
+    expect(formatStatusTable(snapshot).split('\n')).toEqual([
+      'BUSINESS  STREAM      STATE        LAST SUCCESS     LAG    RECORDS  BUDGET  DEAD  LAST ERROR / WARNING',
+      'acme      calls       idle         1h 05m ago    1h 05m  1,234,567   12/60     3  -',
+      'acme      voicemails  gap warning  never              -          5       -     3  possible gap',
+      '',
+      'acme: 12 records in the last hour',
+      'bolt: 0 records in the last hour; STOPPED: upstream 401: invalid API key',
+      `as of ${NOW}`,
+    ]);
+  });
+
+  it('never exceeds the width, shortening long names and messages with an ellipsis', () => {
+    const long = 'x'.repeat(300);
+    const snapshot: StatusSnapshot = {
+      generatedAt: NOW,
+      businesses: [
+        {
+          name: long,
+          failed: long,
+          activity,
+          streams: [status({ business: long, stream: long, state: 'waiting_for_budget', lastError: long, warning: long })],
+        },
+      ],
+    };
+    for (const width of [120, 80]) {
+      const lines = formatStatusTable(snapshot, { width }).split('\n');
+      expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(width);
+      expect(lines[1]).toMatch(/^x{17}… {2}x{11}… {2}waiting for budget/);
+      expect(lines[1]).toMatch(/…$/);
+    }
+  });
+
+  it('strips terminal control sequences and newlines out of stored text', () => {
+    const hostile = 'boom\u001b[2J\u001b]0;pwned\u0007\nsecond line\u009b31m';
+    const snapshot: StatusSnapshot = {
+      generatedAt: NOW,
+      businesses: [{ name: 'acme', failed: hostile, activity, streams: [status({ lastError: hostile })] }],
+    };
+    const table = formatStatusTable(snapshot);
+    const controls = Array.from(table).filter((c) => c !== '\n' && ((c.codePointAt(0) ?? 0) < 0x20 || /[\x7f-\x9f]/.test(c)));
+    expect(controls).toEqual([]);
+    expect(table).toContain('boom [2J ]0;pwned second line 31m');
+  });
+
+  it('says so when nothing has reported', () => {
+    expect(formatStatusTable({ generatedAt: NOW, businesses: [] })).toBe(`No status reported yet (as of ${NOW}).`);
+  });
+
+  it('gives the same document as GET /status for --json', () => {
+    const snapshot: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity, streams: [status()] }] };
+    expect(JSON.parse(formatStatusJson(snapshot))).toEqual(snapshot);
+  });
+});
+
+describe('terminal text helpers', () => {
+  it.each([
+    ['abc', 5, 'abc'],
+    ['abcdef', 5, 'abcd…'],
+    ['😀😀😀😀😀😀', 3, '😀😀…'],
+  ])('shorten(%j, %i) is %j', (text, width, expected) => {
+    expect(shorten(text, width)).toBe(expected);
+  });
+
+  it('collapses whitespace and removes controls', () => {
+    expect(terminalSafe(' a\t\tb\r\nc\u0000 ')).toBe('a b c');
+  });
+});

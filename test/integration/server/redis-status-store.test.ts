@@ -1,0 +1,93 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisStatusStore } from '../../../src/server/index.js';
+import { redisUrl, uniqueName } from '../services.js';
+import { describeStatusStoreContract } from './status-store-contract.js';
+
+const connections: Redis[] = [];
+function connect(): Redis {
+  const redis = new Redis(redisUrl);
+  connections.push(redis);
+  return redis;
+}
+afterAll(async () => {
+  await Promise.all(connections.map((c) => c.quit()));
+});
+
+describeStatusStoreContract('Redis', (now) =>
+  Promise.resolve(createRedisStatusStore({ redis: connect(), prefix: uniqueName('status'), now })),
+);
+
+describe('Redis status store across connections', () => {
+  it('loses no counter or activity when two replicas update the same stream at once', async () => {
+    const prefix = uniqueName('replicas');
+    const [a, b] = [createRedisStatusStore({ redis: connect(), prefix }), createRedisStatusStore({ redis: connect(), prefix })];
+    const at = Date.now();
+    await Promise.all(
+      [a, b].flatMap((store, replica) =>
+        Array.from({ length: 100 }, (_, i) => [
+          store.update('acme', 'calls', { state: 'syncing', lastError: `replica ${replica}`, increment: { recordsSynced: 7, pages: 1 } }),
+          store.recordActivity('acme', i % 3, at),
+        ]).flat(),
+      ),
+    );
+    const seenByA = await a.get('acme', 'calls');
+    expect(seenByA).toMatchObject({ state: 'syncing', recordsSynced: 1400, pages: 200 });
+    expect(['replica 0', 'replica 1']).toContain(seenByA?.lastError);
+    expect(await b.get('acme', 'calls')).toEqual(seenByA);
+    const activity = await b.activity('acme', at);
+    expect(activity.reduce((sum, bucket) => sum + bucket.records, 0)).toBe(2 * 99);
+  });
+
+  it('is readable by a fresh connection with no writer alive (what `callsync status` does)', async () => {
+    const prefix = uniqueName('reader');
+    const writerConnection = new Redis(redisUrl);
+    await createRedisStatusStore({ redis: writerConnection, prefix }).update('acme', 'voicemails', {
+      state: 'gap_warning',
+      warning: 'full page with nothing at or before the high-water mark',
+      budget: { limit: 60, usedThisWindow: 59, resetAt: '2024-05-01T12:01:00.000Z' },
+    });
+    await writerConnection.quit();
+    const reader = createRedisStatusStore({ redis: connect(), prefix });
+    expect(await reader.list()).toEqual([
+      expect.objectContaining({
+        business: 'acme',
+        stream: 'voicemails',
+        state: 'gap_warning',
+        budget: { limit: 60, usedThisWindow: 59, resetAt: '2024-05-01T12:01:00.000Z' },
+      }),
+    ]);
+  });
+
+  it('keeps every key under its prefix and lets activity expire after the retention', async () => {
+    const prefix = uniqueName('keys');
+    const redis = connect();
+    const store = createRedisStatusStore({ redis, prefix });
+    const at = Date.now();
+    await store.update('acme', 'calls', { increment: { pages: 1 } });
+    await store.recordActivity('acme', 3, at);
+    await store.markBusinessFailed('acme', 'upstream 401');
+    const keys = await redis.keys(`${prefix}:*`);
+    expect(keys.sort()).toEqual(
+      [
+        `${prefix}:status:activity:acme:${Math.floor(at / 60_000)}`,
+        `${prefix}:status:failed`,
+        `${prefix}:status:stream:acme:calls`,
+        `${prefix}:status:streams`,
+      ].sort(),
+    );
+    const ttl = await redis.pttl(`${prefix}:status:activity:acme:${Math.floor(at / 60_000)}`);
+    expect(ttl).toBeGreaterThan(120 * 60_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(121 * 60_000);
+    expect(await redis.pttl(`${prefix}:status:stream:acme:calls`)).toBe(-1);
+  });
+
+  it('ignores a corrupt field written by something else instead of failing the whole read', async () => {
+    const prefix = uniqueName('corrupt');
+    const redis = connect();
+    const store = createRedisStatusStore({ redis, prefix });
+    await store.update('acme', 'calls', { state: 'failed', budget: { limit: 60, usedThisWindow: 1, resetAt: 'x' } });
+    await redis.hset(`${prefix}:status:stream:acme:calls`, { state: 'exploded', budget: '{not json', pages: 'many' });
+    expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', budget: null, pages: 0 });
+  });
+});
