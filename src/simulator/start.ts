@@ -82,6 +82,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     businesses: businesses.map((b) => ({ ...b.credentials })),
     addCalls: (name, count) => find(name).calls.append(count, nowSec()),
     addVoicemails: (name, count) => find(name).voicemails.append(count, nowSec()),
+    addRawVoicemail: (name, raw) => find(name).voicemails.appendRaw(raw),
     updateCallTranscription: (name, callId, text) => {
       if (!find(name).calls.updateTranscription(callId, text, nowSec())) {
         throw new Error(`simulator: ${name} has no call ${callId}`);

@@ -135,6 +135,8 @@ export interface Simulator {
   /** New calls arrive now (newest). */
   addCalls(business: string, count: number): void;
   addVoicemails(business: string, count: number): void;
+  /** Serves `raw` as the newest v2 voicemail exactly as given (a contract-breaking record); not in the truth. */
+  addRawVoicemail(business: string, raw: unknown): void;
   /** A late transcription: same id, `updated_at` bumps to now. */
   updateCallTranscription(business: string, callId: string, text: string): void;
   setFaults(faults: Partial<Faults>): void;

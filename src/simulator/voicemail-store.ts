@@ -28,8 +28,9 @@ export class VoicemailStore {
     for (let i = 0; i < ctx.initialCount; i++) this.#add(historyTime(i, ctx.initialCount, rng.next()));
   }
 
+  /** Voicemails served, contract-breaking ones included. */
   get length(): number {
-    return this.#items.length;
+    return this.#json.length;
   }
 
   all(): readonly VoicemailModel[] {
@@ -38,9 +39,15 @@ export class VoicemailStore {
 
   /** The newest `limit` voicemails' JSON, newest first. */
   newestJson(limit: number): string[] {
-    const out: string[] = [];
-    for (let i = this.#items.length - 1; i >= 0 && out.length < limit; i--) out.push(this.#json[i] ?? '');
-    return out;
+    return this.#json.slice(Math.max(0, this.#json.length - limit)).reverse();
+  }
+
+  /**
+   * Serves `raw` as the newest voicemail, exactly as given: a record that breaks the contract
+   * (no uuid, an unparseable time), which a client must dead-letter. It is not part of the truth.
+   */
+  appendRaw(raw: unknown): void {
+    this.#json.push(JSON.stringify(raw));
   }
 
   append(count: number, nowSec: number): void {
@@ -48,8 +55,9 @@ export class VoicemailStore {
   }
 
   #add(atSec: number): void {
-    const index = this.#items.length;
-    const last = this.#items[index - 1];
+    // Counting served records (raw ones too) keeps every uuid unique.
+    const index = this.#json.length;
+    const last = this.#items[this.#items.length - 1];
     const rng = new Rng(mix(this.#ctx.businessSeed, 0x7637, index));
     const tracking = rng.pick(this.#ctx.numbers);
     const recordingId = `RE${rng.hex(32)}`;

@@ -1,0 +1,90 @@
+import { pino } from 'pino';
+import { sinkConfigSchema, createSink, type SinkConfig } from '../../../connectors/registry.js';
+import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
+import type { BackfillReporter } from '../../../src/cli/backfill/reporter.js';
+import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
+import { resolveConfig, type CallsyncConfig } from '../../../src/config/index.js';
+import type { Simulator } from '../../../src/simulator/index.js';
+import { planBusinesses } from '../../../src/sync/plan-businesses.js';
+import type { BusinessOutcome } from '../../../src/sync/sync-business.js';
+
+export interface ConfigOptions {
+  readonly pageSize?: number;
+  readonly rateLimit?: { requests: number; perMs: number } | false;
+  /** Replaces the API key of the named businesses (wrong-credential cases). */
+  readonly apiKeys?: Record<string, string>;
+  readonly streams?: readonly string[];
+  readonly concurrency?: number;
+  /** @defaultValue 'warn'; 'info' logs a line per stored page */
+  readonly logLevel?: 'info' | 'warn';
+}
+
+/** The config document a user would write for this simulator (also written to files for the CLI). */
+export function configDocument(simulator: Simulator, databasePath: string, options: ConfigOptions = {}) {
+  return {
+    upstream: {
+      baseUrl: simulator.baseUrl,
+      v2BaseUrl: simulator.v2BaseUrl,
+      recordingsBaseUrl: simulator.recordingsBaseUrl,
+      pageSize: options.pageSize ?? 500,
+      rateLimit: options.rateLimit ?? { requests: 60, perMs: 1000 },
+      // Faults are injected on purpose: retry quickly and often.
+      retry: { maxAttempts: 12, baseDelayMs: 5, maxDelayMs: 50 },
+    },
+    businesses: simulator.businesses.map((business) => ({
+      name: business.name,
+      apiKey: options.apiKeys?.[business.name] ?? business.apiKey,
+      v2Token: business.v2Token,
+      streams: [...(options.streams ?? ['calls', 'voicemails', 'numbers'])],
+    })),
+    sink: { type: 'sqlite', path: databasePath },
+    backfill: { concurrency: options.concurrency ?? 4 },
+    log: { level: options.logLevel ?? 'warn' },
+  };
+}
+
+export function testConfig(simulator: Simulator, databasePath: string, options: ConfigOptions = {}): CallsyncConfig<SinkConfig> {
+  return resolveConfig(configDocument(simulator, databasePath, options), {
+    sinkSchema: sinkConfigSchema,
+    env: {},
+    readFile: () => {
+      throw new Error('no secret files in tests');
+    },
+    file: '(test)',
+  }).config;
+}
+
+export interface BackfillRun {
+  readonly outcomes: BusinessOutcome[];
+  readonly warnings: string[];
+}
+
+/** One in-process backfill, as `callsync backfill` runs it, with warnings collected. */
+export async function backfillOnce(config: CallsyncConfig<SinkConfig>): Promise<BackfillRun> {
+  const logger = pino({ level: 'silent' });
+  const sink = await createSink(config.sink, { logger });
+  const warnings: string[] = [];
+  const reporter: BackfillReporter = {
+    ...createLogReporter(logger),
+    warning: (business, stream, message) => warnings.push(`${business}/${stream}: ${message}`),
+  };
+  try {
+    const outcomes = await runBackfill({ config, plans: planBusinesses(config), sink, reporter });
+    return { outcomes, warnings };
+  } finally {
+    await sink.close();
+  }
+}
+
+/** Sum of a counter over every stream of every business. */
+export function total(run: BackfillRun, field: 'written' | 'records' | 'deadLettered' | 'pages'): number {
+  return run.outcomes.flatMap((outcome) => outcome.streams).reduce((sum, stream) => sum + (stream.result?.[field] ?? 0), 0);
+}
+
+/** Upstream requests per business (v1 API key + v2), from the simulator's counters. */
+export function requestsByBusiness(simulator: Simulator): Record<string, number> {
+  const counters = simulator.counters().businesses;
+  return Object.fromEntries(
+    Object.entries(counters).map(([name, counter]) => [name, counter.apiKeyRequests + counter.v2Requests]),
+  );
+}

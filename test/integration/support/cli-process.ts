@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** Standard error so far (pino JSON lines when not on a terminal). */
+  stderr(): string;
+  stdout(): string;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `callsync <args>` as a real process, the way users and containers run it. */
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  return { child, stderr: () => stderr, stdout: () => stdout, exited };
+}
+
+/** Runs the CLI to its end. */
+export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const cli = spawnCli(args, env);
+  const { code } = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** Counts log lines with this message. */
+export function countLogLines(text: string, message: string): number {
+  return text.split('\n').filter((line) => line.includes(`"msg":"${message}"`)).length;
+}
