@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import type { Json, JsonObject } from '../../sink.js';
+import { UpstreamError } from '../../upstream/index.js';
+import type { StreamDescriptor } from '../stream-descriptor.js';
+import { walkers, type Query, type WalkContext, type WalkPage } from './index.js';
+
+type Raw = { id: string; created_at: string };
+
+const descriptor = { name: 'calls', path: '/calls', recordsKey: 'calls' } as StreamDescriptor;
+
+function context(fetch: (query: Query) => JsonObject, options: Partial<WalkContext> = {}) {
+  const queries: Query[] = [];
+  const warnings: string[] = [];
+  const walkContext: WalkContext = {
+    descriptor,
+    pageSize: 2,
+    v2Limit: 2,
+    v2MaxLimit: 8,
+    fetch: (query) => {
+      queries.push(query);
+      return Promise.resolve(fetch(query));
+    },
+    normalize: (raw: Json) => {
+      const record = raw as Raw;
+      return { ok: true, id: record.id, fields: { created_at: record.created_at } };
+    },
+    warn: (message) => warnings.push(message),
+    ...options,
+  };
+  return { walkContext, queries, warnings };
+}
+
+async function collect(pages: AsyncGenerator<WalkPage>): Promise<WalkPage[]> {
+  const out: WalkPage[] = [];
+  for await (const page of pages) out.push(page);
+  return out;
+}
+
+const ids = (pages: readonly WalkPage[]): string[] => pages.flatMap((page) => page.items.map((item) => (item.raw as Raw).id));
+const records = (n: number, from = 0): Raw[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, created_at: `2025-01-01T00:00:${String(from + i).padStart(2, '0')}Z` }));
+
+/** An oldest-first list served by offset, by page, and by a cursor that is the offset in disguise. */
+function oldestFirst(all: Raw[]) {
+  return (query: Query): JsonObject => {
+    const size = Number(query.limit ?? query.per_page);
+    const start = query.cursor !== undefined ? Number(String(query.cursor).slice(1)) : query.page !== undefined ? (Number(query.page) - 1) * size : Number(query.offset ?? 0);
+    const slice = all.slice(start, start + size);
+    const end = start + slice.length;
+    return { calls: slice, total: all.length, has_more: end < all.length, next_cursor: `c${end}` };
+  };
+}
+
+describe('cursor walker', () => {
+  it('walks to the end and resumes from the stored cursor with one request when nothing is new', async () => {
+    const all = records(5);
+    const first = context(oldestFirst(all));
+    const pages = await collect(walkers.cursor(first.walkContext, undefined));
+    expect(ids(pages)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+    const position = pages.at(-1)?.position;
+    expect(position).toEqual({ mode: 'cursor', cursor: 'c5', offset: 5 });
+    const again = context(oldestFirst(all));
+    expect(ids(await collect(walkers.cursor(again.walkContext, position)))).toEqual([]);
+    expect(again.queries).toHaveLength(1);
+  });
+
+  it('falls back to offset one page before its mark when the server rejects the cursor', async () => {
+    const all = records(7);
+    const serve = oldestFirst(all);
+    const rejecting = context((query) => {
+      if (query.cursor !== undefined) {
+        throw new UpstreamError('cursor expired', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/calls' } });
+      }
+      return serve(query);
+    });
+    const pages = await collect(walkers.cursor(rejecting.walkContext, { mode: 'cursor', cursor: 'old', offset: 5 }));
+    expect(rejecting.queries[1]).toEqual({ limit: 2, offset: 3 });
+    expect(ids(pages)).toEqual(['r3', 'r4', 'r5', 'r6']);
+    expect(rejecting.warnings[0]).toMatch(/cursor rejected.*offset from 3/);
+  });
+
+  it('does not swallow other failures', async () => {
+    const failing = context(() => {
+      throw new UpstreamError('nope', { code: 'UNAUTHORIZED', kind: 'auth', status: 401, request: { method: 'GET', host: 'h', path: '/calls' } });
+    });
+    await expect(collect(walkers.cursor(failing.walkContext, { mode: 'cursor', cursor: 'c2', offset: 2 }))).rejects.toThrow('nope');
+  });
+});
+
+describe('page walker', () => {
+  it('resumes inside a partly consumed page without repeating stored records', async () => {
+    const walk = context(oldestFirst(records(5)));
+    const pages = await collect(walkers.page(walk.walkContext, { mode: 'offset', offset: 3 }));
+    expect(walk.queries[0]).toEqual({ page: 2, per_page: 2 });
+    expect(ids(pages)).toEqual(['r3', 'r4']);
+    expect(pages.at(-1)?.position).toEqual({ mode: 'offset', offset: 5 });
+  });
+});
+
+describe('newest-first walker', () => {
+  const newestFirst = (all: Raw[]) => (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
+
+  it('takes only records after the high-water mark, including new ones in the same second', async () => {
+    const all = [...records(4), { id: 'late', created_at: '2025-01-01T00:00:03Z' }];
+    const walk = context(newestFirst(all));
+    const position = { mode: 'high-water', highWater: '2025-01-01T00:00:03Z', idsAtHighWater: ['r3'], limit: 2 };
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, position));
+    expect(ids(pages)).toEqual(['late']);
+    expect(pages[0]?.position).toMatchObject({ highWater: '2025-01-01T00:00:03Z', idsAtHighWater: ['r3', 'late'] });
+    expect(pages[0]?.warning).toBeUndefined();
+  });
+
+  it('widens the limit when a full response holds nothing already stored', async () => {
+    const all = records(10);
+    const walk = context(newestFirst(all));
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { highWater: all[5]?.created_at ?? '', idsAtHighWater: ['r5'], limit: 2 }));
+    expect(walk.queries.map((query) => query.limit)).toEqual([2, 8]);
+    expect(ids(pages)).toEqual(['r9', 'r8', 'r7', 'r6']);
+    expect(pages[0]?.warning).toBeUndefined();
+  });
+
+  it('reports a gap when even the largest limit reaches nothing already stored', async () => {
+    const all = records(20);
+    const walk = context(newestFirst(all));
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { highWater: all[2]?.created_at ?? '', idsAtHighWater: ['r2'], limit: 2 }));
+    expect(ids(pages)).toHaveLength(8);
+    expect(pages[0]?.warning).toMatch(/gap/);
+  });
+
+  it('halves a limit the server refuses and keeps going', async () => {
+    const all = records(3);
+    const walk = context((query) => {
+      if (Number(query.limit) > 4) throw new UpstreamError('limit too large', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/v' } });
+      return newestFirst(all)(query);
+    });
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, undefined));
+    expect(walk.queries.map((query) => query.limit)).toEqual([8, 4]);
+    expect(ids(pages)).toEqual(['r2', 'r1', 'r0']);
+  });
+});
