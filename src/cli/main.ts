@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerBackfillCommand } from './backfill.js';
 import { registerCheckConfigCommand } from './check-config.js';
+import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDemoCommand } from './demo.js';
 import { registerSimulateCommand } from './simulate.js';
 
@@ -12,6 +13,7 @@ const program = new Command()
 
 registerBackfillCommand(program);
 registerCheckConfigCommand(program);
+registerDeadLettersCommand(program);
 registerSimulateCommand(program);
 registerDemoCommand(program);
 
