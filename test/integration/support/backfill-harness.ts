@@ -15,6 +15,8 @@ export interface ConfigOptions {
   readonly apiKeys?: Record<string, string>;
   readonly streams?: readonly string[];
   readonly concurrency?: number;
+  /** @defaultValue a SQLite file at `databasePath` */
+  readonly sink?: Record<string, unknown>;
   /** @defaultValue 'warn'; 'info' logs a line per stored page */
   readonly logLevel?: 'info' | 'warn';
 }
@@ -37,7 +39,7 @@ export function configDocument(simulator: Simulator, databasePath: string, optio
       v2Token: business.v2Token,
       streams: [...(options.streams ?? ['calls', 'voicemails', 'numbers'])],
     })),
-    sink: { type: 'sqlite', path: databasePath },
+    sink: options.sink ?? { type: 'sqlite', path: databasePath },
     backfill: { concurrency: options.concurrency ?? 4 },
     log: { level: options.logLevel ?? 'warn' },
   };
