@@ -5,7 +5,7 @@ import { PayloadShapeError } from './walkers/index.js';
 export interface StreamFailure {
   /** `business`: stop every stream of this business (revoked key, missing role); `stream`: only this one. */
   readonly scope: 'business' | 'stream';
-  readonly kind: 'auth' | 'forbidden' | 'invalid' | 'transient' | 'rate_limited' | 'contract' | 'internal';
+  readonly kind: 'auth' | 'forbidden' | 'invalid' | 'transient' | 'rate_limited' | 'contract' | 'sink' | 'internal';
   readonly message: string;
 }
 
@@ -16,5 +16,9 @@ export function describeStreamFailure(error: unknown): StreamFailure {
     return { scope, kind: error.kind, message: error.message };
   }
   if (error instanceof PayloadShapeError) return { scope: 'stream', kind: 'contract', message: error.message };
+  // Connector errors (HubSpot, webhook, SQL) carry their own `kind`; they concern the target, not the business.
+  if (error instanceof Error && typeof (error as { kind?: unknown }).kind === 'string') {
+    return { scope: 'stream', kind: 'sink', message: `${(error as { kind: string }).kind}: ${error.message}` };
+  }
   return { scope: 'stream', kind: 'internal', message: error instanceof Error ? error.message : String(error) };
 }
