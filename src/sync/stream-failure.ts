@@ -17,8 +17,7 @@ export function describeStreamFailure(error: unknown): StreamFailure {
   }
   if (error instanceof PayloadShapeError) return { scope: 'stream', kind: 'contract', message: error.message };
   // Connector errors (HubSpot, webhook, SQL) carry their own `kind`; they concern the target, not the business.
-  if (error instanceof Error && typeof (error as { kind?: unknown }).kind === 'string') {
-    return { scope: 'stream', kind: 'sink', message: `${(error as { kind: string }).kind}: ${error.message}` };
-  }
+  const kind = error instanceof Error ? (error as Error & { kind?: unknown }).kind : undefined;
+  if (error instanceof Error && typeof kind === 'string') return { scope: 'stream', kind: 'sink', message: `${kind}: ${error.message}` };
   return { scope: 'stream', kind: 'internal', message: error instanceof Error ? error.message : String(error) };
 }
