@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkConfig } from './cross-checks.js';
 import type { DeepReadonly } from './freeze.js';
-import { backfillSchema, businessSchema, extraStreamSchema, logSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema } from './sections.js';
+import { backfillSchema, businessSchema, extraStreamSchema, logSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema, workerSchema } from './sections.js';
 
 const sections = {
   upstream: upstreamSchema,
@@ -11,6 +11,7 @@ const sections = {
   redis: redisSchema.prefault({}),
   server: serverSchema.prefault({}),
   backfill: backfillSchema.prefault({}),
+  worker: workerSchema.prefault({}),
   log: logSchema.prefault({}),
 };
 

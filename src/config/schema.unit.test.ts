@@ -40,6 +40,7 @@ describe('config schema', () => {
         v2Limit: 100,
         v2MaxLimit: 1000,
         retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 },
+        revisit: { window: 86_400_000, every: 3_600_000 },
       },
       businesses: [
         { name: 'acme', apiKey: 'key-acme', v2Token: 'tok-acme', streams: ['calls', 'voicemails', 'numbers'], v2Timezone: 'UTC', rateLimit: { requests: 60, perMs: 60_000 } },
@@ -50,6 +51,7 @@ describe('config schema', () => {
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'callsync' },
       server: { host: '127.0.0.1', port: 9464 },
       backfill: { concurrency: 4 },
+      worker: { concurrency: 4, maxBudgetWaitMs: 2000, shutdownTimeoutMs: 25_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000 },
       log: { level: 'info' },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -121,6 +123,7 @@ describe('config schema', () => {
     ['bad redis url', (c) => (c.redis = { url: 'http://127.0.0.1:6379' }), 'redis.url: expected a redis:// or rediss:// URL'],
     ['port out of range', (c) => (c.server = { port: 70_000 }), 'server.port: Too big'],
     ['concurrency zero', (c) => (c.backfill = { concurrency: 0 }), 'backfill.concurrency: Too small'],
+    ['worker lock too short', (c) => (c.worker = { lockDurationMs: 10 }), 'worker.lockDurationMs: Too small'],
     ['bad log level', (c) => (c.log = { level: 'verbose' }), 'log.level: Invalid option'],
     ['sink unknown type', (c) => (c.sink = { type: 'mysql' }), "sink.type: Invalid discriminator value. Expected 'sqlite' | 'postgres'"],
     ['sink missing field', (c) => (c.sink = { type: 'sqlite' }), 'sink.path: required (expected string)'],

@@ -36,6 +36,18 @@ export const rateLimitSchema = z.union(
   { error: 'expected { requests, perMs } or false' },
 );
 
+/** A duration such as "60s", "5m", "1h" or whole milliseconds, parsed to milliseconds. */
+function durationMs(defaultValue: string) {
+  return z
+    .union([z.number(), z.string()], { error: 'expected a duration such as "60s" or a number of milliseconds' })
+    .transform((value, ctx) => {
+      const ms = parseDurationMs(value);
+      if (ms === undefined) ctx.addIssue({ code: 'custom', message: `expected a positive duration such as "60s", "5m", "1h" or whole milliseconds, got ${JSON.stringify(value)}` });
+      return ms ?? 0;
+    })
+    .prefault(defaultValue);
+}
+
 export const upstreamSchema = z.strictObject({
   baseUrl: httpUrl,
   v2BaseUrl: httpUrl.optional(),
@@ -55,6 +67,12 @@ export const upstreamSchema = z.strictObject({
     .refine((retry) => retry.maxDelayMs >= retry.baseDelayMs, { error: 'maxDelayMs must be at least baseDelayMs', path: ['maxDelayMs'] })
     .prefault({}),
   caFile: z.string().min(1).optional(),
+  // Late upstream changes (a transcription that appears after the call): recent records are read again.
+  revisit: z
+    .union([z.literal(false), z.strictObject({ window: durationMs('24h'), every: durationMs('1h') })], {
+      error: 'expected { window, every } or false',
+    })
+    .prefault({}),
 });
 
 export const businessSchema = z.strictObject({
@@ -86,16 +104,7 @@ export const extraStreamSchema = z.strictObject({
   createdAtField: z.string().min(1).optional(),
 });
 
-export const scheduleSchema = z.strictObject({
-  every: z
-    .union([z.number(), z.string()], { error: 'expected a duration such as "60s" or a number of milliseconds' })
-    .transform((value, ctx) => {
-      const ms = parseDurationMs(value);
-      if (ms === undefined) ctx.addIssue({ code: 'custom', message: `expected a positive duration such as "60s", "5m", "1h" or whole milliseconds, got ${JSON.stringify(value)}` });
-      return ms ?? 0;
-    })
-    .prefault('60s'),
-});
+export const scheduleSchema = z.strictObject({ every: durationMs('60s') });
 
 export const redisSchema = z.strictObject({
   url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).default('redis://127.0.0.1:6379'),
@@ -109,6 +118,15 @@ export const serverSchema = z.strictObject({
 });
 
 export const backfillSchema = z.strictObject({ concurrency: z.int().min(1).max(64).default(4) });
+
+/** Settings of `run`'s BullMQ workers; see README "Run settings". */
+export const workerSchema = z.strictObject({
+  concurrency: z.int().min(1).max(256).default(4),
+  maxBudgetWaitMs: z.int().min(0).default(2_000),
+  shutdownTimeoutMs: z.int().positive().default(25_000),
+  lockDurationMs: z.int().min(1_000).default(30_000),
+  stalledIntervalMs: z.int().min(1_000).default(30_000),
+});
 
 export const logSchema = z.strictObject({
   level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

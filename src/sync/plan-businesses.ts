@@ -3,6 +3,7 @@ import { builtinStreams } from './builtin-streams.js';
 import type { BusinessPlan } from './business-plan.js';
 import { customStream } from './custom-streams.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
+import type { RevisitSettings } from './walkers/index.js';
 
 export interface PlanFilter {
   /** Only this business. */
@@ -36,4 +37,10 @@ export function planBusinesses(config: CallsyncConfig, filter: PlanFilter = {}):
       bucket: business.rateLimit === false ? undefined : { limit: business.rateLimit.requests, windowMs: business.rateLimit.perMs },
       normalizeContext: { recordingsBaseUrl: config.upstream.recordingsBaseUrl, v2TimeZone: business.v2Timezone },
     }));
+}
+
+/** The configured revisit of recent records, or undefined when it is off. */
+export function revisitSettings(config: CallsyncConfig<unknown>, now: () => number = Date.now): RevisitSettings | undefined {
+  const revisit = config.upstream.revisit;
+  return revisit === false ? undefined : { windowMs: revisit.window, everyMs: revisit.every, now };
 }

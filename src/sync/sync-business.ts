@@ -21,6 +21,7 @@ export interface BusinessRunOptions {
   readonly fetchPayload: FetchPayload;
   readonly sink: Sink;
   readonly paging: StreamRunOptions['paging'];
+  readonly revisit?: StreamRunOptions['revisit'];
   readonly signal?: AbortSignal;
   readonly onStreamStart?: (stream: string) => void;
   readonly onPage?: (progress: PageProgress) => void;
@@ -46,6 +47,7 @@ export async function syncBusiness(options: BusinessRunOptions): Promise<Busines
         sink: options.sink,
         normalizeContext: plan.normalizeContext,
         paging: options.paging,
+        revisit: options.revisit,
         signal: options.signal,
         onPage: options.onPage,
         onWarning: (message) => options.onWarning?.(descriptor.name, message),

@@ -2,7 +2,7 @@ import type { NormalizeContext } from '../normalize/index.js';
 import type { Checkpoint, JsonObject, Sink } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import { chunk, toPageRecords } from './to-batch.js';
-import { walkers, type Query } from './walkers/index.js';
+import { walkerFor, type Query, type RevisitSettings } from './walkers/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
 export type FetchPayload = (descriptor: StreamDescriptor, query: Query) => Promise<JsonObject>;
@@ -24,6 +24,8 @@ export interface StreamRunOptions {
   readonly sink: Sink;
   readonly normalizeContext: NormalizeContext;
   readonly paging: { readonly pageSize: number; readonly v2Limit: number; readonly v2MaxLimit: number };
+  /** Re-read records created within a window, for late upstream changes; undefined: never. */
+  readonly revisit?: RevisitSettings;
   /** Aborting stops the run after the page in flight is stored. */
   readonly signal?: AbortSignal;
   readonly onPage?: (progress: PageProgress) => void;
@@ -55,9 +57,10 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     options.onWarning?.(message);
   };
   const totals = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
-  const walk = walkers[descriptor.paging]({
+  const walk = walkerFor(descriptor.paging, options.revisit)({
     descriptor,
     ...options.paging,
+    revisit: options.revisit,
     fetch: (query) => options.fetchPayload(descriptor, query),
     normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
     warn,

@@ -4,6 +4,7 @@ import type { CallsyncConfig } from '../../config/index.js';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
 import type { Sink } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
+import { revisitSettings } from '../../sync/plan-businesses.js';
 import { syncBusiness, type BusinessOutcome } from '../../sync/sync-business.js';
 import { upstreamFetch } from '../../sync/upstream-fetch.js';
 import { createUpstreamAgent, createUpstreamClient } from '../../upstream/index.js';
@@ -61,6 +62,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
             fetchPayload,
             sink,
             paging,
+            revisit: revisitSettings(config),
             signal: options.signal,
             onStreamStart: (stream) => reporter.streamStarted(plan.name, stream),
             onPage: (progress) => reporter.page(progress),

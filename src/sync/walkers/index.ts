@@ -4,10 +4,13 @@ import { walkFullRefresh } from './full-refresh-walker.js';
 import { walkNewestFirst } from './newest-first-walker.js';
 import { walkOffset } from './offset-walker.js';
 import { walkPages } from './page-walker.js';
+import { withRevisit, type RevisitSettings } from './revisit.js';
 import type { Walker } from './walker.js';
 
 export type { WalkContext, WalkItem, WalkPage, Walker, Query } from './walker.js';
 export { PayloadShapeError } from './page-fields.js';
+
+export { withRevisit, type RevisitSettings } from './revisit.js';
 
 /** One walker per paging mode; the checkpoint position each stores is documented on the walker. */
 export const walkers: Readonly<Record<PagingMode, Walker>> = {
@@ -17,3 +20,11 @@ export const walkers: Readonly<Record<PagingMode, Walker>> = {
   none: walkFullRefresh,
   'v2-newest-first': walkNewestFirst,
 };
+
+const OLDEST_FIRST: ReadonlySet<PagingMode> = new Set(['cursor', 'offset', 'page']);
+
+/** The walker for a paging mode, revisiting recent records when the context asks for it. */
+export function walkerFor(paging: PagingMode, revisit: RevisitSettings | undefined): Walker {
+  const walker = walkers[paging];
+  return revisit !== undefined && OLDEST_FIRST.has(paging) ? withRevisit(walker, revisit) : walker;
+}

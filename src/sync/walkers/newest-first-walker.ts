@@ -35,7 +35,9 @@ export async function* walkNewestFirst(context: WalkContext, position: JsonObjec
       limit = Math.min(maxLimit, limit * 4);
       continue;
     }
-    const fresh = items.filter((item) => isNew(item, highWater, idsAtHighWater));
+    // Records still inside the revisit window ride along: the upsert rewrites only those that changed.
+    const recentFrom = context.revisit === undefined ? undefined : isoSeconds(context.revisit.now() - context.revisit.windowMs);
+    const fresh = items.filter((item) => isNew(item, highWater, idsAtHighWater) || isRecent(item, recentFrom));
     const mark = nextMark(fresh, highWater, idsAtHighWater);
     const warning =
       full && !reachedMark
@@ -48,6 +50,15 @@ export async function* walkNewestFirst(context: WalkContext, position: JsonObjec
     };
     return;
   }
+}
+
+function isRecent(item: WalkItem, recentFrom: string | undefined): boolean {
+  const at = createdAt(item);
+  return recentFrom !== undefined && at !== undefined && at >= recentFrom;
+}
+
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function createdAt(item: WalkItem): string | undefined {

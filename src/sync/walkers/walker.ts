@@ -1,6 +1,7 @@
 import type { NormalizeResult } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink.js';
 import type { StreamDescriptor } from '../stream-descriptor.js';
+import type { RevisitSettings } from './revisit.js';
 
 /** One upstream record with the outcome of normalizing it. */
 export interface WalkItem {
@@ -29,6 +30,8 @@ export interface WalkContext {
   readonly v2Limit: number;
   /** Largest `limit` a v2 walk widens to before it reports a gap. */
   readonly v2MaxLimit: number;
+  /** Records created within this window may still change upstream and are read again; undefined: never. */
+  readonly revisit?: RevisitSettings;
   fetch(query: Query): Promise<JsonObject>;
   normalize(raw: Json): NormalizeResult;
   warn(message: string): void;

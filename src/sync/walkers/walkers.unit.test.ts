@@ -138,3 +138,30 @@ describe('newest-first walker', () => {
     expect(ids(pages)).toEqual(['r2', 'r1', 'r0']);
   });
 });
+
+describe('revisit of recent records', () => {
+  // Records one second apart; the clock stands 3 s after the last one, the window is 4 s.
+  const all = records(10);
+  const now = Date.parse('2025-01-01T00:00:12Z');
+
+  it('remembers page starts and, when due, reads the window again from the page before it', async () => {
+    const { withRevisit } = await import('./index.js');
+    const first = context(oldestFirst(all));
+    const walker = withRevisit(walkers.cursor, { windowMs: 4_000, everyMs: 60_000, now: () => now });
+    const pages = await collect(walker(first.walkContext, undefined));
+    const stored = pages.at(-1)?.position;
+    // Page starts r6 (00:06, before the window) and r8 (00:08, inside) remain.
+    expect(stored?.marks).toEqual([[6, '2025-01-01T00:00:06Z'], [8, '2025-01-01T00:00:08Z']]);
+
+    const notDue = context(oldestFirst(all));
+    await collect(walker(notDue.walkContext, stored));
+    expect(notDue.queries).toHaveLength(1);
+
+    const due = context(oldestFirst(all), {});
+    const later = withRevisit(walkers.cursor, { windowMs: 4_000, everyMs: 0, now: () => now });
+    const revisited = await collect(later(due.walkContext, stored));
+    expect(due.queries.slice(0, 2)).toEqual([{ limit: 2, offset: 6 }, { limit: 2, offset: 8 }]);
+    expect(ids(revisited)).toEqual(['r6', 'r7', 'r8', 'r9']);
+    expect(revisited.at(-1)?.position).toMatchObject({ revisitedAt: now, cursor: 'c10', offset: 10 });
+  });
+});

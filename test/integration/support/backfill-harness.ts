@@ -15,6 +15,8 @@ export interface ConfigOptions {
   readonly apiKeys?: Record<string, string>;
   readonly streams?: readonly string[];
   readonly concurrency?: number;
+  /** @defaultValue the config default (24 h window, every hour) */
+  readonly revisit?: { window: string; every: string | number } | false;
   /** @defaultValue a SQLite file at `databasePath` */
   readonly sink?: Record<string, unknown>;
   /** @defaultValue 'warn'; 'info' logs a line per stored page */
@@ -32,6 +34,7 @@ export function configDocument(simulator: Simulator, databasePath: string, optio
       rateLimit: options.rateLimit ?? { requests: 60, perMs: 1000 },
       // Faults are injected on purpose: retry quickly and often.
       retry: { maxAttempts: 12, baseDelayMs: 5, maxDelayMs: 50 },
+      ...(options.revisit === undefined ? {} : { revisit: options.revisit }),
     },
     businesses: simulator.businesses.map((business) => ({
       name: business.name,

@@ -1,0 +1,87 @@
+import type { Json, JsonObject } from '../../sink.js';
+import { normalizeAll, numberField, recordsOf } from './page-fields.js';
+import type { WalkContext, WalkItem, WalkPage, Walker } from './walker.js';
+
+/** How far back records may still change upstream (a transcription that appears after the call). */
+export interface RevisitSettings {
+  readonly windowMs: number;
+  /** How often the window is read again; between times an incremental run stays one request. */
+  readonly everyMs: number;
+  readonly now: () => number;
+}
+
+/** `[offset of a page's first record, its created_at]`, oldest first. */
+type Mark = [number, string];
+
+const MAX_MARKS = 2_000;
+
+/**
+ * Wraps an oldest-first walker (cursor, offset, page) so records created within the window are
+ * read again every `everyMs`: the walk remembers where each recent page began (`marks`), and when a
+ * revisit is due it re-reads by offset from the page before the window to the stored end. Rows
+ * that did not change are not rewritten (the sinks compare `raw`), so a revisit costs requests in
+ * proportion to the window, once per interval, and never a full re-sync.
+ */
+export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
+  return async function* walk(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
+    const now = settings.now();
+    const windowStart = new Date(now - settings.windowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    let marks = readMarks(position?.marks);
+    let revisitedAt = numberField(position, 'revisitedAt') ?? now;
+    const end = numberField(position, 'offset');
+    if (position !== undefined && end !== undefined && now - revisitedAt >= settings.everyMs && marks.length > 0) {
+      revisitedAt = now;
+      yield* revisitFrom(context, startOffset(marks, windowStart), end, position, { ...position, marks, revisitedAt });
+    }
+    let offset = end ?? 0;
+    for await (const page of inner(context, position)) {
+      const next = numberField(page.position, 'offset') ?? offset;
+      marks = addMark(marks, next - page.items.length, page.items, windowStart);
+      offset = next;
+      yield { ...page, position: { ...page.position, marks, revisitedAt } };
+    }
+  };
+}
+
+async function* revisitFrom(
+  context: WalkContext,
+  start: number,
+  end: number,
+  storedPosition: JsonObject,
+  finalPosition: JsonObject,
+): AsyncGenerator<WalkPage> {
+  for (let offset = start; offset < end; ) {
+    const raws = recordsOf(await context.fetch({ limit: context.pageSize, offset }), context.descriptor).slice(0, end - offset);
+    offset += raws.length;
+    const last = raws.length === 0 || offset >= end;
+    // Only the last revisit page records that the revisit happened; a cut-off one is redone.
+    yield { items: normalizeAll(context, raws), position: last ? finalPosition : storedPosition };
+    if (last) return;
+  }
+}
+
+/** The offset of the last page that began before the window, so the whole window is covered. */
+function startOffset(marks: readonly Mark[], windowStart: string): number {
+  let start = marks[0]?.[0] ?? 0;
+  for (const [offset, createdAt] of marks) {
+    if (createdAt < windowStart) start = offset;
+  }
+  return start;
+}
+
+function addMark(marks: readonly Mark[], offset: number, items: readonly WalkItem[], windowStart: string): Mark[] {
+  const first = items.find((item) => item.result.ok && typeof item.result.fields.created_at === 'string');
+  const createdAt = first?.result.ok ? (first.result.fields.created_at as string) : undefined;
+  const next: Mark[] = createdAt === undefined ? [...marks] : [...marks, [offset, createdAt]];
+  // Keep every mark in the window and the last one before it (where a revisit starts).
+  const firstInWindow = next.findIndex(([, at]) => at >= windowStart);
+  const keepFrom = firstInWindow === -1 ? Math.max(0, next.length - 1) : Math.max(0, firstInWindow - 1);
+  return next.slice(keepFrom).slice(-MAX_MARKS);
+}
+
+function readMarks(value: Json | undefined): Mark[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (mark): mark is Mark => Array.isArray(mark) && typeof mark[0] === 'number' && typeof mark[1] === 'string',
+  );
+}

@@ -1,0 +1,40 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/backfill-harness.js';
+import { readSqliteTable } from '../support/sqlite-mirror.js';
+
+describe('late upstream changes (a transcription that appears after the call)', () => {
+  let simulator: Simulator;
+  let databasePath: string;
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ businesses: 1, calls: 2_000, voicemails: 20, numbers: 2, seed: 13, rateLimit: false });
+    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-late-')), 'late.db');
+  });
+
+  afterAll(async () => {
+    await simulator.close();
+  });
+
+  it('reach the sink in their latest form on the next revisit, reading only the recent window again', async () => {
+    const options = { rateLimit: false, pageSize: 100, revisit: { window: '1h', every: 1 } } as const;
+    await backfillOnce(testConfig(simulator, databasePath, options));
+    simulator.addCalls('biz-1', 150);
+    await backfillOnce(testConfig(simulator, databasePath, options));
+    const recent = simulator.truth('biz-1').calls.at(-40);
+    if (recent === undefined) throw new Error('no recent call');
+    simulator.updateCallTranscription('biz-1', recent.id, 'Caller asked for a quote on solar panels.');
+    simulator.resetCounters();
+
+    const run = await backfillOnce(testConfig(simulator, databasePath, options));
+    expect(total(run, 'written')).toBe(1);
+    const row = readSqliteTable(databasePath, 'calls', 'biz-1').find((stored) => stored.id === recent.id);
+    expect(row?.fields.transcription_text).toBe('Caller asked for a quote on solar panels.');
+    expect(row?.raw).toEqual(simulator.truth('biz-1').calls.at(-40)?.raw);
+    // The 150 recent calls are two pages (plus the page before the window), not the 2,150 of history.
+    expect(requestsByBusiness(simulator)['biz-1']).toBeLessThanOrEqual(3 + 1 + 2);
+  });
+});
