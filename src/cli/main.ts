@@ -5,6 +5,7 @@ import { registerCheckConfigCommand } from './check-config.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDemoCommand } from './demo.js';
 import { registerSimulateCommand } from './simulate.js';
+import { registerStatusCommand } from './status.js';
 
 const program = new Command()
   .name('callsync')
@@ -15,6 +16,7 @@ registerBackfillCommand(program);
 registerCheckConfigCommand(program);
 registerDeadLettersCommand(program);
 registerSimulateCommand(program);
+registerStatusCommand(program);
 registerDemoCommand(program);
 
 await program.parseAsync(process.argv);
