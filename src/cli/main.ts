@@ -4,6 +4,8 @@ import { registerBackfillCommand } from './backfill.js';
 import { registerCheckConfigCommand } from './check-config.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDemoCommand } from './demo.js';
+import { registerResumeCommand } from './resume.js';
+import { registerRunCommand } from './run.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerStatusCommand } from './status.js';
 
@@ -18,5 +20,7 @@ registerDeadLettersCommand(program);
 registerSimulateCommand(program);
 registerStatusCommand(program);
 registerDemoCommand(program);
+registerRunCommand(program);
+registerResumeCommand(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,31 @@
+# callsync: build stage compiles TypeScript and the native better-sqlite3 addon; the runtime stage
+# carries only production dependencies and dist/, and runs as an unprivileged user.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY connectors ./connectors
+RUN npm run build
+# Production dependencies only, built here (native addons need the toolchain the runtime lacks).
+RUN npm ci --omit=dev
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+# The status server (server.port); bind server.host to 0.0.0.0 in the mounted config.
+EXPOSE 9464
+# No curl in slim images: a Node one-liner against /healthz (never needs the token).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.CALLSYNC_HEALTH_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM from `docker stop` is a graceful shutdown (worker.shutdownTimeoutMs, default 25 s).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/cli/main.js", "run", "--config", "/config/callsync.yaml"]

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { StatusStore } from '../server/index.js';
+
+/** JSON with object keys sorted, so equal configs hash equally whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** SHA-256 of the business's config section (secrets included, so a rotated key counts as a change). */
+export function businessConfigHash(business: unknown): string {
+  return createHash('sha256').update(canonicalJson(business)).digest('hex');
+}
+
+export interface FailedBusinessesOptions {
+  readonly redis: Redis;
+  readonly statusStore: StatusStore;
+  /** Hash business → config hash at the time of the mark (see `queueKeys().failedConfig`). */
+  readonly hashKey: string;
+}
+
+/**
+ * The status store keeps the failure mark and its reason; this adapter adds the config hash the
+ * mark was taken under (the store has no field for it), so a changed config lifts the mark.
+ */
+export class FailedBusinesses {
+  readonly #redis: Redis;
+  readonly #store: StatusStore;
+  readonly #hashKey: string;
+
+  constructor(options: FailedBusinessesOptions) {
+    this.#redis = options.redis;
+    this.#store = options.statusStore;
+    this.#hashKey = options.hashKey;
+  }
+
+  async mark(business: string, reason: string, configHash: string): Promise<void> {
+    await this.#redis.hset(this.#hashKey, business, configHash);
+    await this.#store.markBusinessFailed(business, reason);
+  }
+
+  /** The reason the business is stopped, or undefined when it is not. */
+  async reason(business: string): Promise<string | undefined> {
+    return (await this.#store.failedBusinesses())[business];
+  }
+
+  /** @returns whether the business was marked. */
+  async clear(business: string): Promise<boolean> {
+    const wasFailed = (await this.reason(business)) !== undefined;
+    await this.#store.clearBusinessFailed(business);
+    await this.#redis.hdel(this.#hashKey, business);
+    return wasFailed;
+  }
+
+  /**
+   * At start: lifts every mark whose business's config changed since (or that left the config).
+   * @param hashes current config hash of every configured business
+   * @returns the businesses whose mark was lifted
+   */
+  async reconcile(hashes: ReadonlyMap<string, string>): Promise<string[]> {
+    const failed = Object.keys(await this.#store.failedBusinesses());
+    const stored = await this.#redis.hgetall(this.#hashKey);
+    const lifted: string[] = [];
+    for (const business of failed) {
+      if (hashes.get(business) === stored[business]) continue;
+      await this.clear(business);
+      lifted.push(business);
+    }
+    return lifted;
+  }
+}

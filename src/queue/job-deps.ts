@@ -1,0 +1,36 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { CallsyncConfig } from '../config/index.js';
+import type { RateLimiter } from '../ratelimit/index.js';
+import type { CallsyncMetrics, StatusStore } from '../server/index.js';
+import type { Sink } from '../sink.js';
+import type { BusinessPlan } from '../sync/business-plan.js';
+import type { UpstreamClient } from '../upstream/index.js';
+import type { FailedBusinesses } from './failed-businesses.js';
+import type { QueueKeys } from './names.js';
+
+/** Everything a sync job needs; built once per process by `startRunWorker`. */
+export interface SyncJobDeps {
+  readonly config: CallsyncConfig;
+  /** Plans of the configured businesses, by name. */
+  readonly plans: ReadonlyMap<string, BusinessPlan>;
+  /** Config hash of each business, stored with a failure mark. */
+  readonly configHashes: ReadonlyMap<string, string>;
+  /** The business's upstream client (one per business, sharing one agent). */
+  readonly client: (plan: BusinessPlan) => UpstreamClient;
+  readonly sink: Sink;
+  readonly limiter: RateLimiter;
+  readonly redis: Redis;
+  readonly keys: QueueKeys;
+  readonly failed: FailedBusinesses;
+  readonly statusStore: StatusStore;
+  readonly metrics: CallsyncMetrics;
+  readonly logger: Logger;
+  /** Aborted on SIGTERM/SIGINT: jobs stop after the page in flight is stored. */
+  readonly shutdown: AbortSignal;
+}
+
+/** What a finished job reports (kept in BullMQ as its return value). */
+export type SyncJobResult =
+  | { readonly outcome: 'synced'; readonly pages: number; readonly records: number; readonly written: number }
+  | { readonly outcome: 'busy' | 'business_failed' | 'not_configured' };

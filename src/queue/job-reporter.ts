@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import type { CallsyncMetrics, StatusPatch, StatusStore } from '../server/index.js';
+import type { PageProgress } from '../sync/sync-stream.js';
+import type { FetchEvent } from '../upstream/index.js';
+
+/** Longest a page's counters wait before they reach the status store. */
+const COUNTER_FLUSH_MS = 500;
+
+export interface JobReporterOptions {
+  readonly business: string;
+  readonly stream: string;
+  readonly metrics: CallsyncMetrics;
+  readonly statusStore: StatusStore;
+  readonly logger: Logger;
+}
+
+/**
+ * Turns one job's engine events into metrics and status updates. The engine's callbacks are
+ * synchronous, so status writes are chained in order and awaited by `flush()`; a failed status
+ * write is logged and never fails the sync (the data is already stored).
+ */
+export class JobReporter {
+  readonly #options: JobReporterOptions;
+  readonly #labels: { readonly business: string; readonly stream: string };
+  #chain: Promise<void> = Promise.resolve();
+  #warning: string | undefined;
+  #pending = { pages: 0, recordsSynced: 0, deadLetters: 0 };
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: JobReporterOptions) {
+    this.#options = options;
+    this.#labels = { business: options.business, stream: options.stream };
+  }
+
+  /** The first warning of the run (e.g. a v2 gap), if any. */
+  get warning(): string | undefined {
+    return this.#warning;
+  }
+
+  readonly fetchEvent = (event: FetchEvent): void => {
+    const { metrics } = this.#options;
+    const business = { business: this.#options.business };
+    if (event.type === 'response') {
+      metrics.upstreamRequest(business, event.status ?? 'error');
+      if (event.status === 429) metrics.upstreamRateLimited(business);
+    } else if (event.type === 'budget-wait') {
+      metrics.budgetWaited(business, event.waitMs / 1000);
+    }
+  };
+
+  readonly page = (progress: PageProgress): void => {
+    const { metrics, statusStore } = this.#options;
+    if (progress.written > 0) metrics.recordsWritten(this.#labels, progress.written);
+    if (progress.deadLettered > 0) metrics.deadLettered(this.#labels, progress.deadLettered);
+    this.#pending.pages += 1;
+    this.#pending.recordsSynced += progress.written;
+    this.#pending.deadLetters += progress.deadLettered;
+    // Counters are summed over a short interval: one status write per page would cost more Redis
+    // commands than the page itself, and a status read a moment late loses nothing.
+    this.#timer ??= setTimeout(() => this.#flushCounters(statusStore), COUNTER_FLUSH_MS);
+  };
+
+  #flushCounters(statusStore: StatusStore): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const increment = this.#pending;
+    if (increment.pages === 0) return;
+    this.#pending = { pages: 0, recordsSynced: 0, deadLetters: 0 };
+    this.#enqueue(async () => {
+      await statusStore.update(this.#labels.business, this.#labels.stream, { increment });
+      if (increment.recordsSynced > 0) await statusStore.recordActivity(this.#labels.business, increment.recordsSynced, Date.now());
+    });
+  }
+
+  readonly warn = (message: string): void => {
+    this.#warning ??= message;
+    this.#options.logger.warn({ ...this.#labels, warning: message }, 'stream warning');
+    this.status({ warning: message });
+  };
+
+  /** Queues a status patch after the counters and patches before it. */
+  status(patch: StatusPatch): void {
+    this.#flushCounters(this.#options.statusStore);
+    this.#enqueue(() => this.#options.statusStore.update(this.#labels.business, this.#labels.stream, patch).then(() => undefined));
+  }
+
+  /** Writes the counters gathered so far; resolves when every queued status write has been tried. */
+  flush(): Promise<void> {
+    this.#flushCounters(this.#options.statusStore);
+    return this.#chain;
+  }
+
+  #enqueue(write: () => Promise<void>): void {
+    this.#chain = this.#chain.then(write).catch((error: unknown) => {
+      this.#options.logger.warn({ ...this.#labels, err: error instanceof Error ? error.message : String(error) }, 'status update failed');
+    });
+  }
+}

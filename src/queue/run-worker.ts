@@ -1,0 +1,110 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { CallsyncConfig } from '../config/index.js';
+import { createRedisRateLimiter } from '../ratelimit/index.js';
+import { createMetrics, createRedisStatusStore, startStatusServer, type Redact } from '../server/index.js';
+import type { Sink } from '../sink.js';
+import { planBusinesses } from '../sync/plan-businesses.js';
+import { createUpstreamAgent } from '../upstream/index.js';
+import { businessConfigHash, FailedBusinesses } from './failed-businesses.js';
+import type { SyncJobResult } from './job-deps.js';
+import { queueKeys, SYNC_QUEUE, type SyncJobData } from './names.js';
+import { reconcileSchedulers } from './schedulers.js';
+import { createSyncProcessor } from './sync-job.js';
+import { upstreamClients } from './upstream-clients.js';
+
+export interface RunWorkerOptions {
+  readonly config: CallsyncConfig;
+  /** Owned by the caller: `shutdown()` leaves it open. */
+  readonly sink: Sink;
+  readonly logger: Logger;
+  /** Scrubs secrets from what the status server serves. */
+  readonly redact?: Redact;
+  /** @defaultValue one keep-alive agent for the process */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface RunWorker {
+  /** The status server's base URL. */
+  readonly url: string;
+  /** Stops taking jobs, stops running ones after their page in flight, closes everything it opened. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts one `run` replica: schedulers reconciled, a BullMQ worker, and the operators' HTTP port. */
+export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
+  const { config, sink, logger } = options;
+  const keys = queueKeys(config.redis.prefix);
+  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 3 });
+  // BullMQ's blocking commands need a connection that retries forever.
+  const bullRedis = new Redis(config.redis.url, { maxRetriesPerRequest: null });
+  const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
+  const limiter = createRedisRateLimiter({ redis, prefix: config.redis.prefix });
+  const metrics = createMetrics({
+    lagSource: async () => (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, lagSeconds: s.lagSeconds })),
+  });
+  const plans = planBusinesses(config);
+  const hashes = new Map(config.businesses.map((b) => [b.name, businessConfigHash(b)]));
+  const failed = new FailedBusinesses({ redis, statusStore, hashKey: keys.failedConfig });
+  const lifted = await failed.reconcile(hashes);
+  if (lifted.length > 0) logger.info({ businesses: lifted }, 'config changed: failed businesses resumed');
+  await sink.prepare([...new Map(plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
+
+  const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull });
+  const changes = await reconcileSchedulers(queue, plans, config.schedule.every);
+  logger.info({ schedulers: changes.upserted.length, removed: changes.removed, everyMs: config.schedule.every }, 'job schedulers reconciled');
+
+  const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: config.upstream.timeoutMs, caFile: config.upstream.caFile });
+  const clients = upstreamClients(config.upstream, dispatcher);
+  const stop = new AbortController();
+  const server = await startStatusServer({
+    host: config.server.host,
+    port: config.server.port,
+    token: config.server.token,
+    statusStore,
+    metrics: metrics.registry,
+    readiness: { redis: async () => void (await redis.ping()), sink: () => sink.ping() },
+    logger,
+    redact: options.redact,
+  });
+  const worker = new Worker<SyncJobData, SyncJobResult>(
+    SYNC_QUEUE,
+    createSyncProcessor({
+      config, plans: new Map(plans.map((p) => [p.name, p])), configHashes: hashes, client: clients.get, sink, limiter,
+      redis, keys, failed, statusStore, metrics, logger, shutdown: stop.signal,
+    }),
+    {
+      connection: bullRedis,
+      prefix: keys.bull,
+      concurrency: config.worker.concurrency,
+      lockDuration: config.worker.lockDurationMs,
+      stalledInterval: config.worker.stalledIntervalMs,
+      // A job whose worker died twice is failed rather than retried forever; the next scheduled run retries.
+      maxStalledCount: 2,
+    },
+  );
+  worker.on('error', (error) => logger.error({ err: error.message }, 'worker error'));
+  worker.on('failed', (job, error) => logger.debug({ jobId: job?.id, err: error.message }, 'job failed'));
+  logger.info({ concurrency: config.worker.concurrency, businesses: plans.length }, 'worker started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: server.url,
+    shutdown() {
+      closing ??= (async () => {
+        stop.abort(new Error('shutting down'));
+        await worker.close();
+        await queue.close();
+        await server.close();
+        await clients.close();
+        if (options.dispatcher === undefined) await dispatcher.close();
+        await statusStore.close();
+        await limiter.close();
+        await Promise.allSettled([redis.quit(), bullRedis.quit()]);
+      })();
+      return closing;
+    },
+  };
+}

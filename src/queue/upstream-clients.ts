@@ -1,0 +1,35 @@
+import type { Dispatcher } from 'undici';
+import type { UpstreamConfig } from '../config/index.js';
+import type { BusinessPlan } from '../sync/business-plan.js';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/index.js';
+
+export interface UpstreamClients {
+  /** The business's client, created on first use; session logins are reused across jobs. */
+  readonly get: (plan: BusinessPlan) => UpstreamClient;
+  close(): Promise<void>;
+}
+
+/** One client per business for the life of the process, all on one shared dispatcher. */
+export function upstreamClients(upstream: UpstreamConfig, dispatcher: Dispatcher): UpstreamClients {
+  const clients = new Map<string, UpstreamClient>();
+  return {
+    get(plan) {
+      let client = clients.get(plan.name);
+      if (client === undefined) {
+        client = createUpstreamClient({
+          baseUrl: upstream.baseUrl,
+          v2BaseUrl: upstream.v2BaseUrl,
+          timeoutMs: upstream.timeoutMs,
+          credentials: plan.credentials,
+          dispatcher,
+        });
+        clients.set(plan.name, client);
+      }
+      return client;
+    },
+    async close() {
+      await Promise.all([...clients.values()].map((client) => client.close()));
+      clients.clear();
+    },
+  };
+}

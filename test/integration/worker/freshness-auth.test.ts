@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../../src/simulator/index.js';
+import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
+import { countRows, hasCall } from './measures.js';
+
+interface StatusDocument {
+  businesses: Array<{ name: string; failed: string | null; streams: Array<{ stream: string; state: string; lastError: string | null; updatedAt: string }> }>;
+}
+
+describe('callsync run: freshness and a revoked key', () => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  it('stores a newly arrived call within the interval plus five seconds', async () => {
+    const sim = await startSimulator({ businesses: 1, calls: 50, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
+    const ws = workspace('fresh');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    processes.push(spawnRun(ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s' }))));
+    await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 50 ? true : undefined));
+    sim.addCalls('biz-1', 1);
+    const newest = sim.truth('biz-1').calls.at(-1)!.id;
+    const arrived = Date.now();
+    await waitFor('the new call', () => (hasCall(ws.dbPath, 'biz-1', newest) ? true : undefined), 7_000, 100);
+    console.log(JSON.stringify({ freshnessSeconds: (Date.now() - arrived) / 1000 }));
+  });
+
+  it('stops a business whose key is revoked, shows auth_failed with the reason, and the others finish; resume lifts it', async () => {
+    const sim = await startSimulator({ businesses: 2, calls: 200, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
+    const ws = workspace('auth');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    sim.revokeKey('biz-1');
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s' }));
+    processes.push(spawnRun(config));
+    const url = await processes[0]!.url;
+    const read = async (): Promise<StatusDocument> => (await (await fetch(`${url}/status`)).json()) as StatusDocument;
+    const failed = await waitFor('biz-1 to be stopped', async () => {
+      const biz = (await read()).businesses.find((b) => b.name === 'biz-1');
+      return biz?.failed != null && biz.streams.find((s) => s.stream === 'calls')?.state === 'auth_failed' ? biz : undefined;
+    });
+    expect(failed.failed).toMatch(/^auth: .*401/);
+    expect(failed.streams.find((s) => s.stream === 'calls')?.lastError).toMatch(/401/);
+    await waitFor('biz-2 to be mirrored', () => (countRows(ws.dbPath, 'calls') >= 200 ? true : undefined));
+    const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim));
+    for (const stream of ['calls', 'voicemails', 'numbers']) expect(diffs[`biz-2/${stream}`]).toBe('missing 0, unexpected 0, different 0');
+    // A stopped business's jobs send nothing: rejected requests (only biz-1's key is revoked) stay put over several intervals.
+    const before = sim.counters().unauthenticated;
+    const callsOf = async () => (await read()).businesses.find((b) => b.name === 'biz-1')!.streams.find((s) => s.stream === 'calls')!;
+    const seenAt = (await callsOf()).updatedAt;
+    // Each scheduled run of a stopped business rewrites its status without a request; wait for three.
+    for (let run = 0; run < 3; run += 1) {
+      const since = run === 0 ? seenAt : (await callsOf()).updatedAt;
+      await waitFor('another scheduled run', async () => ((await callsOf()).updatedAt !== since ? true : undefined), 10_000, 300);
+    }
+    expect((await callsOf()).state).toBe('auth_failed');
+    expect(sim.counters().unauthenticated).toBe(before);
+
+    const resume = spawnRun(config, ['resume', 'biz-1']);
+    expect((await resume.exited).code).toBe(0);
+    await waitFor('biz-1 to fail again with its key still revoked', async () => {
+      const again = (await read()).businesses.find((b) => b.name === 'biz-1');
+      return again?.failed != null && sim.counters().unauthenticated > before ? true : undefined;
+    });
+  });
+});

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../../src/simulator/index.js';
+import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
+import { countRows, storedVersusCheckpoint } from './measures.js';
+
+const CALLS = 3000;
+
+describe('callsync run: graceful shutdown and budget delays', () => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  it('exits 0 on SIGTERM with the checkpoint matching the stored rows; a restart ends exact', async () => {
+    // 20 requests a second and no budget wait in place: every wait moves the job to delayed.
+    const sim = await startSimulator({ businesses: 2, calls: CALLS, voicemails: 20, numbers: 3, rateLimit: { limit: 20, windowMs: 1000 } });
+    const ws = workspace('shutdown');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    const config = ws.writeConfig(
+      runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 20, perMs: 1000 }, worker: { maxBudgetWaitMs: 0, shutdownTimeoutMs: 8000 } }),
+    );
+    const first = spawnRun(config);
+    processes.push(first);
+    await waitFor('a part of the backlog', () => (countRows(ws.dbPath, 'calls') >= 600 ? true : undefined));
+    first.child.kill('SIGTERM');
+    const exit = await first.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(first.logs.some((l) => l.msg === 'waiting for budget; job delayed')).toBe(true);
+    expect(first.logs.some((l) => l.msg === 'stopped')).toBe(true);
+    for (const b of sim.businesses) {
+      const { rows, synced } = storedVersusCheckpoint(ws.dbPath, b.name, 'calls');
+      expect(synced, b.name).toBe(rows);
+    }
+    expect(countRows(ws.dbPath, 'calls')).toBeLessThan(2 * CALLS);
+
+    processes.push(spawnRun(config));
+    await waitFor('the whole backlog', () => (countRows(ws.dbPath, 'calls') >= 2 * CALLS ? true : undefined), 90_000, 500);
+    await waitFor('every stream', () => {
+      const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim));
+      return Object.values(diffs).every((d) => d === 'missing 0, unexpected 0, different 0') ? true : undefined;
+    }, 20_000, 1000);
+    for (const b of sim.businesses) expect(sim.counters().businesses[b.name]?.rateLimited).toBe(0);
+    for (const b of sim.businesses) expect(sim.counters().businesses[b.name]?.maxWindowCount).toBeLessThanOrEqual(20);
+  });
+});
