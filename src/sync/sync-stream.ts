@@ -67,7 +67,20 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
   }, stored?.position);
 
   let position = stored?.position;
-  for await (const page of walk) {
+  // One page ahead: the next request is in flight while this page is written, so the upstream
+  // budget and the sink work at the same time. Pages are still stored strictly in order.
+  let pending = walk.next();
+  for (;;) {
+    const step = await pending;
+    if (step.done === true) break;
+    const page = step.value;
+    const aborted = (): boolean => options.signal?.aborted === true;
+    const stopping = aborted();
+    if (!stopping) {
+      pending = walk.next();
+      // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
+      pending.catch(() => undefined);
+    }
     if (page.warning !== undefined) warn(page.warning);
     const { records, deadLetters } = toPageRecords(businessId, descriptor.name, descriptor.source, page.items);
     const parts = chunk(records, sink.capabilities.maxBatchSize);
@@ -103,7 +116,11 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
       deadLettered: pageDead,
       total: page.total,
     });
-    if (options.signal?.aborted) return { ...totals, warnings, stopped: true };
+    if (stopping || aborted()) {
+      await pending.catch(() => undefined);
+      await walk.return(undefined);
+      return { ...totals, warnings, stopped: true };
+    }
   }
   return { ...totals, warnings, stopped: false };
 }

@@ -17,6 +17,8 @@ export interface RunConfigOptions {
   readonly worker?: Record<string, number>;
   /** Business names (default: every simulator business). */
   readonly businesses?: readonly string[];
+  /** @defaultValue the SQLite file at `dbPath` */
+  readonly sink?: Record<string, unknown>;
 }
 
 /** A `callsync run` config for the simulator; short locks so a killed replica's jobs are taken over quickly. */
@@ -32,7 +34,7 @@ export function runConfig(sim: Simulator, options: RunConfigOptions): Record<str
       retry: { maxAttempts: 4, baseDelayMs: 50, maxDelayMs: 500 },
     },
     businesses: sim.businesses.filter((b) => names.includes(b.name)).map((b) => ({ name: b.name, apiKey: b.apiKey, v2Token: b.v2Token })),
-    sink: { type: 'sqlite', path: options.dbPath, busyTimeoutMs: 20_000 },
+    sink: options.sink ?? { type: 'sqlite', path: options.dbPath, busyTimeoutMs: 20_000 },
     schedule: { every: options.every ?? '2s' },
     redis: { url: redisUrl, prefix: options.prefix },
     server: { host: '127.0.0.1', port: 0 },

@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { postgresUrl, uniqueName } from '../services.js';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
@@ -34,27 +36,43 @@ describe('callsync run: three replicas, five businesses', () => {
     cleanup = [];
   });
 
-  async function setUp(label: string, calls = CALLS) {
+  async function setUp(label: string, calls = CALLS, sink?: Record<string, unknown>) {
     const sim = await startSimulator({ businesses: 5, calls, voicemails: 50, numbers: 5, rateLimit: { limit: LIMIT, windowMs: 1000 } });
     const ws = workspace(label);
     const processes: RunProcess[] = [];
     cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: PAGE_SIZE }));
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: PAGE_SIZE, sink }));
     return { sim, ws, processes, config };
   }
 
   it('shares one budget per business: no 429, never over the limit, at least 90% used while there is backlog', async () => {
+    // Replicas share a warehouse as they would in production: Postgres. Three processes writing one
+    // SQLite file serialise on its lock, which measures SQLite's busy handler rather than the budget.
+    const schema = uniqueName('budget');
+    const pg = new Client({ connectionString: postgresUrl });
+    await pg.connect();
+    cleanup.push(async () => {
+      await pg.query(`drop schema if exists "${schema}" cascade`);
+      await pg.end();
+    });
+    const { sim, processes, config } = await setUp('budget', 20, { type: 'postgres', url: postgresUrl, schema });
+    const waitForMirror = async (): Promise<void> => {
+      const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
+      await waitFor('every call stored', async () => {
+        const found = await pg.query<{ n: string }>(`select count(*) as n from "${schema}".calls`).catch(() => undefined);
+        return Number(found?.rows[0]?.n ?? 0) >= expected ? true : undefined;
+      }, 90_000, 250);
+    };
     // Replicas first sync a small history, so the backlog lands on warm processes.
-    const { sim, ws, processes, config } = await setUp('budget', 20);
     for (let i = 0; i < 3; i += 1) processes.push(spawnRun(config));
     const url = await processes[0]!.url;
     await Promise.all(processes.map((p) => p.url));
-    await waitForMirror(ws.dbPath, sim);
+    await waitForMirror();
     sim.resetCounters();
     const commandsBefore = await redisCommandCount();
     const pagesBefore = (await status(url)).businesses.flatMap((b) => b.streams).reduce((sum, s) => sum + s.pages, 0);
     for (const b of sim.businesses) sim.addCalls(b.name, CALLS);
-    await waitForMirror(ws.dbPath, sim);
+    await waitForMirror();
     const commands = (await redisCommandCount()) - commandsBefore;
     const pages = (await status(url)).businesses.flatMap((b) => b.streams).reduce((sum, s) => sum + s.pages, 0) - pagesBefore;
     await stopAll(processes);
