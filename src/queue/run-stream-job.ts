@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { BudgetView } from '../server/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
+import { revisitSettings } from '../sync/plan-businesses.js';
 import { describeStreamFailure } from '../sync/stream-failure.js';
 import { syncStream } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../sync/upstream-fetch.js';
@@ -62,6 +63,7 @@ export async function runStreamJob(
       sink: deps.sink,
       normalizeContext: plan.normalizeContext,
       paging: { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit },
+      revisit: revisitSettings(deps.config),
       signal,
       onPage: reporter.page,
       onWarning: reporter.warn,
