@@ -13,11 +13,22 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'connectors/**/*.integration.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'connectors/**/*.integration.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,
           // Tests share two cores; the big end-to-end suites measure throughput and must not starve each other.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // Reliability and security proof (`npm run test:chaos`); not part of `npm test`.
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts', 'test/chaos/global-setup.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
         },
       },
