@@ -1,0 +1,33 @@
+import type { SinkConfig } from '../../connectors/registry.js';
+import { createSink } from '../../connectors/registry.js';
+import { createLogReporter } from '../../src/cli/backfill/log-reporter.js';
+import { runBackfill } from '../../src/cli/backfill/run-backfill.js';
+import type { CallsyncConfig } from '../../src/config/index.js';
+import { planBusinesses } from '../../src/sync/plan-businesses.js';
+import { silentLogger } from './silent-logger.js';
+
+export interface BackfillRun {
+  readonly seconds: number;
+  readonly records: number;
+  readonly failures: readonly string[];
+}
+
+/** One `callsync backfill` as the command runs it (same sink factory, reporter and runner), timed. */
+export async function backfillOnce(config: CallsyncConfig<SinkConfig>): Promise<BackfillRun> {
+  const logger = silentLogger();
+  const plans = planBusinesses(config);
+  const started = performance.now();
+  const sink = await createSink(config.sink, { logger });
+  const outcomes = await runBackfill({ config, plans, sink, reporter: createLogReporter(logger) }).finally(() => sink.close());
+  const seconds = (performance.now() - started) / 1000;
+  let records = 0;
+  const failures: string[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.failure !== undefined) failures.push(`${outcome.business}: ${outcome.failure.message}`);
+    for (const stream of outcome.streams) {
+      records += stream.result?.records ?? 0;
+      if (stream.failure !== undefined) failures.push(`${outcome.business}/${stream.stream}: ${stream.failure.message}`);
+    }
+  }
+  return { seconds, records, failures };
+}

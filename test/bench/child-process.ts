@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The checkout root: children run `src/cli/main.ts` and bench scripts relative to it. */
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+/** `node --import tsx <script> ...args` from the checkout root; stderr is passed through for crashes. */
+export function spawnTsx(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+/** Resolves with the child's first stdout line; rejects if it exits first or stays silent past `timeoutMs`. */
+export async function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
+  if (child.stdout === null) throw new Error('child has no stdout pipe');
+  const lines = createInterface({ input: child.stdout });
+  const timer = AbortSignal.timeout(timeoutMs);
+  const line = Promise.race([
+    once(lines, 'line', { signal: timer }).then(([text]) => String(text)),
+    once(child, 'exit', { signal: timer }).then(([code]) => {
+      throw new Error(`child exited with ${String(code)} before printing a line`);
+    }),
+  ]);
+  try {
+    return await line;
+  } finally {
+    lines.close();
+  }
+}
+
+/** Stops a child this bench started (by its own handle, never by name) and waits for it to exit. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,43 @@
+import pg from 'pg';
+import { rawRow, rawWalk } from './raw-walk.js';
+
+const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'jsonb', 'timestamptz'];
+
+/**
+ * The hand-written floor for Postgres: the connector's column types in a schema of its own, one
+ * COPY-like `insert … select * from unnest(…)` per page (eleven array parameters, one round trip).
+ */
+export async function rawPostgresBaseline(url: string, schema: string, baseUrl: string, apiKey: string, businessId: string, pageSize: number): Promise<{ records: number; seconds: number }> {
+  const started = performance.now();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`create schema if not exists "${schema}"`);
+    await client.query(`create table "${schema}".calls (
+      business_id text not null, id text not null, source text not null,
+      to_number text, from_number text, direction text, recording_url text, transcription_text text, created_at timestamptz,
+      raw jsonb not null, synced_at timestamptz not null, primary key (business_id, id))`);
+    const unnest = TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
+    const sql = `insert into "${schema}".calls select * from unnest(${unnest})`;
+    const records = await rawWalk(baseUrl, apiKey, pageSize, async (calls) => {
+      const now = new Date().toISOString();
+      const columns: (string | null)[][] = TYPES.map(() => []);
+      for (const call of calls) rawRow(businessId, call, now).forEach((value, index) => columns[index]!.push(value));
+      await client.query(sql, columns);
+    });
+    return { records, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a schema this bench created (its name is always a generated `t_bench_…`). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}

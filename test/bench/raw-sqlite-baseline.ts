@@ -1,0 +1,33 @@
+import Database from 'better-sqlite3';
+import { rawRow, rawWalk } from './raw-walk.js';
+
+const DDL = `create table if not exists calls (
+  business_id text not null, id text not null, source text not null,
+  to_number text, from_number text, direction text, recording_url text, transcription_text text, created_at text,
+  raw text not null, synced_at text not null,
+  primary key (business_id, id)) strict`;
+
+/**
+ * The hand-written floor for SQLite: the same table and pragmas as the connector, one prepared
+ * insert per row, one transaction per page. Returns records per second.
+ */
+export async function rawSqliteBaseline(path: string, baseUrl: string, apiKey: string, businessId: string, pageSize: number): Promise<{ records: number; seconds: number }> {
+  const started = performance.now();
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(DDL);
+    const insert = db.prepare(`insert into calls values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const writePage = db.transaction((rows: (string | null)[][]) => {
+      for (const row of rows) insert.run(row);
+    });
+    const records = await rawWalk(baseUrl, apiKey, pageSize, (calls) => {
+      const now = new Date().toISOString();
+      writePage(calls.map((call) => rawRow(businessId, call, now)));
+    });
+    return { records, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,57 @@
+import { Agent, request } from 'undici';
+
+/** The v1 calls payload as the baseline reads it: no validation, no normalization. */
+export interface RawCall {
+  readonly id: string;
+  readonly to_number?: string | null;
+  readonly from_number?: string | null;
+  readonly direction?: string | null;
+  readonly recording_url?: string | null;
+  readonly transcription_text?: string | null;
+  readonly created_at?: string | null;
+}
+
+interface CallsPage {
+  readonly data: { readonly calls: RawCall[]; readonly has_more: boolean; readonly next_cursor?: string | null };
+}
+
+/**
+ * The raw baseline's read side: undici request + JSON.parse over the same cursor pages the
+ * engine walks, one page at a time, and the caller's `store` of each page awaited before the next.
+ */
+export async function rawWalk(baseUrl: string, apiKey: string, pageSize: number, store: (calls: RawCall[]) => Promise<void> | void): Promise<number> {
+  const agent = new Agent();
+  let records = 0;
+  let cursor = '';
+  try {
+    for (;;) {
+      const query = cursor === '' ? `limit=${pageSize}` : `limit=${pageSize}&cursor=${encodeURIComponent(cursor)}`;
+      const res = await request(`${baseUrl}/api/v1/calls?${query}`, { headers: { authorization: `Bearer ${apiKey}` }, dispatcher: agent });
+      if (res.statusCode !== 200) throw new Error(`baseline walk: HTTP ${res.statusCode}`);
+      const page = JSON.parse(await res.body.text()) as CallsPage;
+      await store(page.data.calls);
+      records += page.data.calls.length;
+      if (!page.data.has_more || page.data.next_cursor == null) return records;
+      cursor = page.data.next_cursor;
+    }
+  } finally {
+    await agent.close();
+  }
+}
+
+/** The columns both baselines store, in table order, with the same `raw` text the sinks keep. */
+export function rawRow(businessId: string, call: RawCall, now: string): (string | null)[] {
+  return [
+    businessId,
+    call.id,
+    'v1',
+    call.to_number ?? null,
+    call.from_number ?? null,
+    call.direction ?? null,
+    call.recording_url ?? null,
+    call.transcription_text === '' ? null : (call.transcription_text ?? null),
+    call.created_at ?? null,
+    JSON.stringify(call),
+    now,
+  ];
+}
