@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import pLimit from 'p-limit';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import { isSyncSchedulerId, schedulerId, SYNC_JOB, type SyncJobData } from './names.js';
 
@@ -6,6 +7,8 @@ export interface SchedulerChanges {
   readonly upserted: readonly string[];
   readonly removed: readonly string[];
 }
+
+const RECONCILE_CONCURRENCY = 32;
 
 /** Finished jobs kept for inspection; older ones are trimmed by BullMQ. */
 const KEEP = { removeOnComplete: { count: 100 }, removeOnFail: { count: 500 } } as const;
@@ -25,17 +28,16 @@ export async function reconcileSchedulers(
     for (const descriptor of plan.streams) wanted.set(schedulerId(plan.name, descriptor.name), { business: plan.name, stream: descriptor.name });
   }
   const existing = await queue.getJobSchedulers(0, -1);
-  const removed: string[] = [];
-  for (const scheduler of existing) {
-    const id = scheduler.key;
-    if (isSyncSchedulerId(id) && !wanted.has(id)) {
-      await queue.removeJobScheduler(id);
-      removed.push(id);
-    }
-  }
-  for (const [id, data] of wanted) {
-    // attempts 1: a failed run is not retried in place; the next scheduled run is the retry.
-    await queue.upsertJobScheduler(id, { every: everyMs }, { name: SYNC_JOB, data, opts: { attempts: 1, ...KEEP } });
-  }
+  const removed = existing.map((scheduler) => scheduler.key).filter((id) => isSyncSchedulerId(id) && !wanted.has(id));
+  // Each call is one Redis script; a thousand businesses × three streams one by one took ~10 s
+  // of round trips, so they go out a few dozen at a time.
+  const limit = pLimit(RECONCILE_CONCURRENCY);
+  await Promise.all(removed.map((id) => limit(() => queue.removeJobScheduler(id))));
+  await Promise.all(
+    [...wanted].map(([id, data]) =>
+      // attempts 1: a failed run is not retried in place; the next scheduled run is the retry.
+      limit(() => queue.upsertJobScheduler(id, { every: everyMs }, { name: SYNC_JOB, data, opts: { attempts: 1, ...KEEP } })),
+    ),
+  );
   return { upserted: [...wanted.keys()], removed };
 }
