@@ -5,10 +5,16 @@ import type { SinkDatabase } from '../sql/sink-database.js';
 import { DEFAULT_POOL_SIZE } from './postgres-config.js';
 import type { PostgresSinkConfig } from './postgres-config.js';
 
+/** One pg pool: kysely (bound to the configured schema) for queries and DDL, the pool itself for the write path. */
+export interface PostgresHandles {
+  readonly db: Kysely<SinkDatabase>;
+  readonly pool: pg.Pool;
+}
+
 /** A kysely instance over a pg pool, bound to the configured schema. */
-export function openPostgres(config: PostgresSinkConfig, logger: Logger): Kysely<SinkDatabase> {
+export function openPostgres(config: PostgresSinkConfig, logger: Logger): PostgresHandles {
   const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize ?? DEFAULT_POOL_SIZE });
   // An idle client losing its server emits 'error' on the pool; unhandled, that would end the process.
   pool.on('error', (error) => logger.warn({ err: error }, 'postgres idle connection failed; the pool replaces it'));
-  return new Kysely<SinkDatabase>({ dialect: new PostgresDialect({ pool }) }).withSchema(config.schema);
+  return { pool, db: new Kysely<SinkDatabase>({ dialect: new PostgresDialect({ pool }) }).withSchema(config.schema) };
 }

@@ -1,7 +1,10 @@
 /** One connection inside an open transaction, as the shared write path uses it. */
 export interface SqlExecutor {
-  /** Runs one statement and resolves with the number of rows it inserted or changed. */
-  run(sql: string, parameters: readonly unknown[]): Promise<number>;
+  /**
+   * Runs one statement and resolves with the number of rows it inserted or changed. A `name`
+   * lets the target keep it prepared on the connection (always the same `sql` for one name).
+   */
+  run(sql: string, parameters: readonly unknown[], name?: string): Promise<number>;
 }
 
 /**

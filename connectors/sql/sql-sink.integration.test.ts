@@ -94,3 +94,31 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     await expect(sink.prepare([{ stream: 'x', table: 'x; drop table calls', columns: [] }])).rejects.toThrow(/not a safe SQL identifier/);
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dialect) => {
+  const events: StreamTable = { stream: 'events', table: 'events', columns: [{ name: 'n', type: 'integer' }, { name: 'label', type: 'text' }] };
+  const event = (id: number, n: unknown, label = 'x'): SyncRecord => ({ businessId: 'acme', id: `e${String(id)}`, source: 'v1', fields: { n: n as number, label }, raw: { id } });
+  const checkpoint = (page: number) => ({ businessId: 'acme', stream: 'events', position: { page }, recordsSynced: 0 });
+
+  it('counts only inserted or changed rows, batch after batch on one connection', async () => {
+    const sink = await open(await freshConfig(dialect));
+    const first = Array.from({ length: 10 }, (_, i) => event(i, i));
+    expect(await sink.write({ businessId: 'acme', table: events, records: first, deadLetters: [] }, checkpoint(1))).toEqual({ written: 10, unchanged: 0, deadLettered: 0 });
+    // Same statement again (prepared once per connection): 2 changed, 1 new, 8 unchanged.
+    const second = [...first.slice(0, 8), event(8, 8, 'changed'), event(9, 90), event(10, 10)];
+    expect(await sink.write({ businessId: 'acme', table: events, records: second, deadLetters: [] }, checkpoint(2))).toEqual({ written: 3, unchanged: 8, deadLettered: 0 });
+    expect((await sink.checkpoints.load('acme', 'events'))?.recordsSynced).toBe(13);
+  });
+
+  it('redoes a batch with a refused row row by row, keeping the rest, the dead letter and the checkpoint', async () => {
+    const sink = await open(await freshConfig(dialect));
+    const records = [event(1, 1), event(2, 'not a number'), event(3, 3)];
+    const result = await sink.write({ businessId: 'acme', table: events, records, deadLetters: [] }, checkpoint(1));
+    expect(result).toEqual({ written: 2, unchanged: 0, deadLettered: 1 });
+    expect((await sink.deadLetters.list({ stream: 'events' })).map((letter) => letter.raw)).toEqual([{ id: 2 }]);
+    expect(await sink.checkpoints.load('acme', 'events')).toEqual({ businessId: 'acme', stream: 'events', position: { page: 1 }, recordsSynced: 2 });
+    // The connection is usable afterwards and the bulk path still works.
+    const again = await sink.write({ businessId: 'acme', table: events, records: [event(1, 1), event(4, 4)], deadLetters: [] }, checkpoint(2));
+    expect(again).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
+  });
+});

@@ -10,6 +10,7 @@ import type { SqlExecutor } from './sql-executor.js';
 import type { SqlFlavor } from './sql-flavor.js';
 import { addMissingColumns, assertStreamTable, createStreamTable } from './stream-table-ddl.js';
 import { StatementCache, writeBatch } from './write-batch.js';
+import type { WriteMode } from './write-batch.js';
 
 /** What a SQL dialect folder provides: its connection handling; the rest is shared. */
 export interface SqlBackend {
@@ -18,6 +19,11 @@ export interface SqlBackend {
   readonly flavor: SqlFlavor;
   /** Runs `body` in one transaction on one connection: commits when it resolves, rolls back when it rejects. */
   transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` on one connection while holding a lock that serialises schema changes with every
+   * other process and sink on the same database, so concurrent starts migrate exactly once.
+   */
+  withSchemaLock<T>(body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T>;
   /** Closes every connection. */
   destroy(): Promise<void>;
 }
@@ -44,17 +50,29 @@ export class SqlSink implements SinkConnector {
 
   async prepare(tables: readonly StreamTable[]): Promise<void> {
     tables.forEach(assertStreamTable);
-    const { db, flavor } = this.#backend;
-    await migrateToLatest(db, flavor);
-    for (const table of tables) await createStreamTable(db, flavor, table);
-    await addMissingColumns(db, flavor, tables);
+    const { flavor } = this.#backend;
+    await this.#backend.withSchemaLock(async (db) => {
+      await migrateToLatest(db, flavor);
+      for (const table of tables) await createStreamTable(db, flavor, table);
+      await addMissingColumns(db, flavor, tables);
+    });
   }
 
-  write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult> {
+  /**
+   * One transaction without savepoints; when the target refuses a row, that transaction rolls back
+   * and a fresh one redoes the batch row by row (rare, and cheaper than a savepoint per batch).
+   */
+  async write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult> {
     const { flavor } = this.#backend;
-    return this.#backend.transaction((executor) =>
-      writeBatch(executor, flavor, this.#statements, batch, checkpoint, new Date().toISOString()),
-    );
+    const now = new Date().toISOString();
+    const run = (mode: WriteMode) =>
+      this.#backend.transaction((executor) => writeBatch(executor, flavor, this.#statements, batch, checkpoint, now, mode));
+    try {
+      return await run('bulk');
+    } catch (error) {
+      if (!flavor.isRecordRejection(error)) throw error;
+      return run('per-row');
+    }
   }
 
   async ping(): Promise<void> {

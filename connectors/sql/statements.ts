@@ -39,6 +39,26 @@ export function recordUpsertSql(flavor: SqlFlavor, table: StreamTable, rows: num
   );
 }
 
+/**
+ * Postgres upsert of any number of rows from one array parameter per column, so the text (and
+ * the server's plan) is the same for every batch of the table and the bind count stays fixed.
+ * Same conflict rule and change count as {@link recordUpsertSql}.
+ */
+export function recordUnnestUpsertSql(flavor: SqlFlavor, table: StreamTable): string {
+  const columns = recordColumns(table).map(quoteIdentifier);
+  const types = ['text', 'text', 'text', ...table.columns.map((column) => flavor.columnType(column.type)), flavor.jsonType, flavor.timestampType];
+  const arrays = types.map((type, index) => `${flavor.placeholder(index + 1)}::${type}[]`);
+  const updated = columns.slice(2);
+  const compared = updated.slice(0, -1);
+  const set = updated.map((column) => `${column} = excluded.${column}`).join(', ');
+  const row = (prefix: string) => `(${compared.map((column) => `${prefix}.${column}`).join(', ')})`;
+  return (
+    `insert into ${qualifiedTable(flavor, table.table)} as t (${columns.join(', ')}) ` +
+    `select * from unnest(${arrays.join(', ')}) as u(${columns.join(', ')}) ` +
+    `on conflict (business_id, id) do update set ${set} where ${flavor.differs(row('t'), row('excluded'))}`
+  );
+}
+
 /** Upsert of one dead letter: seen again, it bumps `attempts` and `last_seen_at` instead of adding a row. */
 export function deadLetterUpsertSql(flavor: SqlFlavor): string {
   return (

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresFlavor } from '../postgres/postgres-flavor.js';
 import { sqliteFlavor } from '../sqlite/sqlite-flavor.js';
 import { assertIdentifier } from './identifiers.js';
-import { checkpointUpsertSql, deadLetterUpsertSql, recordUpsertSql } from './statements.js';
+import { checkpointUpsertSql, deadLetterUpsertSql, recordUnnestUpsertSql, recordUpsertSql } from './statements.js';
 import { assertStreamTable } from './stream-table-ddl.js';
 
 const sms = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' as const }] };
@@ -14,6 +14,15 @@ describe('SQL statements', () => {
     expect(text).toContain('values ($1, $2, $3, $4, $5, $6), ($7, $8, $9, $10, $11, $12)');
     expect(text).toContain('where t."source" is distinct from excluded."source" or t."created_at" is distinct from excluded."created_at" or t."raw" is distinct from excluded."raw"');
     expect(text).not.toMatch(/t\."synced_at" is distinct/);
+  });
+
+  it('upserts Postgres rows from one typed array per column, updating only rows that differ', () => {
+    const table = { ...sms, columns: [...sms.columns, { name: 'n', type: 'integer' as const }] };
+    const text = recordUnnestUpsertSql(postgresFlavor('callsync'), table);
+    expect(text).toContain('insert into "callsync"."sms" as t ("business_id", "id", "source", "created_at", "n", "raw", "synced_at") ');
+    expect(text).toContain('select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bigint[], $6::jsonb[], $7::timestamptz[]) as u(');
+    expect(text).toContain('do update set "source" = excluded."source", "created_at" = excluded."created_at", "n" = excluded."n", "raw" = excluded."raw", "synced_at" = excluded."synced_at"');
+    expect(text).toContain('where (t."source", t."created_at", t."n", t."raw") is distinct from (excluded."source", excluded."created_at", excluded."n", excluded."raw")');
   });
 
   it('uses anonymous placeholders and IS NOT in SQLite', () => {

@@ -1,15 +1,22 @@
+import { createHash } from 'node:crypto';
 import type { Batch, Checkpoint, DeadLetter, StreamTable, SyncRecord, WriteResult } from '../../src/sink.js';
 import { deadLetterFingerprint } from './fingerprint.js';
 import { inSavepoint } from './sql-executor.js';
 import type { SqlExecutor } from './sql-executor.js';
 import type { SqlFlavor } from './sql-flavor.js';
-import { checkpointUpsertSql, deadLetterUpsertSql, recordColumns, recordUpsertSql } from './statements.js';
+import { checkpointUpsertSql, deadLetterUpsertSql, recordColumns, recordUnnestUpsertSql, recordUpsertSql } from './statements.js';
 
 /**
- * The whole write of one batch, run by the caller inside one transaction: records upserted in
- * chunks below the bind-parameter limit, then dead letters, then the checkpoint. A chunk the
- * target refuses is retried row by row so only the refused rows become dead letters; any other
- * failure (connection, schema, a refused checkpoint) propagates and the caller rolls back.
+ * How records are upserted. `bulk`: as few statements as possible and no savepoint, so a refused
+ * row fails the whole transaction; the caller then rolls back and redoes the batch `per-row`,
+ * each row in its own savepoint so only the refused rows become dead letters.
+ */
+export type WriteMode = 'bulk' | 'per-row';
+
+/**
+ * The whole write of one batch, run by the caller inside one transaction: records, then dead
+ * letters, then the checkpoint. In `bulk` mode any failure propagates; in `per-row` mode a row
+ * the target refuses becomes a dead letter and the rest still commits.
  */
 export async function writeBatch(
   executor: SqlExecutor,
@@ -18,36 +25,33 @@ export async function writeBatch(
   batch: Batch,
   checkpoint: Checkpoint,
   now: string,
+  mode: WriteMode,
 ): Promise<WriteResult> {
   const { table } = batch;
   const records = lastPerId(batch.records);
-  const width = recordColumns(table).length;
-  const chunkSize = Math.max(1, Math.floor(flavor.maxBindParameters / width));
   let written = 0;
   const rejected: DeadLetter[] = [];
-  for (let start = 0; start < records.length; start += chunkSize) {
-    const chunk = records.slice(start, start + chunkSize);
-    try {
-      const sql = statements.upsert(table, chunk.length);
-      written += await inSavepoint(executor, 'chunk', () => executor.run(sql, recordParameters(table, chunk, now)));
-    } catch (error) {
-      if (!flavor.isRecordRejection(error)) throw error;
-      for (const record of chunk) {
-        try {
-          const sql = statements.upsert(table, 1);
-          written += await inSavepoint(executor, 'one_row', () => executor.run(sql, recordParameters(table, [record], now)));
-        } catch (rowError) {
-          if (!flavor.isRecordRejection(rowError)) throw rowError;
-          rejected.push({ businessId: record.businessId, stream: table.stream, reason: flavor.rejectionReason(rowError), raw: record.raw });
-        }
+  if (mode === 'bulk') {
+    const chunkSize = statements.rowsPerStatement(table);
+    for (let start = 0; start < records.length; start += chunkSize) {
+      written += await statements.runUpsert(executor, table, records.slice(start, start + chunkSize), now);
+    }
+  } else {
+    for (const record of records) {
+      try {
+        written += await inSavepoint(executor, 'one_row', () => statements.runUpsert(executor, table, [record], now));
+      } catch (rowError) {
+        if (!flavor.isRecordRejection(rowError)) throw rowError;
+        rejected.push({ businessId: record.businessId, stream: table.stream, reason: flavor.rejectionReason(rowError), raw: record.raw });
       }
     }
   }
   for (const letter of [...batch.deadLetters, ...rejected]) {
-    await executor.run(statements.deadLetter, deadLetterParameters(letter, now));
+    await executor.run(statements.deadLetter.text, deadLetterParameters(letter, now), statements.deadLetter.name);
   }
   const position = JSON.stringify(checkpoint.position);
-  await executor.run(statements.checkpointAdd, [checkpoint.businessId, checkpoint.stream, position, written, now]);
+  const { text, name } = statements.checkpointAdd;
+  await executor.run(text, [checkpoint.businessId, checkpoint.stream, position, written, now], name);
   return {
     written,
     unchanged: batch.records.length - written - rejected.length,
@@ -65,7 +69,8 @@ function lastPerId(records: readonly SyncRecord[]): SyncRecord[] {
   return [...byId.values()];
 }
 
-function recordParameters(table: StreamTable, records: readonly SyncRecord[], now: string): unknown[] {
+/** Row after row, matching a VALUES list. */
+function rowParameters(table: StreamTable, records: readonly SyncRecord[], now: string): unknown[] {
   const parameters: unknown[] = [];
   for (const record of records) {
     parameters.push(record.businessId, record.id, record.source);
@@ -75,6 +80,19 @@ function recordParameters(table: StreamTable, records: readonly SyncRecord[], no
   return parameters;
 }
 
+/** One array per column, matching `unnest`. */
+function columnParameters(table: StreamTable, records: readonly SyncRecord[], now: string): unknown[][] {
+  const fields = table.columns.map((column) => records.map((record) => record.fields[column.name] ?? null));
+  return [
+    records.map((record) => record.businessId),
+    records.map((record) => record.id),
+    records.map((record) => record.source),
+    ...fields,
+    records.map((record) => JSON.stringify(record.raw)),
+    records.map(() => now),
+  ];
+}
+
 function deadLetterParameters(letter: DeadLetter, now: string): unknown[] {
   const fingerprint = deadLetterFingerprint(letter.businessId, letter.stream, letter.raw);
   // Postgres text cannot hold U+0000; the reason may quote the very value that was refused.
@@ -82,28 +100,56 @@ function deadLetterParameters(letter: DeadLetter, now: string): unknown[] {
   return [letter.businessId, letter.stream, reason, JSON.stringify(letter.raw), fingerprint, now, now];
 }
 
-/** SQL text built once per table and row count; building a 500-row VALUES list per batch is measurable. */
+/** SQL text and its prepared-statement name. */
+export interface NamedStatement {
+  readonly text: string;
+  /** Derived from the text, so one name never stands for two texts on a connection. */
+  readonly name: string;
+}
+
+function named(text: string): NamedStatement {
+  return { text, name: `callsync_${createHash('sha256').update(text).digest('hex').slice(0, 32)}` };
+}
+
+/** SQL text built once per table (and, for VALUES lists, row count); building a 500-row VALUES list per batch is measurable. */
 export class StatementCache {
-  readonly deadLetter: string;
-  readonly checkpointAdd: string;
+  readonly deadLetter: NamedStatement;
+  readonly checkpointAdd: NamedStatement;
   readonly #flavor: SqlFlavor;
-  readonly #upserts = new Map<string, string>();
+  readonly #upserts = new Map<string, NamedStatement>();
 
   constructor(flavor: SqlFlavor) {
     this.#flavor = flavor;
-    this.deadLetter = deadLetterUpsertSql(flavor);
-    this.checkpointAdd = checkpointUpsertSql(flavor, 'add');
+    this.deadLetter = named(deadLetterUpsertSql(flavor));
+    this.checkpointAdd = named(checkpointUpsertSql(flavor, 'add'));
   }
 
-  upsert(table: StreamTable, rows: number): string {
-    const key = `${table.table}/${table.columns.map((column) => column.name).join(',')}/${rows}`;
-    let sql = this.#upserts.get(key);
-    if (sql === undefined) {
+  /** Records one upsert statement takes: unbounded with `unnest`, else under the bind-parameter limit. */
+  rowsPerStatement(table: StreamTable): number {
+    if (this.#flavor.dialect === 'postgres') return Number.POSITIVE_INFINITY;
+    return Math.max(1, Math.floor(this.#flavor.maxBindParameters / recordColumns(table).length));
+  }
+
+  /** Upserts `records` in one statement; resolves with the rows inserted or changed. */
+  runUpsert(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string): Promise<number> {
+    if (this.#flavor.dialect === 'postgres') {
+      const { text, name } = this.#upsert(table, 0);
+      return executor.run(text, columnParameters(table, records, now), name);
+    }
+    const { text, name } = this.#upsert(table, records.length);
+    return executor.run(text, rowParameters(table, records, now), name);
+  }
+
+  #upsert(table: StreamTable, rows: number): NamedStatement {
+    const key = `${table.table}/${table.columns.map((column) => `${column.name}:${column.type}`).join(',')}/${String(rows)}`;
+    let statement = this.#upserts.get(key);
+    if (statement === undefined) {
       // Page sizes vary little; the bound only matters for a long-lived worker with odd tail sizes.
       if (this.#upserts.size >= 256) this.#upserts.clear();
-      sql = recordUpsertSql(this.#flavor, table, rows);
-      this.#upserts.set(key, sql);
+      const text = rows === 0 ? recordUnnestUpsertSql(this.#flavor, table) : recordUpsertSql(this.#flavor, table, rows);
+      statement = named(text);
+      this.#upserts.set(key, statement);
     }
-    return sql;
+    return statement;
   }
 }

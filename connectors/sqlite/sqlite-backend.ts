@@ -1,8 +1,11 @@
 import type Database from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { SinkDatabase } from '../sql/sink-database.js';
 import type { SqlExecutor } from '../sql/sql-executor.js';
 import type { SqlBackend } from '../sql/sql-sink.js';
 import { sqliteFlavor } from './sqlite-flavor.js';
 import type { SqliteHandles } from './sqlite-dialect.js';
+import { SCHEMA_LOCK_TIMEOUT_MS, beginImmediate } from './write-lock.js';
 
 const STATEMENT_CACHE_SIZE = 64;
 
@@ -15,20 +18,40 @@ export class SqliteBackend implements SqlBackend {
   readonly flavor = sqliteFlavor;
   readonly db: SqliteHandles['db'];
   readonly #raw: Database.Database;
+  readonly #busyTimeoutMs: number;
   readonly #statements = new Map<string, Database.Statement<unknown[]>>();
   readonly #executor: SqlExecutor = { run: (sql, parameters) => Promise.resolve(this.#run(sql, parameters)) };
 
   constructor(handles: SqliteHandles) {
     this.db = handles.db;
     this.#raw = handles.raw;
+    this.#busyTimeoutMs = Number(handles.raw.pragma('busy_timeout', { simple: true }));
   }
 
   transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T> {
     return this.db.connection().execute(async () => {
       // IMMEDIATE takes the write lock up front, so a busy file waits busy_timeout instead of failing mid-batch.
-      this.#raw.exec('begin immediate');
+      await beginImmediate(this.#raw, this.#busyTimeoutMs, this.#busyTimeoutMs);
       try {
         const result = await body(this.#executor);
+        this.#raw.exec('commit');
+        return result;
+      } catch (error) {
+        if (this.#raw.inTransaction) this.#raw.exec('rollback');
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Holds the file's write lock (`BEGIN IMMEDIATE`) around `body`, so processes sharing the file
+   * migrate one at a time: kysely's SQLite migration lock only guards one connection.
+   */
+  withSchemaLock<T>(body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async (db) => {
+      await beginImmediate(this.#raw, Math.max(SCHEMA_LOCK_TIMEOUT_MS, this.#busyTimeoutMs), this.#busyTimeoutMs);
+      try {
+        const result = await body(db);
         this.#raw.exec('commit');
         return result;
       } catch (error) {

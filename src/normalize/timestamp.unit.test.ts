@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
 import { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
@@ -56,6 +57,13 @@ describe('parseIsoTimestamp', () => {
     ['2024-01-01T00:30:00+01:00', '2023-12-31T23:30:00Z'],
     ['2024-03-05 14:07:09', '2024-03-05T14:07:09Z'],
     ['2024-03-05T14:07:09', '2024-03-05T14:07:09Z'],
+    // Already canonical (the fast path): returned as given.
+    ['2024-02-29T23:59:59Z', '2024-02-29T23:59:59Z'],
+    ['2000-02-29T00:00:00Z', '2000-02-29T00:00:00Z'],
+    ['2024-12-31T23:59:59Z', '2024-12-31T23:59:59Z'],
+    ['0000-01-01T00:00:00Z', '0000-01-01T00:00:00Z'],
+    ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59Z'],
+    [' 2024-03-05T14:07:09Z ', '2024-03-05T14:07:09Z'],
     [null, null],
     [undefined, null],
     ['', null],
@@ -66,12 +74,52 @@ describe('parseIsoTimestamp', () => {
   it.each([
     ['2024-02-30T10:00:00Z', 'impossible date "2024-02-30T10:00:00Z"'],
     ['2024-01-01T25:00:00Z', 'impossible date "2024-01-01T25:00:00Z"'],
+    ['2024-13-01T00:00:00Z', 'impossible date "2024-13-01T00:00:00Z"'],
+    ['2024-00-10T00:00:00Z', 'impossible date "2024-00-10T00:00:00Z"'],
+    ['2024-01-00T00:00:00Z', 'impossible date "2024-01-00T00:00:00Z"'],
+    ['2023-02-29T00:00:00Z', 'impossible date "2023-02-29T00:00:00Z"'],
+    ['1900-02-29T00:00:00Z', 'impossible date "1900-02-29T00:00:00Z"'],
+    ['2024-04-31T00:00:00Z', 'impossible date "2024-04-31T00:00:00Z"'],
+    ['2024-01-01T24:00:00Z', 'impossible date "2024-01-01T24:00:00Z"'],
+    ['2024-01-01T23:60:00Z', 'impossible date "2024-01-01T23:60:00Z"'],
+    ['2024-01-01T23:59:60Z', 'impossible date "2024-01-01T23:59:60Z"'],
+    ['2024-0a-01T00:00:00Z', 'unparseable "2024-0a-01T00:00:00Z"'],
+    ['2024/01/01T00:00:00Z', 'unparseable "2024/01/01T00:00:00Z"'],
     ['2024-01-01T10:00:00+24:00', 'impossible offset "2024-01-01T10:00:00+24:00"'],
     ['2024-01-01', 'unparseable "2024-01-01"'],
     ['0000-01-01T00:00:00+01:00', 'out of range "0000-01-01T00:00:00+01:00"'],
     [1709647629000, 'expected an ISO 8601 string, got a number'],
   ])('%j is a problem', (input, message) => {
     expect(parseIsoTimestamp(input)).toEqual({ ok: false, problem: message });
+  });
+});
+
+describe('parseIsoTimestamp on canonical-shaped input', () => {
+  const digits = (count: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: count, maxLength: count }).map((d) => d.join(''));
+  const shaped = fc
+    .tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2))
+    .map(([y, mo, d, h, mi, s]) => `${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+
+  it('accepts exactly the strings that name a real instant, unchanged', () => {
+    fc.assert(
+      fc.property(shaped, (text) => {
+        const date = new Date(text);
+        // Date normalises overflow (Feb 30 → Mar 1, 24:00 → next day), so a round trip tells real from impossible.
+        const real = !Number.isNaN(date.getTime()) && `${date.toISOString().slice(0, 19)}Z` === text;
+        expect(parseIsoTimestamp(text)).toEqual(real ? { ok: true, value: text } : { ok: false, problem: `impossible date ${JSON.stringify(text)}` });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('returns any formatted instant unchanged', () => {
+    const instant = fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+    fc.assert(
+      fc.property(instant, (date) => {
+        const text = `${date.toISOString().slice(0, 19)}Z`;
+        expect(parseIsoTimestamp(text)).toEqual({ ok: true, value: text });
+      }),
+    );
   });
 });
 
