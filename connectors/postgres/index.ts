@@ -1,7 +1,6 @@
-import type { SinkFactory } from '../../src/sink.js';
+import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { postgresConfigSchema } from './postgres-config.js';
 import type { PostgresSinkConfig } from './postgres-config.js';
-import { createPostgresSink } from './postgres-sink.js';
 
 export type { PostgresSinkConfig } from './postgres-config.js';
 
@@ -9,5 +8,6 @@ export type { PostgresSinkConfig } from './postgres-config.js';
 export const postgresSinkFactory = {
   type: 'postgres' as const,
   configSchema: postgresConfigSchema,
-  create: createPostgresSink,
+  // Loaded on use: a run that writes to one target never loads the others' drivers.
+  create: async (config: PostgresSinkConfig, deps: SinkDeps) => (await import('./postgres-sink.js')).createPostgresSink(config, deps),
 } satisfies SinkFactory<PostgresSinkConfig>;

@@ -1,7 +1,6 @@
-import type { SinkFactory } from '../../src/sink.js';
+import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { sqliteConfigSchema } from './sqlite-config.js';
 import type { SqliteSinkConfig } from './sqlite-config.js';
-import { createSqliteSink } from './sqlite-sink.js';
 
 export type { SqliteSinkConfig } from './sqlite-config.js';
 
@@ -9,5 +8,6 @@ export type { SqliteSinkConfig } from './sqlite-config.js';
 export const sqliteSinkFactory = {
   type: 'sqlite' as const,
   configSchema: sqliteConfigSchema,
-  create: createSqliteSink,
+  // Loaded on use: a run that writes to one target never loads the others' drivers.
+  create: async (config: SqliteSinkConfig, deps: SinkDeps) => (await import('./sqlite-sink.js')).createSqliteSink(config, deps),
 } satisfies SinkFactory<SqliteSinkConfig>;
