@@ -82,7 +82,9 @@ export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<Up
     try {
       const response = await client.get(api, path, options.query, signal ? { signal } : {});
       emit({ type: 'response', api, path, status: response.status, ms: now() - started });
-      if (counted && response.rateLimit) await limiter.observe(bucketKey, response.rateLimit, bucket);
+      // Not awaited: a correction only ever lowers the budget or moves the window on, so it may land
+      // after the next take; waiting for it would add a Redis round trip to every page.
+      if (counted && response.rateLimit) limiter.observe(bucketKey, response.rateLimit, bucket).catch(() => undefined);
       return response;
     } catch (error) {
       if (!isUpstreamError(error)) throw error;
