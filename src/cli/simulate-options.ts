@@ -19,6 +19,7 @@ export interface SimulateFlags {
   slowRate?: number;
   slowMs?: number;
   truncateRate?: number;
+  badJsonRate?: number;
   resetRate?: number;
   json?: boolean;
 }
@@ -47,6 +48,7 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (flags.slowRate !== undefined) faults.slowRate = flags.slowRate;
   if (flags.slowMs !== undefined) faults.slowMs = flags.slowMs;
   if (flags.truncateRate !== undefined) faults.truncateRate = flags.truncateRate;
+  if (flags.badJsonRate !== undefined) faults.badJsonRate = flags.badJsonRate;
   if (flags.resetRate !== undefined) faults.resetRate = flags.resetRate;
   const options: SimulatorOptions = {
     host: flags.host,

@@ -62,6 +62,7 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--slow-rate <p>', 'probability of a slow response', probabilityArg)
     .option('--slow-ms <ms>', 'delay of a slow response', integerArg)
     .option('--truncate-rate <p>', 'probability of a truncated body', probabilityArg)
+    .option('--bad-json-rate <p>', 'probability of a 200 whose body is not JSON', probabilityArg)
     .option('--reset-rate <p>', 'probability of a connection reset', probabilityArg)
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {

@@ -11,6 +11,7 @@ import { createUpstreamAgent } from '../upstream/index.js';
 import { businessConfigHash, FailedBusinesses } from './failed-businesses.js';
 import type { SyncJobResult } from './job-deps.js';
 import { queueKeys, SYNC_QUEUE, type SyncJobData } from './names.js';
+import { keepSchedulers } from './keep-schedulers.js';
 import { reconcileSchedulers } from './schedulers.js';
 import { createSyncProcessor } from './sync-job.js';
 import { upstreamClients } from './upstream-clients.js';
@@ -52,9 +53,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   if (lifted.length > 0) logger.info({ businesses: lifted }, 'config changed: failed businesses resumed');
   await sink.prepare([...new Map(plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
 
+  // Without listeners ioredis prints raw stack traces while Redis is away; one log line says it.
+  for (const client of [redis, bullRedis]) client.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis unavailable; retrying'));
   const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull });
   const changes = await reconcileSchedulers(queue, plans, config.schedule.every);
   logger.info({ schedulers: changes.upserted.length, removed: changes.removed, everyMs: config.schedule.every }, 'job schedulers reconciled');
+  const keeper = keepSchedulers({ queue, plans, everyMs: config.schedule.every, logger, onRestore: () => failed.reconcile(hashes) });
 
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: config.upstream.timeoutMs, caFile: config.upstream.caFile });
   const clients = upstreamClients(config.upstream, dispatcher);
@@ -95,6 +99,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     shutdown() {
       closing ??= (async () => {
         stop.abort(new Error('shutting down'));
+        keeper.stop();
         await worker.close();
         await queue.close();
         await server.close();

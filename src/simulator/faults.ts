@@ -1,7 +1,7 @@
 import { mix, Rng } from './prng.js';
 import type { Faults } from './types.js';
 
-export type FaultKind = 'none' | 'error' | 'truncate' | 'reset';
+export type FaultKind = 'none' | 'error' | 'truncate' | 'reset' | 'badJson';
 
 export interface FaultPlan {
   kind: FaultKind;
@@ -11,9 +11,9 @@ export interface FaultPlan {
 
 export const NO_FAULT: FaultPlan = { kind: 'none', delayMs: 0 };
 
-const DEFAULT_FAULTS: Faults = { errorRate: 0, slowRate: 0, slowMs: 2000, truncateRate: 0, resetRate: 0, stormUntilMs: 0 };
+const DEFAULT_FAULTS: Faults = { errorRate: 0, slowRate: 0, slowMs: 2000, truncateRate: 0, resetRate: 0, stormUntilMs: 0, badJsonRate: 0 };
 
-/** Draws faults from a seeded generator; at most one of reset, error, truncate per request, slow on top. */
+/** Draws faults from a seeded generator; at most one of reset, error, truncate, bad JSON per request, slow on top. */
 export class FaultInjector {
   #faults: Faults;
   readonly #rng: Rng;
@@ -37,12 +37,13 @@ export class FaultInjector {
 
   plan(): FaultPlan {
     const f = this.#faults;
-    if (f.resetRate + f.errorRate + f.truncateRate + f.slowRate <= 0) return NO_FAULT;
+    if (f.resetRate + f.errorRate + f.truncateRate + f.badJsonRate + f.slowRate <= 0) return NO_FAULT;
     const roll = this.#rng.next();
     let kind: FaultKind = 'none';
     if (roll < f.resetRate) kind = 'reset';
     else if (roll < f.resetRate + f.errorRate) kind = 'error';
     else if (roll < f.resetRate + f.errorRate + f.truncateRate) kind = 'truncate';
+    else if (roll < f.resetRate + f.errorRate + f.truncateRate + f.badJsonRate) kind = 'badJson';
     const delayMs = this.#rng.chance(f.slowRate) ? f.slowMs : 0;
     return { kind, delayMs };
   }

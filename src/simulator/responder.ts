@@ -10,6 +10,8 @@ export interface Reply {
 }
 
 const ERROR_500 = JSON.stringify({ error: { code: '500', message: 'Internal server error' } });
+/** What a misbehaving proxy in front of the service answers with a 200: HTML, not JSON. */
+const BAD_JSON_BODY = '<html><body>502 Bad Gateway</body></html>';
 
 /** Writes replies, applying the request's fault plan and counting statuses and faults. */
 export class Responder {
@@ -46,8 +48,9 @@ export class Responder {
       res.socket?.destroy();
       return;
     }
-    const actual = fault.kind === 'error' ? { ...reply, status: 500, body: ERROR_500 } : reply;
+    const actual = fault.kind === 'error' ? { ...reply, status: 500, body: ERROR_500 } : fault.kind === 'badJson' ? { ...reply, status: 200, body: BAD_JSON_BODY } : reply;
     if (fault.kind === 'error') this.#counters.fault('errors');
+    if (fault.kind === 'badJson') this.#counters.fault('badJson');
     const body = Buffer.from(actual.body, 'utf8');
     res.writeHead(actual.status, {
       ...actual.headers,

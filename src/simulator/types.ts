@@ -14,6 +14,8 @@ export interface Faults {
   resetRate: number;
   /** Epoch ms; until then every v1 API-key request gets 429 regardless of budget. @defaultValue 0 */
   stormUntilMs: number;
+  /** Chance of a 200 whose body is not JSON (an HTML error page from a proxy). @defaultValue 0 */
+  badJsonRate: number;
 }
 
 /** A fixed-window rate limit: `limit` requests per window of `windowMs`, windows aligned to the epoch. */
@@ -97,6 +99,8 @@ export interface FaultCounters {
   resets: number;
   expiredCursors: number;
   storm429: number;
+  /** 200 responses sent with a non-JSON body (`badJsonRate`). */
+  badJson: number;
 }
 
 export interface SimulatorCounters {

@@ -1,0 +1,63 @@
+import type { Simulator } from '../../../src/simulator/index.js';
+import { runConfig, type RunConfigOptions, type RunProcess } from '../../integration/worker/harness.js';
+import type { SecretScanner } from './secret-scanner.js';
+
+export interface ChaosRunOptions extends RunConfigOptions {
+  /** @defaultValue the shared test Redis */
+  readonly redisUrl?: string;
+  /** @defaultValue SQLite at `dbPath` */
+  readonly sink?: Record<string, unknown>;
+  readonly retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+}
+
+/** The worker harness's `run` config with the few overrides chaos needs (private Redis, another sink). */
+export function chaosRunConfig(simulator: Simulator, options: ChaosRunOptions): Record<string, unknown> {
+  const base = runConfig(simulator, options) as { upstream: Record<string, unknown>; redis: Record<string, unknown>; sink: Record<string, unknown> };
+  return {
+    ...base,
+    upstream: { ...base.upstream, ...(options.retry === undefined ? {} : { retry: options.retry }) },
+    redis: { ...base.redis, ...(options.redisUrl === undefined ? {} : { url: options.redisUrl }) },
+    sink: options.sink ?? base.sink,
+  };
+}
+
+export interface StreamStatus {
+  readonly stream: string;
+  readonly state: string;
+  readonly lastError?: string | null;
+}
+
+export interface StatusDocument {
+  readonly businesses: ReadonlyArray<{ name: string; failed: string | null; streams: StreamStatus[] }>;
+}
+
+export async function readStatus(url: string): Promise<StatusDocument> {
+  return (await (await fetch(`${url}/status`)).json()) as StatusDocument;
+}
+
+export interface Readiness {
+  readonly status: number;
+  readonly failing: readonly string[];
+  readonly body: string;
+}
+
+function failingChecks(body: string): string[] {
+  try {
+    return (JSON.parse(body) as { failing?: string[] }).failing ?? [];
+  } catch {
+    return [];
+  }
+}
+
+export async function readReadiness(url: string): Promise<Readiness> {
+  const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+  const body = await response.text();
+  return { status: response.status, failing: failingChecks(body), body };
+}
+
+/** Collects a worker's log lines (as JSON text) for the secret scan. */
+export function collectLogs(scanner: SecretScanner, label: string, processes: readonly RunProcess[]): void {
+  processes.forEach((process, index) => scanner.collect(`${label} worker ${index} logs`, process.logs.map((line) => JSON.stringify(line)).join('\n')));
+}
+
+export { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../../integration/worker/harness.js';
