@@ -1,7 +1,7 @@
 import type { NormalizeContext } from '../normalize/index.js';
-import type { Checkpoint, JsonObject, Sink } from '../sink.js';
+import type { JsonObject, Sink } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
-import { chunk, toPageRecords } from './to-batch.js';
+import { storePage } from './store-page.js';
 import { walkerFor, type Query, type RevisitSettings } from './walkers/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
@@ -66,6 +66,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     warn,
   }, stored?.position);
 
+  const aborted = (): boolean => options.signal?.aborted === true;
   let position = stored?.position;
   // One page ahead: the next request is in flight while this page is written, so the upstream
   // budget and the sink work at the same time. Pages are still stored strictly in order.
@@ -74,7 +75,6 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     const step = await pending;
     if (step.done === true) break;
     const page = step.value;
-    const aborted = (): boolean => options.signal?.aborted === true;
     const stopping = aborted();
     if (!stopping) {
       pending = walk.next();
@@ -82,38 +82,19 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
       pending.catch(() => undefined);
     }
     if (page.warning !== undefined) warn(page.warning);
-    const { records, deadLetters } = toPageRecords(businessId, descriptor.name, descriptor.source, page.items);
-    const parts = chunk(records, sink.capabilities.maxBatchSize);
-    let pageWritten = 0;
-    let pageDead = 0;
-    for (const [index, part] of parts.entries()) {
-      const last = index === parts.length - 1;
-      // Only the last part moves the checkpoint past the page; a cut-off in between repeats the page.
-      const checkpoint: Checkpoint = {
-        businessId,
-        stream: descriptor.name,
-        position: (last ? page.position : position) ?? {},
-        recordsSynced: 0,
-      };
-      const result = await sink.write(
-        { businessId, table: descriptor.table, records: part, deadLetters: index === 0 ? deadLetters : [] },
-        checkpoint,
-      );
-      pageWritten += result.written;
-      pageDead += result.deadLettered;
-      totals.unchanged += result.unchanged;
-    }
+    const result = await storePage(sink, businessId, descriptor, page, position);
     position = page.position;
     totals.pages += 1;
     totals.records += page.items.length;
-    totals.written += pageWritten;
-    totals.deadLettered += pageDead;
+    totals.written += result.written;
+    totals.unchanged += result.unchanged;
+    totals.deadLettered += result.deadLettered;
     options.onPage?.({
       businessId,
       stream: descriptor.name,
       records: page.items.length,
-      written: pageWritten,
-      deadLettered: pageDead,
+      written: result.written,
+      deadLettered: result.deadLettered,
       total: page.total,
     });
     if (stopping || aborted()) {

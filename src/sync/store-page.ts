@@ -1,0 +1,39 @@
+import type { Checkpoint, JsonObject, Sink, WriteResult } from '../sink.js';
+import type { StreamDescriptor } from './stream-descriptor.js';
+import { chunk, toPageRecords } from './to-batch.js';
+import type { WalkPage } from './walkers/index.js';
+
+/**
+ * Writes one page in parts of the sink's `maxBatchSize`. Only the last part moves the checkpoint
+ * past the page (earlier parts carry the position before it), so a cut-off in between repeats the
+ * page and never skips its rest.
+ */
+export async function storePage(
+  sink: Sink,
+  businessId: string,
+  descriptor: StreamDescriptor,
+  page: WalkPage,
+  positionBefore: JsonObject | undefined,
+): Promise<WriteResult> {
+  const { records, deadLetters } = toPageRecords(businessId, descriptor.name, descriptor.source, page.items);
+  const parts = chunk(records, sink.capabilities.maxBatchSize);
+  const total = { written: 0, unchanged: 0, deadLettered: 0 };
+  for (const [index, part] of parts.entries()) {
+    const last = index === parts.length - 1;
+    const checkpoint: Checkpoint = {
+      businessId,
+      stream: descriptor.name,
+      position: (last ? page.position : positionBefore) ?? {},
+      // Sinks add what they wrote to the stored count (see Checkpoint.recordsSynced).
+      recordsSynced: 0,
+    };
+    const result = await sink.write(
+      { businessId, table: descriptor.table, records: part, deadLetters: index === 0 ? deadLetters : [] },
+      checkpoint,
+    );
+    total.written += result.written;
+    total.unchanged += result.unchanged;
+    total.deadLettered += result.deadLettered;
+  }
+  return total;
+}
