@@ -51,7 +51,7 @@ describe('config schema', () => {
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'callsync' },
       server: { host: '127.0.0.1', port: 9464 },
       backfill: { concurrency: 4 },
-      worker: { concurrency: 4, maxBudgetWaitMs: 2000, shutdownTimeoutMs: 25_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000 },
+      worker: { concurrency: 8, maxBudgetWaitMs: 2000, shutdownTimeoutMs: 25_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000 },
       log: { level: 'info' },
     });
     expect(Object.isFrozen(config)).toBe(true);

@@ -121,7 +121,7 @@ export const backfillSchema = z.strictObject({ concurrency: z.int().min(1).max(6
 
 /** Settings of `run`'s BullMQ workers; see README "Run settings". */
 export const workerSchema = z.strictObject({
-  concurrency: z.int().min(1).max(256).default(4),
+  concurrency: z.int().min(1).max(256).default(8),
   maxBudgetWaitMs: z.int().min(0).default(2_000),
   shutdownTimeoutMs: z.int().positive().default(25_000),
   lockDurationMs: z.int().min(1_000).default(30_000),
