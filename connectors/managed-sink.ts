@@ -12,6 +12,7 @@ import type {
 import { withCapabilityDefaults } from './capabilities.js';
 import type { SinkConnector } from './sink-connector.js';
 import { SinkClosedError } from './sink-errors.js';
+import { lastPerId } from './last-per-id.js';
 import { assertValidBatch } from './validate-batch.js';
 
 /**
@@ -55,7 +56,7 @@ export class ManagedSink implements Sink {
   write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult> {
     return this.#run('write', async () => {
       assertValidBatch(batch, checkpoint, this.capabilities.maxBatchSize);
-      const result = await this.#connector.write(batch, checkpoint);
+      const result = await this.#connector.write(lastPerId(batch), checkpoint);
       const rejected = result.deadLettered - batch.deadLetters.length;
       const context = { businessId: batch.businessId, stream: batch.table.stream, ...result };
       if (rejected > 0) this.#logger.warn(context, `${this.#connector.type} rejected ${rejected} record(s); kept as dead letters`);

@@ -28,7 +28,7 @@ export async function writeBatch(
   mode: WriteMode,
 ): Promise<WriteResult> {
   const { table } = batch;
-  const records = lastPerId(batch.records);
+  const { records } = batch;
   let written = 0;
   const rejected: DeadLetter[] = [];
   if (mode === 'bulk') {
@@ -59,15 +59,6 @@ export async function writeBatch(
   };
 }
 
-/** Postgres refuses one statement touching a key twice; the later record of a page wins. */
-function lastPerId(records: readonly SyncRecord[]): SyncRecord[] {
-  const byId = new Map<string, SyncRecord>();
-  for (const record of records) {
-    byId.delete(record.id);
-    byId.set(record.id, record);
-  }
-  return [...byId.values()];
-}
 
 /** Row after row, matching a VALUES list. */
 function rowParameters(table: StreamTable, records: readonly SyncRecord[], now: string): unknown[] {

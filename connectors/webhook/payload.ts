@@ -1,4 +1,4 @@
-import type { Batch, ColumnValue, Json, RecordSource, SyncRecord } from '../../src/sink.js';
+import type { Batch, ColumnValue, Json, RecordSource } from '../../src/sink.js';
 import { idempotencyKey } from './idempotency-key.js';
 
 /** One record as the receiver sees it: the normalized columns flattened beside the reserved keys. */
@@ -29,12 +29,11 @@ export interface PreparedDelivery {
 const reservedKeys = new Set(['id', 'source', 'raw', 'synced_at']);
 
 /**
- * Builds the body of one POST, one record per id. A normalized field named like a reserved key is left out so it
+ * Builds the body of one POST (the managed sink has left one record per id). A normalized field named like a reserved key is left out so it
  * cannot shadow the record's identity; it is still in `raw`.
  */
 export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): PreparedDelivery {
-  const unique = lastPerId(batch.records);
-  const records = unique.map((record): WebhookRecord => {
+  const records = batch.records.map((record): WebhookRecord => {
     const fields = Object.fromEntries(Object.entries(record.fields).filter(([key]) => !reservedKeys.has(key)));
     return { id: record.id, source: record.source, ...fields, raw: record.raw, synced_at: syncedAt };
   });
@@ -42,18 +41,8 @@ export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): 
   return {
     payload,
     body: JSON.stringify(payload),
-    idempotencyKey: idempotencyKey(batch.businessId, batch.table.stream, unique),
+    idempotencyKey: idempotencyKey(batch.businessId, batch.table.stream, batch.records),
   };
-}
-
-/** One record per id, the later copy winning, as every sink stores a page with a repeated id. */
-function lastPerId(records: readonly SyncRecord[]): SyncRecord[] {
-  const byId = new Map<string, SyncRecord>();
-  for (const record of records) {
-    byId.delete(record.id);
-    byId.set(record.id, record);
-  }
-  return [...byId.values()];
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ`, the timestamp form every stored record uses. */
