@@ -45,7 +45,4 @@ export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): 
   };
 }
 
-/** `YYYY-MM-DDTHH:MM:SSZ`, the timestamp form every stored record uses. */
-export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { isoSeconds } from '../../src/normalize/index.js';

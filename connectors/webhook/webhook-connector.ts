@@ -5,7 +5,8 @@ import type { Batch, Checkpoint, DeadLetter, Sink, StreamTable, WriteResult } fr
 import type { SinkConnector } from '../sink-connector.js';
 import type { WebhookConfig } from './config.js';
 import { deliver } from './deliver.js';
-import { buildDelivery, isoSeconds } from './payload.js';
+import { isoSeconds } from '../../src/normalize/index.js';
+import { buildDelivery } from './payload.js';
 import { pingReceiver } from './ping-receiver.js';
 
 /** Everything the connector needs besides its config; tests replace time, randomness and sleeping. */

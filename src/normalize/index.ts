@@ -6,7 +6,7 @@ export { normalizeV2Voicemail } from './v2-voicemail.js';
 export { normalizeV1Number } from './v1-number.js';
 export { normalizeV1Generic } from './v1-generic.js';
 export { parseDuration } from './duration.js';
-export { parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+export { isoSeconds, parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
 export { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
 export { parsePhone } from './phone.js';
 export { parseId } from './id.js';

@@ -30,8 +30,13 @@ function utcMs(f: Fields): number | undefined {
   return date.getUTCDate() === f.day && date.getUTCMonth() === f.month - 1 ? date.getTime() : undefined;
 }
 
+/** Epoch milliseconds as the stored timestamp form `YYYY-MM-DDTHH:MM:SSZ` (milliseconds dropped). */
+export function isoSeconds(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
+
 function format(ms: number, original: unknown): Parsed<string> {
-  const text = Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19)}Z` : '';
+  const text = Number.isFinite(ms) ? isoSeconds(ms) : '';
   return OUTPUT.test(text) ? parsed(text) : problem(`out of range ${show(original)}`);
 }
 

@@ -1,5 +1,6 @@
 import type { Json, JsonObject } from '../../sink.js';
 import { isUpstreamError } from '../../upstream/index.js';
+import { revisitWindowStart } from './revisit.js';
 import { normalizeAll, numberField, recordsOf, stringField } from './page-fields.js';
 import type { WalkContext, WalkItem, WalkPage } from './walker.js';
 
@@ -36,7 +37,7 @@ export async function* walkNewestFirst(context: WalkContext, position: JsonObjec
       continue;
     }
     // Records still inside the revisit window ride along: the upsert rewrites only those that changed.
-    const recentFrom = context.revisit === undefined ? undefined : isoSeconds(context.revisit.now() - context.revisit.windowMs);
+    const recentFrom = context.revisit === undefined ? undefined : revisitWindowStart(context.revisit);
     const fresh = items.filter((item) => isNew(item, highWater, idsAtHighWater) || isRecent(item, recentFrom));
     const mark = nextMark(fresh, highWater, idsAtHighWater);
     const warning =
@@ -55,10 +56,6 @@ export async function* walkNewestFirst(context: WalkContext, position: JsonObjec
 function isRecent(item: WalkItem, recentFrom: string | undefined): boolean {
   const at = createdAt(item);
   return recentFrom !== undefined && at !== undefined && at >= recentFrom;
-}
-
-function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function createdAt(item: WalkItem): string | undefined {

@@ -1,3 +1,4 @@
+import { isoSeconds } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink.js';
 import { normalizeAll, numberField, recordsOf } from './page-fields.js';
 import type { WalkContext, WalkItem, WalkPage, Walker } from './walker.js';
@@ -8,6 +9,11 @@ export interface RevisitSettings {
   /** How often the window is read again; between times an incremental run stays one request. */
   readonly everyMs: number;
   readonly now: () => number;
+}
+
+/** The oldest `created_at` that is still revisited, in the stored timestamp form. */
+export function revisitWindowStart(settings: RevisitSettings): string {
+  return isoSeconds(settings.now() - settings.windowMs);
 }
 
 /** `[offset of a page's first record, its created_at]`, oldest first. */
@@ -25,7 +31,7 @@ const MAX_MARKS = 2_000;
 export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
   return async function* walk(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
     const now = settings.now();
-    const windowStart = new Date(now - settings.windowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const windowStart = revisitWindowStart(settings);
     let marks = readMarks(position?.marks);
     let revisitedAt = numberField(position, 'revisitedAt') ?? now;
     const end = numberField(position, 'offset');
