@@ -1,13 +1,9 @@
-import { sinkConfigSchema, type SinkConfig } from '../../connectors/registry.js';
-import { resolveConfig, type CallsyncConfig } from '../../src/config/index.js';
+import type { SinkConfig } from '../../connectors/registry.js';
+import { inlineConfig, simulatorConfigDocument, type SimulatorEndpoint } from '../../src/cli/demo/demo-config.js';
+import type { CallsyncConfig } from '../../src/config/index.js';
 
 /** What a simulator (in-process or child) tells a client: URLs and credentials. */
-export interface UpstreamInfo {
-  readonly baseUrl: string;
-  readonly v2BaseUrl: string;
-  readonly recordingsBaseUrl: string;
-  readonly businesses: readonly { readonly name: string; readonly apiKey: string; readonly v2Token: string }[];
-}
+export type UpstreamInfo = SimulatorEndpoint;
 
 export interface BenchConfigOptions {
   readonly streams: readonly string[];
@@ -23,20 +19,11 @@ export interface BenchConfigOptions {
 /** The config document a user would write for this upstream, before validation (also written to files for `run`). */
 export function benchDocument(upstream: UpstreamInfo, sink: SinkConfig, options: BenchConfigOptions): Record<string, unknown> {
   return {
-    upstream: {
-      baseUrl: upstream.baseUrl,
-      v2BaseUrl: upstream.v2BaseUrl,
-      recordingsBaseUrl: upstream.recordingsBaseUrl,
-      rateLimit: options.rateLimit,
-      pageSize: options.pageSize ?? 500,
-    },
-    businesses: upstream.businesses.map((business) => ({
-      name: business.name,
-      apiKey: business.apiKey,
-      v2Token: business.v2Token,
-      streams: [...options.streams],
-    })),
-    sink,
+    ...simulatorConfigDocument(upstream, {
+      sink,
+      streams: options.streams,
+      upstream: { rateLimit: options.rateLimit, pageSize: options.pageSize ?? 500 },
+    }),
     backfill: { concurrency: options.concurrency ?? 4 },
     log: { level: 'silent' },
     ...options.extra,
@@ -45,12 +32,5 @@ export function benchDocument(upstream: UpstreamInfo, sink: SinkConfig, options:
 
 /** The validated config, built in code as the demo does (ports are ephemeral). */
 export function benchConfig(upstream: UpstreamInfo, sink: SinkConfig, options: BenchConfigOptions): CallsyncConfig<SinkConfig> {
-  return resolveConfig(benchDocument(upstream, sink, options), {
-    sinkSchema: sinkConfigSchema,
-    env: {},
-    readFile: () => {
-      throw new Error('the bench config reads no files');
-    },
-    file: '(bench)',
-  }).config;
+  return inlineConfig(benchDocument(upstream, sink, options), '(bench)');
 }

@@ -1,9 +1,10 @@
 import { pino } from 'pino';
-import { sinkConfigSchema, createSink, type SinkConfig } from '../../../connectors/registry.js';
+import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
 import type { BackfillReporter } from '../../../src/cli/backfill/reporter.js';
 import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
-import { resolveConfig, type CallsyncConfig } from '../../../src/config/index.js';
+import type { CallsyncConfig } from '../../../src/config/index.js';
+import { inlineConfig, simulatorConfigDocument } from '../../../src/cli/demo/demo-config.js';
 import type { Simulator } from '../../../src/simulator/index.js';
 import { planBusinesses } from '../../../src/sync/plan-businesses.js';
 import type { BusinessOutcome } from '../../../src/sync/sync-business.js';
@@ -26,37 +27,25 @@ export interface ConfigOptions {
 /** The config document a user would write for this simulator (also written to files for the CLI). */
 export function configDocument(simulator: Simulator, databasePath: string, options: ConfigOptions = {}) {
   return {
-    upstream: {
-      baseUrl: simulator.baseUrl,
-      v2BaseUrl: simulator.v2BaseUrl,
-      recordingsBaseUrl: simulator.recordingsBaseUrl,
-      pageSize: options.pageSize ?? 500,
-      rateLimit: options.rateLimit ?? { requests: 60, perMs: 1000 },
-      // Faults are injected on purpose: retry quickly and often.
-      retry: { maxAttempts: 12, baseDelayMs: 5, maxDelayMs: 50 },
-      ...(options.revisit === undefined ? {} : { revisit: options.revisit }),
-    },
-    businesses: simulator.businesses.map((business) => ({
-      name: business.name,
-      apiKey: options.apiKeys?.[business.name] ?? business.apiKey,
-      v2Token: business.v2Token,
-      streams: [...(options.streams ?? ['calls', 'voicemails', 'numbers'])],
-    })),
-    sink: options.sink ?? { type: 'sqlite', path: databasePath },
+    ...simulatorConfigDocument(simulator, {
+      sink: options.sink ?? { type: 'sqlite', path: databasePath },
+      streams: options.streams,
+      apiKeys: options.apiKeys,
+      upstream: {
+        pageSize: options.pageSize ?? 500,
+        rateLimit: options.rateLimit ?? { requests: 60, perMs: 1000 },
+        // Faults are injected on purpose: retry quickly and often.
+        retry: { maxAttempts: 12, baseDelayMs: 5, maxDelayMs: 50 },
+        ...(options.revisit === undefined ? {} : { revisit: options.revisit }),
+      },
+    }),
     backfill: { concurrency: options.concurrency ?? 4 },
     log: { level: options.logLevel ?? 'warn' },
   };
 }
 
 export function testConfig(simulator: Simulator, databasePath: string, options: ConfigOptions = {}): CallsyncConfig<SinkConfig> {
-  return resolveConfig(configDocument(simulator, databasePath, options), {
-    sinkSchema: sinkConfigSchema,
-    env: {},
-    readFile: () => {
-      throw new Error('no secret files in tests');
-    },
-    file: '(test)',
-  }).config;
+  return inlineConfig(configDocument(simulator, databasePath, options), '(test)');
 }
 
 export interface BackfillRun {
