@@ -21,6 +21,7 @@ export interface SimulateFlags {
   truncateRate?: number;
   badJsonRate?: number;
   resetRate?: number;
+  v1Order?: 'oldest' | 'newest';
   json?: boolean;
 }
 
@@ -39,6 +40,11 @@ export function probabilityArg(value: string): number {
   const n = rateArg(value);
   if (n > 1) throw new InvalidArgumentError('expected a probability from 0 to 1');
   return n;
+}
+
+export function orderArg(value: string): 'oldest' | 'newest' {
+  if (value !== 'oldest' && value !== 'newest') throw new InvalidArgumentError('expected oldest or newest');
+  return value;
 }
 
 /** Maps flags to simulator options; unset optional flags keep the simulator's defaults. */
@@ -62,6 +68,7 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
     faults,
   };
   if (flags.cursorTtlMs !== undefined) options.cursorTtlMs = flags.cursorTtlMs;
+  if (flags.v1Order !== undefined) options.v1Order = flags.v1Order;
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }

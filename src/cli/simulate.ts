@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Simulator } from '../simulator/index.js';
 import { startSimulator } from '../simulator/index.js';
 import type { SimulateFlags } from './simulate-options.js';
-import { integerArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
+import { integerArg, orderArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
 
 /** Seams for tests: where output goes and which process signals stop the simulator. */
 export interface SimulateDeps {
@@ -64,6 +64,7 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--truncate-rate <p>', 'probability of a truncated body', probabilityArg)
     .option('--bad-json-rate <p>', 'probability of a 200 whose body is not JSON', probabilityArg)
     .option('--reset-rate <p>', 'probability of a connection reset', probabilityArg)
+    .option('--v1-order <order>', 'order of the v1 lists /calls and /sms: oldest or newest first', orderArg)
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
       const sim = await startSimulator(toSimulatorOptions(flags));

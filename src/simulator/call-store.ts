@@ -11,7 +11,8 @@ const MAX_SEQ = 0xfff;
 /**
  * Append-only, compact storage of one business's calls: per call only its creation second and
  * per-second sequence (6 bytes); every other field is derived from the seed when asked.
- * Index order is (created_at, id) order, so positions are stable while calls arrive.
+ * Index order is (created_at, id) order, so positions are stable while calls arrive. A call
+ * deleted upstream keeps its slot (indexes stay stable) and is skipped by every list.
  */
 export class CallStore {
   readonly #ctx: CallContext;
@@ -21,6 +22,9 @@ export class CallStore {
   #length = 0;
   readonly #overrides = new Map<number, CallOverride>();
   readonly #json: (string | undefined)[] = [];
+  /** Deleted slots, ascending; few, so rank arithmetic is a binary search over them. */
+  readonly #deleted: number[] = [];
+  readonly #deletedSet = new Set<number>();
 
   constructor(ctx: CallContext, render: (call: CallModel) => string) {
     this.#ctx = ctx;
@@ -32,8 +36,51 @@ export class CallStore {
     for (let i = 0; i < n; i++) this.#push(historyTime(i, n, rng.next()));
   }
 
+  /** Slots ever used, deleted ones included: every valid index is below it. */
   get length(): number {
     return this.#length;
+  }
+
+  /** Calls the service still lists. */
+  get liveCount(): number {
+    return this.#length - this.#deleted.length;
+  }
+
+  isDeleted(index: number): boolean {
+    return this.#deletedSet.has(index);
+  }
+
+  /** Deleted slots below `index`. */
+  deletedBelow(index: number): number {
+    let lo = 0;
+    let hi = this.#deleted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.#deleted[mid] ?? 0) < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Slot of the live call with ascending rank `rank` (0 = oldest); `length` when there is none. */
+  indexAtRank(rank: number): number {
+    if (rank >= this.liveCount) return this.#length;
+    // The least fixed point of s = rank + (deleted slots ≤ s), reached from below.
+    let s = rank;
+    for (;;) {
+      const next = rank + this.deletedBelow(s + 1);
+      if (next === s) return s;
+      s = next;
+    }
+  }
+
+  /** Removes the call from every list (the service deleted it); false when unknown or already gone. */
+  delete(id: string): boolean {
+    const index = this.indexOf(id);
+    if (index < 0 || this.#deletedSet.has(index)) return false;
+    this.#deletedSet.add(index);
+    this.#deleted.splice(this.deletedBelow(index), 0, index);
+    return true;
   }
 
   /** Adds `count` calls created at `nowSec` or later than the last call, whichever is later. */

@@ -14,6 +14,7 @@ function callsJson(business: BusinessData, limit: number): string {
   const store = business.calls;
   const parts: string[] = [];
   for (let i = store.length - 1; i >= 0 && parts.length < limit; i--) {
+    if (store.isDeleted(i)) continue;
     parts.push(JSON.stringify(callV2(store.model(i), business.render)));
   }
   return parts.join(',');

@@ -1,6 +1,6 @@
 import { parseOffset } from './paging.js';
 import { numberV1, smsV1 } from './render.js';
-import type { RouteResult, V1Request } from './state.js';
+import type { RouteResult, SimState, V1Request } from './state.js';
 import { fail, ok } from './state.js';
 
 /** GET /numbers: every tracked number, no paging. */
@@ -9,11 +9,12 @@ export function numbersRoute(r: V1Request): RouteResult {
   return ok(JSON.stringify({ numbers, total: numbers.length }));
 }
 
-/** GET /sms: offset paging, oldest first; a legacy endpoint by default (no `data` wrapper). */
-export function smsRoute(r: V1Request): RouteResult {
+/** GET /sms: offset paging in the v1 order; a legacy endpoint by default (no `data` wrapper). */
+export function smsRoute(state: SimState, r: V1Request): RouteResult {
   const parsed = parseOffset(r.query);
   if (!parsed.ok) return fail(400, parsed.message);
   const { limit, offset } = parsed.value;
-  const messages = r.business.sms.slice(offset, offset + limit).map((m) => smsV1(m));
+  const ordered = state.v1Order === 'oldest' ? r.business.sms : [...r.business.sms].reverse();
+  const messages = ordered.slice(offset, offset + limit).map((m) => smsV1(m));
   return ok(JSON.stringify({ messages, total: r.business.sms.length }));
 }

@@ -53,6 +53,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     cursorSecret: mix(seed, 0xc0de),
     cursorTtlMs: options.cursorTtlMs,
     cursorOnLastPage: options.cursorOnLastPage ?? true,
+    v1Order: options.v1Order ?? 'oldest',
     legacyEnvelope: new Set(options.legacyEnvelope ?? ['/sms']),
     clock,
   };
@@ -98,7 +99,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     counters: () => counters.snapshot(),
     resetCounters: () => counters.reset(),
-    truth: (name) => buildTruth(find(name)),
+    truth: (name) => buildTruth(find(name), state.v1Order),
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         stopArrivals();

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ApiKeyRegistry } from './api-keys.js';
 import type { BusinessData } from './business.js';
+import type { ListOrder } from './call-list.js';
 import type { CounterBook } from './counters.js';
 import type { FaultInjector } from './faults.js';
 import type { FixedWindowLimiter } from './rate-limiter.js';
@@ -19,6 +20,8 @@ export interface SimState {
   cursorSecret: number;
   cursorTtlMs: number | undefined;
   cursorOnLastPage: boolean;
+  /** Order of the v1 lists (`/calls`, `/sms`). */
+  v1Order: ListOrder;
   /** v1 sub-paths (e.g. `/sms`) answered without the `data` wrapper. */
   legacyEnvelope: ReadonlySet<string>;
   clock: () => number;

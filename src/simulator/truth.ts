@@ -1,4 +1,5 @@
 import type { BusinessData } from './business.js';
+import type { ListOrder } from './call-list.js';
 import type { CallModel } from './models.js';
 import { callV1, callV2, numberV1, smsV1, voicemailV2 } from './render.js';
 import { isoSeconds } from './time-format.js';
@@ -16,16 +17,18 @@ function callExpected(call: CallModel, recordingsBaseUrl: string): TruthRecord['
   };
 }
 
-function calls(business: BusinessData, v2: boolean, length: number): TruthRecord[] {
+/** Live calls oldest first; `newestFirst` reverses them (v2 always, v1 when `v1Order` says so). */
+function calls(business: BusinessData, v2: boolean, length: number, newestFirst: boolean): TruthRecord[] {
   const out: TruthRecord[] = [];
   for (let i = 0; i < length; i++) {
+    if (business.calls.isDeleted(i)) continue;
     const call = business.calls.model(i);
     const expected = callExpected(call, business.render.recordingsBaseUrl);
     // The served JSON is exactly JSON.stringify of this object of primitives, so it parses back equal.
     if (v2) out.push({ id: String(call.v2Uuid), raw: callV2(call, business.render), expected });
     else out.push({ id: call.id, raw: callV1(call, business.render), expected });
   }
-  return v2 ? out.reverse() : out;
+  return newestFirst ? out.reverse() : out;
 }
 
 function voicemails(business: BusinessData): TruthRecord[] {
@@ -51,26 +54,26 @@ function voicemails(business: BusinessData): TruthRecord[] {
 }
 
 /**
- * Ground truth of one business at the moment of the call, in serving order (v1 calls oldest
- * first, v2 lists newest first). The two call lists are own enumerable getters built on first
+ * Ground truth of one business at the moment of the call, in serving order (v1 lists in
+ * `v1Order`, v2 lists newest first); records deleted upstream are not in it. The two call lists are own enumerable getters built on first
  * access (so `toEqual` still compares them): with a million calls, a test that reads only
  * `numbers` pays nothing for `calls`.
  */
-export function buildTruth(business: BusinessData): Truth {
+export function buildTruth(business: BusinessData, v1Order: ListOrder): Truth {
   const length = business.calls.length;
   let v1: TruthRecord[] | undefined;
   let v2: TruthRecord[] | undefined;
   const truth: Omit<Truth, 'calls' | 'v2Calls'> = {
     voicemails: voicemails(business),
     numbers: business.numbers.map((n) => ({ id: n.id, raw: numberV1(n), expected: { number: n.number } })),
-    sms: business.sms.map((m) => ({
+    sms: (v1Order === 'oldest' ? business.sms : [...business.sms].reverse()).map((m) => ({
       id: m.id,
       raw: smsV1(m),
       expected: { to_number: m.toNumber, from_number: m.fromNumber, direction: m.direction, created_at: isoSeconds(m.createdAtSec) },
     })),
   };
-  Object.defineProperty(truth, 'calls', { enumerable: true, get: () => (v1 ??= calls(business, false, length)) });
-  Object.defineProperty(truth, 'v2Calls', { enumerable: true, get: () => (v2 ??= calls(business, true, length)) });
+  Object.defineProperty(truth, 'calls', { enumerable: true, get: () => (v1 ??= calls(business, false, length, v1Order === 'newest')) });
+  Object.defineProperty(truth, 'v2Calls', { enumerable: true, get: () => (v2 ??= calls(business, true, length, true)) });
   // The two getters were just defined above; the type system cannot see defineProperty.
   return truth as Truth;
 }

@@ -54,6 +54,11 @@ export interface SimulatorOptions {
   cursorOnLastPage?: boolean;
   /** Host that v2 relative recording paths are relative to. @defaultValue 'https://media.calltrack.test' */
   recordingsBaseUrl?: string;
+  /**
+   * Order of the v1 lists `/calls` and `/sms` (the spec does not say): `newest` serves the newest
+   * first in every paging mode, so arrivals appear at offset 0. @defaultValue 'oldest'
+   */
+  v1Order?: 'oldest' | 'newest';
 }
 
 /** Credentials of one simulated business. */

@@ -51,6 +51,20 @@ describe('callsync simulate', () => {
     }
   });
 
+  it('--v1-order newest serves /calls newest first; an unknown order is refused', async () => {
+    const { sim } = await run(['--port', '0', '--businesses', '1', '--calls', '20', '--no-rate-limit', '--v1-order', 'newest']);
+    try {
+      const res = await call<{ data: { calls: { created_at: string }[] } }>(`${sim.baseUrl}/api/v1/calls?limit=20`, {
+        token: sim.businesses[0]!.apiKey,
+      });
+      const created = res.body.data.calls.map((c) => c.created_at);
+      expect(created[0]! > created[19]!).toBe(true);
+    } finally {
+      await sim.close();
+    }
+    await expect(run(['--port', '0', '--v1-order', 'sideways'])).rejects.toThrow(/oldest or newest/);
+  });
+
   it('rejects a probability above 1', async () => {
     await expect(run(['--port', '0', '--error-rate', '2'])).rejects.toThrow(/probability/);
   });
