@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../normalize/zone-offset.js';
+import { BUILT_IN_STREAMS, DEFAULT_STREAMS } from '../sync/builtin-streams.js';
 import { parseDurationMs } from './duration.js';
 
-/** Streams callsync knows without config; `v2_calls` is stored in the `calls` table. */
-export const BUILT_IN_STREAMS = ['calls', 'voicemails', 'numbers', 'v2_calls'] as const;
-/** Streams read from the v2 host with the business's `v2Token`. */
-export const V2_STREAMS: readonly string[] = ['voicemails', 'v2_calls'];
-/** @defaultValue for `businesses[].streams` */
-export const DEFAULT_STREAMS = ['calls', 'voicemails', 'numbers'] as const;
+/** Stream names come from the one catalogue of built-in streams. */
+export { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from '../sync/builtin-streams.js';
+
 /** Table names an extra stream may not take: the built-ins and the bookkeeping tables. */
 export const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters'];
 

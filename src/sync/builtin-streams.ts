@@ -54,6 +54,14 @@ const v2Calls: StreamDescriptor = {
   normalize: normalizeV2Call,
 };
 
+/** The one catalogue of built-in streams; the config's name lists below are derived from it. */
 export const builtinStreams: ReadonlyMap<string, StreamDescriptor> = new Map(
   [calls, voicemails, numbers, v2Calls].map((stream) => [stream.name, stream]),
 );
+
+/** Streams callsync knows without config. */
+export const BUILT_IN_STREAMS: readonly string[] = [...builtinStreams.keys()];
+/** Streams read from the v2 host with the business's `v2Token`. */
+export const V2_STREAMS: readonly string[] = [...builtinStreams.values()].filter((stream) => stream.api === 'v2').map((stream) => stream.name);
+/** @defaultValue for `businesses[].streams`: everything a business with a v1 key and a v2 token has. */
+export const DEFAULT_STREAMS: readonly string[] = [calls.name, voicemails.name, numbers.name];

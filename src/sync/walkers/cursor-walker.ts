@@ -2,6 +2,7 @@ import { isUpstreamError } from '../../upstream/index.js';
 import type { JsonObject } from '../../sink.js';
 import { walkOffsetFrom } from './offset-walker.js';
 import { normalizeAll, numberField, recordsOf, stringField } from './page-fields.js';
+import { listPosition, readPosition, type ListPosition } from './positions.js';
 import type { WalkContext, WalkPage } from './walker.js';
 
 /**
@@ -11,9 +12,10 @@ import type { WalkContext, WalkPage } from './walker.js';
  * overlap costs one page, never a full re-sync.
  */
 export async function* walkCursor(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
-  let offset = numberField(position, 'offset') ?? 0;
-  let cursor = stringField(position, 'cursor');
-  if (position !== undefined && cursor === undefined) {
+  const stored = readPosition(listPosition, position, context.descriptor.name);
+  let offset = stored?.offset ?? 0;
+  let cursor = stored?.mode === 'cursor' ? stored.cursor : undefined;
+  if (stored?.mode === 'offset') {
     // The last walk ended without a resumable cursor; offset is then the cheapest way on.
     yield* walkOffsetFrom(context, offset);
     return;
@@ -35,11 +37,8 @@ export async function* walkCursor(context: WalkContext, position: JsonObject | u
     const hasMore = payload.has_more === true;
     const total = numberField(payload, 'total');
     const resumable = next ?? (hasMore ? undefined : cursor);
-    yield {
-      items: normalizeAll(context, raws),
-      position: resumable === undefined ? { mode: 'offset', offset } : { mode: 'cursor', cursor: resumable, offset },
-      total,
-    };
+    const at: ListPosition = resumable === undefined ? { mode: 'offset', offset } : { mode: 'cursor', cursor: resumable, offset };
+    yield { items: normalizeAll(context, raws), position: at, total };
     if (!hasMore) return;
     if (next === undefined) {
       // has_more without a cursor: an instance without cursor support; go on by offset.

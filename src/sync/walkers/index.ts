@@ -4,13 +4,13 @@ import { walkFullRefresh } from './full-refresh-walker.js';
 import { walkNewestFirst } from './newest-first-walker.js';
 import { walkOffset } from './offset-walker.js';
 import { walkPages } from './page-walker.js';
-import { withRevisit, type RevisitSettings } from './revisit.js';
-import type { Walker } from './walker.js';
+import { withRevisit } from './revisit.js';
+import type { RevisitSettings, Walker } from './walker.js';
 
-export type { WalkContext, WalkItem, WalkPage, Walker, Query } from './walker.js';
+export type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker, Query } from './walker.js';
 export { PayloadShapeError } from './page-fields.js';
 
-export { withRevisit, type RevisitSettings } from './revisit.js';
+export { withRevisit } from './revisit.js';
 
 /** One walker per paging mode; the checkpoint position each stores is documented on the walker. */
 export const walkers: Readonly<Record<PagingMode, Walker>> = {

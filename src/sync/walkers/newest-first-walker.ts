@@ -1,7 +1,8 @@
-import type { Json, JsonObject } from '../../sink.js';
+import type { JsonObject } from '../../sink.js';
 import { isUpstreamError } from '../../upstream/index.js';
 import { revisitWindowStart } from './revisit.js';
-import { normalizeAll, numberField, recordsOf, stringField } from './page-fields.js';
+import { normalizeAll, recordsOf } from './page-fields.js';
+import { highWaterPosition, readPosition, type HighWaterPosition } from './positions.js';
 import type { WalkContext, WalkItem, WalkPage } from './walker.js';
 
 /**
@@ -12,9 +13,10 @@ import type { WalkContext, WalkItem, WalkPage } from './walker.js';
  * stores what it has and reports a gap instead of pretending to be complete.
  */
 export async function* walkNewestFirst(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
-  const highWater = stringField(position, 'highWater');
-  const idsAtHighWater = new Set(idList(position?.idsAtHighWater));
-  let limit = Math.min(context.v2MaxLimit, numberField(position, 'limit') ?? context.v2Limit);
+  const stored = readPosition(highWaterPosition, position, context.descriptor.name);
+  const highWater = stored?.highWater ?? undefined;
+  const idsAtHighWater = new Set(stored?.idsAtHighWater);
+  let limit = Math.min(context.v2MaxLimit, stored?.limit ?? context.v2Limit);
   if (highWater === undefined) limit = context.v2MaxLimit;
 
   let maxLimit = context.v2MaxLimit;
@@ -44,11 +46,8 @@ export async function* walkNewestFirst(context: WalkContext, position: JsonObjec
       full && !reachedMark
         ? `${context.descriptor.path}: ${items.length} records returned at the largest limit (${limit}) and none already stored; older records beyond the limit may be missing (gap)`
         : undefined;
-    yield {
-      items: fresh,
-      position: { mode: 'high-water', highWater: mark.highWater, idsAtHighWater: mark.ids, limit },
-      warning,
-    };
+    const at: HighWaterPosition = { mode: 'high-water', highWater: mark.highWater, idsAtHighWater: mark.ids, limit };
+    yield { items: fresh, position: at, warning };
     return;
   }
 }
@@ -91,8 +90,4 @@ function nextMark(fresh: readonly WalkItem[], highWater: string | undefined, ids
     }
   }
   return { highWater: mark, ids: [...ids] };
-}
-
-function idList(value: Json | undefined): string[] {
-  return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
 }

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../sink.js';
 import { normalizeAll, numberField, recordsOf } from './page-fields.js';
+import { listPosition, readPosition, type ListPosition } from './positions.js';
 import type { WalkContext, WalkPage } from './walker.js';
 
 /**
@@ -7,7 +8,7 @@ import type { WalkContext, WalkPage } from './walker.js';
  * consumed, so an incremental run asks only for what arrived since: one request when nothing did.
  */
 export async function* walkOffset(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
-  yield* walkOffsetFrom(context, numberField(position, 'offset') ?? 0);
+  yield* walkOffsetFrom(context, readPosition(listPosition, position, context.descriptor.name)?.offset ?? 0);
 }
 
 export async function* walkOffsetFrom(context: WalkContext, startOffset: number): AsyncGenerator<WalkPage> {
@@ -17,7 +18,8 @@ export async function* walkOffsetFrom(context: WalkContext, startOffset: number)
     const raws = recordsOf(payload, context.descriptor);
     offset += raws.length;
     const total = numberField(payload, 'total');
-    yield { items: normalizeAll(context, raws), position: { mode: 'offset', offset }, total };
+    const at: ListPosition = { mode: 'offset', offset };
+    yield { items: normalizeAll(context, raws), position: at, total };
     if (raws.length < context.pageSize || (total !== undefined && offset >= total)) return;
   }
 }

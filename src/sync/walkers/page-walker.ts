@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../sink.js';
 import { normalizeAll, numberField, recordsOf } from './page-fields.js';
+import { listPosition, readPosition, type ListPosition } from './positions.js';
 import type { WalkContext, WalkPage } from './walker.js';
 
 /**
@@ -8,7 +9,7 @@ import type { WalkContext, WalkPage } from './walker.js';
  */
 export async function* walkPages(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
   const perPage = context.pageSize;
-  let offset = numberField(position, 'offset') ?? 0;
+  let offset = readPosition(listPosition, position, context.descriptor.name)?.offset ?? 0;
   for (;;) {
     const page = Math.floor(offset / perPage) + 1;
     const payload = await context.fetch({ page, per_page: perPage });
@@ -16,7 +17,8 @@ export async function* walkPages(context: WalkContext, position: JsonObject | un
     const fresh = raws.slice(offset - (page - 1) * perPage);
     offset = (page - 1) * perPage + raws.length;
     const total = numberField(payload, 'total');
-    yield { items: normalizeAll(context, fresh), position: { mode: 'offset', offset }, total };
+    const at: ListPosition = { mode: 'offset', offset };
+    yield { items: normalizeAll(context, fresh), position: at, total };
     if (raws.length < perPage || (total !== undefined && offset >= total)) return;
   }
 }

@@ -1,15 +1,8 @@
 import { isoSeconds } from '../../normalize/index.js';
-import type { Json, JsonObject } from '../../sink.js';
-import { normalizeAll, numberField, recordsOf } from './page-fields.js';
-import type { WalkContext, WalkItem, WalkPage, Walker } from './walker.js';
-
-/** How far back records may still change upstream (a transcription that appears after the call). */
-export interface RevisitSettings {
-  readonly windowMs: number;
-  /** How often the window is read again; between times an incremental run stays one request. */
-  readonly everyMs: number;
-  readonly now: () => number;
-}
+import type { JsonObject } from '../../sink.js';
+import { normalizeAll, recordsOf } from './page-fields.js';
+import { listPosition, readPosition, storable, type ListPosition } from './positions.js';
+import type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker } from './walker.js';
 
 /** The oldest `created_at` that is still revisited, in the stored timestamp form. */
 export function revisitWindowStart(settings: RevisitSettings): string {
@@ -32,19 +25,20 @@ export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
   return async function* walk(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
     const now = settings.now();
     const windowStart = revisitWindowStart(settings);
-    let marks = readMarks(position?.marks);
-    let revisitedAt = numberField(position, 'revisitedAt') ?? now;
-    const end = numberField(position, 'offset');
-    if (position !== undefined && end !== undefined && now - revisitedAt >= settings.everyMs && marks.length > 0) {
+    const stored = readPosition(listPosition, position, context.descriptor.name);
+    let marks: Mark[] = stored?.marks ?? [];
+    let revisitedAt = stored?.revisitedAt ?? now;
+    if (stored !== undefined && position !== undefined && now - revisitedAt >= settings.everyMs && marks.length > 0) {
       revisitedAt = now;
-      yield* revisitFrom(context, startOffset(marks, windowStart), end, position, { ...position, marks, revisitedAt });
+      const done: ListPosition = { ...stored, marks, revisitedAt };
+      yield* revisitFrom(context, startOffset(marks, windowStart), stored.offset, position, storable(done));
     }
-    let offset = end ?? 0;
     for await (const page of inner(context, position)) {
-      const next = numberField(page.position, 'offset') ?? offset;
-      marks = addMark(marks, next - page.items.length, page.items, windowStart);
-      offset = next;
-      yield { ...page, position: { ...page.position, marks, revisitedAt } };
+      const walked = readPosition(listPosition, page.position, context.descriptor.name);
+      if (walked === undefined) throw new Error(`${context.descriptor.path}: the walk yielded no position`);
+      marks = addMark(marks, walked.offset - page.items.length, page.items, windowStart);
+      const at: ListPosition = { ...walked, marks, revisitedAt };
+      yield { ...page, position: storable(at) };
     }
   };
 }
@@ -83,11 +77,4 @@ function addMark(marks: readonly Mark[], offset: number, items: readonly WalkIte
   const firstInWindow = next.findIndex(([, at]) => at >= windowStart);
   const keepFrom = firstInWindow === -1 ? Math.max(0, next.length - 1) : Math.max(0, firstInWindow - 1);
   return next.slice(keepFrom).slice(-MAX_MARKS);
-}
-
-function readMarks(value: Json | undefined): Mark[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter(
-    (mark): mark is Mark => Array.isArray(mark) && typeof mark[0] === 'number' && typeof mark[1] === 'string',
-  );
 }

@@ -1,7 +1,14 @@
 import type { NormalizeResult } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink.js';
 import type { StreamDescriptor } from '../stream-descriptor.js';
-import type { RevisitSettings } from './revisit.js';
+
+/** How far back records may still change upstream (a transcription that appears after the call). */
+export interface RevisitSettings {
+  readonly windowMs: number;
+  /** How often the window is read again; between times an incremental run stays one request. */
+  readonly everyMs: number;
+  readonly now: () => number;
+}
 
 /** One upstream record with the outcome of normalizing it. */
 export interface WalkItem {

@@ -113,7 +113,7 @@ describe('newest-first walker', () => {
   it('widens the limit when a full response holds nothing already stored', async () => {
     const all = records(10);
     const walk = context(newestFirst(all));
-    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { highWater: all[5]?.created_at ?? '', idsAtHighWater: ['r5'], limit: 2 }));
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { mode: 'high-water', highWater: all[5]?.created_at ?? '', idsAtHighWater: ['r5'], limit: 2 }));
     expect(walk.queries.map((query) => query.limit)).toEqual([2, 8]);
     expect(ids(pages)).toEqual(['r9', 'r8', 'r7', 'r6']);
     expect(pages[0]?.warning).toBeUndefined();
@@ -122,7 +122,7 @@ describe('newest-first walker', () => {
   it('reports a gap when even the largest limit reaches nothing already stored', async () => {
     const all = records(20);
     const walk = context(newestFirst(all));
-    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { highWater: all[2]?.created_at ?? '', idsAtHighWater: ['r2'], limit: 2 }));
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { mode: 'high-water', highWater: all[2]?.created_at ?? '', idsAtHighWater: ['r2'], limit: 2 }));
     expect(ids(pages)).toHaveLength(8);
     expect(pages[0]?.warning).toMatch(/gap/);
   });
@@ -163,5 +163,23 @@ describe('revisit of recent records', () => {
     expect(due.queries.slice(0, 2)).toEqual([{ limit: 2, offset: 6 }, { limit: 2, offset: 8 }]);
     expect(ids(revisited)).toEqual(['r6', 'r7', 'r8', 'r9']);
     expect(revisited.at(-1)?.position).toMatchObject({ revisitedAt: now, cursor: 'c10', offset: 10 });
+  });
+});
+
+describe('stored positions', () => {
+  it.each([
+    ['cursor', { mode: 'cursor', offset: 5 }, /stream "calls": stored position .*\(cursor: /],
+    ['offset', { mode: 'offset', offset: -3 }, /offset: Too small/],
+    ['page', { offset: 3 }, /mode: /],
+    ['v2-newest-first', { mode: 'high-water', highWater: 7, idsAtHighWater: [], limit: 2 }, /highWater: /],
+  ] as const)('%s: a position it did not write stops the stream instead of starting over', async (mode, position, message) => {
+    const walk = context(oldestFirst(records(3)));
+    await expect(collect(walkers[mode](walk.walkContext, position as JsonObject))).rejects.toThrow(message);
+    expect(walk.queries).toEqual([]);
+  });
+
+  it('treats an empty stored position as a first sync', async () => {
+    const walk = context(oldestFirst(records(3)));
+    expect(ids(await collect(walkers.offset(walk.walkContext, {})))).toEqual(['r0', 'r1', 'r2']);
   });
 });

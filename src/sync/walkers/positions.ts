@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { JsonObject } from '../../sink.js';
+
+/**
+ * The stored position of every walker, as zod schemas. A stored position is read through
+ * `readPosition`: one that does not parse stops the stream with an error naming it, because
+ * silently starting over would either re-sync everything or, worse, skip records.
+ */
+
+const count = z.int().nonnegative();
+
+/** `[offset of a page's first record, its created_at]`, oldest first (see `revisit.ts`). */
+export const revisitMark = z.tuple([count, z.string()]);
+
+/** What the revisit of recent records keeps beside an oldest-first walk's own position. */
+export const revisitFields = z.object({
+  marks: z.array(revisitMark).optional(),
+  /** Epoch ms of the last completed revisit. */
+  revisitedAt: z.number().optional(),
+});
+
+/** Offset walks (and cursor walks that fell back to offset): `offset` counts records consumed. */
+export const offsetPosition = revisitFields.extend({ mode: z.literal('offset'), offset: count });
+
+/** Cursor walks: the cursor to resume from, and the consumed count as the fallback mark. */
+export const cursorPosition = revisitFields.extend({ mode: z.literal('cursor'), cursor: z.string().min(1), offset: count });
+
+export const listPosition = z.discriminatedUnion('mode', [cursorPosition, offsetPosition]);
+
+/** v2 walks: the newest `created_at` stored, the ids stored at exactly that second, the last `limit`. */
+export const highWaterPosition = z.object({
+  mode: z.literal('high-water'),
+  highWater: z.string().nullable(),
+  idsAtHighWater: z.array(z.string()),
+  limit: z.int().positive(),
+});
+
+/** Full-refresh walks: how many records the last refresh returned (informational). */
+export const fullPosition = z.object({ mode: z.literal('full'), count });
+
+export type RevisitFields = z.infer<typeof revisitFields>;
+export type ListPosition = z.infer<typeof listPosition>;
+export type HighWaterPosition = z.infer<typeof highWaterPosition>;
+export type FullPosition = z.infer<typeof fullPosition>;
+
+/** A stored position that does not match its walker's schema; the stream stops with this message. */
+export class StoredPositionError extends Error {
+  override readonly name = 'StoredPositionError';
+}
+
+/**
+ * The stored position parsed with its walker's schema; undefined when nothing is stored yet
+ * (an empty object is what a cut-off first page leaves behind).
+ */
+export function readPosition<T>(schema: z.ZodType<T>, position: JsonObject | undefined, stream: string): T | undefined {
+  if (position === undefined || Object.keys(position).length === 0) return undefined;
+  const result = schema.safeParse(position);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(position)'}: ${issue.message}`).join('; ');
+  const shown = JSON.stringify(position);
+  throw new StoredPositionError(
+    `stream "${stream}": stored position ${shown.length > 160 ? `${shown.slice(0, 160)}…` : shown} is not one this walker wrote (${problems}); ` +
+      'fix the sync_state row, or delete it to sync the stream again from the start',
+  );
+}
+
+/** A position as the engine stores it: plain JSON, fields that are undefined left out. */
+export function storable(position: object): JsonObject {
+  return JSON.parse(JSON.stringify(position)) as JsonObject;
+}
