@@ -1,3 +1,5 @@
+import { classifyHttp, HUBSPOT_TRAITS, servicePolicy } from '../../src/http-policy/index.js';
+import type { HttpFailureKind } from '../../src/http-policy/index.js';
 import type { HubSpotRetryPolicy } from './config.js';
 
 /** What went wrong with a HubSpot request, as far as the caller must act on it. */
@@ -47,65 +49,43 @@ export interface Classification {
   readonly policyName: string | undefined;
 }
 
-// Connection-level failures that a later attempt can get past.
-const transientCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-]);
+const KINDS: Partial<Record<HttpFailureKind, HubSpotErrorKind>> = {
+  rate_limited: 'rate_limited', transient: 'transient', aborted: 'transient', auth: 'auth', forbidden: 'forbidden',
+  not_found: 'not_found', conflict: 'conflict', bad_request: 'invalid',
+};
 
 /**
- * The one place that decides what a HubSpot failure means. 429 by `policyName`: DAILY stops
- * (no retry: the portal's quota is gone until HubSpot resets it), SECONDLY waits a second,
- * TEN_SECONDLY_ROLLING waits the advertised interval; `Retry-After` wins when present.
- * 5xx and network errors retry with full-jitter backoff. 400/409 are batch rejections,
- * 401/403/404 and anything else stop.
+ * What a HubSpot failure means, by the shared HTTP policy (`src/http-policy/`) with HubSpot's own
+ * 429 policies: DAILY stops (no retry: the portal's quota is gone until HubSpot resets it),
+ * SECONDLY waits a second, TEN_SECONDLY_ROLLING waits the advertised interval; `Retry-After` wins
+ * when present, on any status. 5xx and network errors retry with full-jitter backoff. 400/409 are
+ * batch rejections, 401/403/404 and anything else stop.
  */
 export function classifyHubSpotFailure(failure: HubSpotFailure, context: FailureContext): Classification {
-  if ('error' in failure) return classifyError(failure.error, context);
+  const policy = servicePolicy(HUBSPOT_TRAITS, context.policy);
+  const attempt = { nowMs: context.nowMs, attempt: context.retry, random: context.random };
+  if ('error' in failure) {
+    const verdict = classifyHttp(failure, policy, attempt);
+    const base = { reason: `request failed: ${verdict.label}: ${verdict.detail ?? ''}`, hubspotMessage: undefined, correlationId: undefined, policyName: undefined, batchRejection: false };
+    return verdict.retry ? { ...base, kind: 'transient', retry: true, waitMs: verdict.waitMs } : { ...base, kind: 'internal', retry: false, waitMs: 0 };
+  }
   const { status, headers } = failure;
   const body = bodyFields(failure.body);
   const detail = [body.category ?? body.errorType, body.policyName].filter((part) => part !== undefined).join(' ');
   const reason = `HTTP ${status}${detail === '' ? '' : ` ${detail}`}${body.message === undefined ? '' : `: ${body.message}`}`;
   const base = { reason, hubspotMessage: body.message, correlationId: body.correlationId, policyName: body.policyName };
-  const stop = (kind: HubSpotErrorKind, batchRejection = false): Classification => ({ ...base, kind, retry: false, waitMs: 0, batchRejection });
-  const again = (kind: HubSpotErrorKind, waitMs: number): Classification => ({ ...base, kind, retry: true, waitMs: Math.round(waitMs), batchRejection: false });
-
-  if (status === 429) {
-    const policy = body.policyName?.toUpperCase();
-    if (policy === 'DAILY') return stop('daily_limit');
-    const retryAfter = parseRetryAfter(headers['retry-after'], context.nowMs);
-    const jitter = context.random * context.policy.baseDelayMs;
-    if (retryAfter !== undefined) return again('rate_limited', retryAfter + jitter);
-    if (policy === 'SECONDLY') return again('rate_limited', 1000 + jitter);
-    if (policy === 'TEN_SECONDLY_ROLLING') {
-      const interval = positiveInt(headers['x-hubspot-ratelimit-interval-milliseconds']) ?? 10_000;
-      return again('rate_limited', interval + jitter);
-    }
-    return again('rate_limited', Math.max(1000, backoff(context)));
-  }
-  if (status >= 500 || status === 408) return again('transient', backoff(context));
-  if (status === 401) return stop('auth');
-  if (status === 403) return stop('forbidden');
-  if (status === 404) return stop('not_found');
-  if (status === 409) return stop('conflict', true);
-  if (status === 400 || status === 422) return stop('invalid', true);
-  return stop('invalid');
+  const policyName = body.policyName?.toUpperCase();
+  if (status === 429 && policyName === 'DAILY') return { ...base, kind: 'daily_limit', retry: false, waitMs: 0, batchRejection: false };
+  const verdict = classifyHttp({ status, headers }, policy, { ...attempt, ...documentedWait(policyName, headers) });
+  const kind = KINDS[verdict.kind] ?? 'invalid';
+  if (verdict.retry) return { ...base, kind, retry: true, waitMs: verdict.waitMs, batchRejection: false };
+  return { ...base, kind, retry: false, waitMs: 0, batchRejection: verdict.kind === 'conflict' || verdict.kind === 'bad_request' };
 }
 
-/** Full-jitter exponential backoff: uniform in [0, min(maxDelayMs, baseDelayMs · 2^(retry-1))). */
-export function backoff(context: FailureContext): number {
-  const ceiling = Math.min(context.policy.maxDelayMs, context.policy.baseDelayMs * 2 ** Math.max(0, context.retry - 1));
-  return Math.floor(context.random * ceiling);
-}
-
-/** `Retry-After` as delta-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  const text = value?.trim();
-  if (text === undefined || text === '') return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+function documentedWait(policyName: string | undefined, headers: Readonly<Record<string, string | undefined>>): { documentedWaitMs?: number } {
+  if (policyName === 'SECONDLY') return { documentedWaitMs: 1000 };
+  if (policyName === 'TEN_SECONDLY_ROLLING') return { documentedWaitMs: positiveInt(headers['x-hubspot-ratelimit-interval-milliseconds']) ?? 10_000 };
+  return {};
 }
 
 interface BodyFields {
@@ -126,25 +106,6 @@ export function bodyFields(body: unknown): BodyFields {
     if (typeof value === 'string' && value !== '') fields[key] = value.length > 1000 ? `${value.slice(0, 1000)}…` : value;
   }
   return fields;
-}
-
-function classifyError(error: unknown, context: FailureContext): Classification {
-  const { code, name, message } = describe(error);
-  const label = code ?? name ?? 'Error';
-  const base = { reason: `request failed: ${label}: ${message}`, hubspotMessage: undefined, correlationId: undefined, policyName: undefined, batchRejection: false };
-  const transient = (code !== undefined && transientCodes.has(code)) || name === 'TimeoutError' || name === 'AbortError';
-  if (transient) return { ...base, kind: 'transient', retry: true, waitMs: backoff(context) };
-  return { ...base, kind: 'internal', retry: false, waitMs: 0 };
-}
-
-function describe(error: unknown): { code?: string; name?: string; message: string } {
-  if (typeof error !== 'object' || error === null) return { message: String(error) };
-  const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
-  return {
-    ...(typeof code === 'string' ? { code } : {}),
-    ...(typeof name === 'string' ? { name } : {}),
-    message: typeof message === 'string' ? message : Object.prototype.toString.call(error),
-  };
 }
 
 function positiveInt(value: string | undefined): number | undefined {

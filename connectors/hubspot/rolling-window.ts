@@ -1,3 +1,5 @@
+import { abortableSleep } from '../../src/http-policy/index.js';
+
 /** Time source of the limiters; injected so tests need no real waiting. */
 export interface Clock {
   now(): number;
@@ -6,7 +8,7 @@ export interface Clock {
 
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
-  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms: number) => abortableSleep(ms),
 });
 
 /**

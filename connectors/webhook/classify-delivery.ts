@@ -1,3 +1,6 @@
+import { classifyHttp } from '../../src/http-policy/index.js';
+import type { ServicePolicy } from '../../src/http-policy/index.js';
+
 /** What one HTTP attempt produced: a response, or the error that replaced it. */
 export type AttemptResult =
   | {
@@ -12,8 +15,8 @@ export type AttemptResult =
 /** What to do next with the batch. */
 export type DeliveryDecision =
   | { readonly action: 'delivered' }
-  /** Send again; `retryAfterMs` is the receiver's own wait (429/503 `Retry-After`) when it gave one. */
-  | { readonly action: 'retry'; readonly reason: string; readonly retryAfterMs?: number }
+  /** Send again after `waitMs`; `retryAfterMs` is the receiver's own wait (`Retry-After`) when it gave one. */
+  | { readonly action: 'retry'; readonly reason: string; readonly waitMs: number; readonly retryAfterMs?: number }
   /** The receiver refused this batch for good: its records become dead letters. */
   | { readonly action: 'reject'; readonly reason: string }
   /** Not the receiver's answer but our own failure (bad argument, mock not matched): throw. */
@@ -22,60 +25,35 @@ export type DeliveryDecision =
 /** Longest response excerpt kept in a dead letter's reason. */
 export const maxReasonBodyChars = 500;
 
-// Connection-level failures that a later attempt can get past.
-const transientCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'ENETDOWN', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_ABORTED', 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-]);
-const timeoutNames = new Set(['TimeoutError', 'AbortError', 'ConnectTimeoutError', 'HeadersTimeoutError', 'BodyTimeoutError']);
+export interface DeliveryContext {
+  readonly nowMs: number;
+  readonly policy: ServicePolicy;
+  /** 1 for the first retry. @defaultValue 1 */
+  readonly retry?: number;
+  /** In [0, 1). @defaultValue 0 */
+  readonly random?: number;
+}
 
 /**
- * The one place that decides how a delivery attempt ends. 2xx: delivered. 5xx, 408 and 429:
- * retry (honouring `Retry-After`). Any other status: reject, with the status and the first
- * 500 characters of the response as the reason. Network errors and timeouts: retry; any other
- * thrown error is a bug on our side and fails the write.
+ * How a delivery attempt ends, by the shared HTTP policy (`src/http-policy/`). 2xx: delivered.
+ * 5xx, 408 and 429: retry (honouring `Retry-After`). Any other status: reject, with the status and
+ * the first 500 characters of the response as the reason. Network errors and timeouts: retry; any
+ * other thrown error is a bug on our side and fails the write.
  */
-export function classifyDelivery(attempt: AttemptResult, nowMs: number): DeliveryDecision {
-  if ('error' in attempt) return classifyError(attempt.error);
-  const { status } = attempt;
-  if (status >= 200 && status < 300) return { action: 'delivered' };
-  const reason = `webhook receiver answered HTTP ${status}${excerpt(attempt.body)}`;
-  if (status >= 500 || status === 429 || status === 408) {
-    const retryAfterMs = parseRetryAfter(attempt.retryAfter, nowMs);
-    return retryAfterMs === undefined ? { action: 'retry', reason } : { action: 'retry', reason, retryAfterMs };
+export function classifyDelivery(attempt: AttemptResult, context: DeliveryContext): DeliveryDecision {
+  if ('status' in attempt && attempt.status >= 200 && attempt.status < 300) return { action: 'delivered' };
+  const outcome = 'error' in attempt ? attempt : { status: attempt.status, headers: { 'retry-after': attempt.retryAfter } };
+  const verdict = classifyHttp(outcome, context.policy, { nowMs: context.nowMs, attempt: context.retry ?? 1, random: context.random ?? 0 });
+  if ('error' in attempt) {
+    const label = `${verdict.label}: ${verdict.detail ?? 'no message'}`;
+    return verdict.retry
+      ? { action: 'retry', reason: `webhook request failed: ${label}`, waitMs: verdict.waitMs }
+      : { action: 'fail', reason: `webhook request could not be made: ${label}` };
   }
-  return { action: 'reject', reason };
-}
-
-/** `Retry-After` as delta-seconds or an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  const text = value?.trim();
-  if (text === undefined || text === '') return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Date.parse reads bare numbers such as "-1" or "1.5" as dates; an HTTP date always names its month.
-  const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-}
-
-function classifyError(error: unknown): DeliveryDecision {
-  const { code, name, message } = describe(error);
-  const label = code ?? name ?? 'Error';
-  if ((code !== undefined && transientCodes.has(code)) || (name !== undefined && timeoutNames.has(name))) {
-    return { action: 'retry', reason: `webhook request failed: ${label}: ${message}` };
-  }
-  return { action: 'fail', reason: `webhook request could not be made: ${label}: ${message}` };
-}
-
-function describe(error: unknown): { code?: string; name?: string; message: string } {
-  if (typeof error !== 'object' || error === null) return { message: String(error) };
-  const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
-  return {
-    ...(typeof code === 'string' ? { code } : {}),
-    ...(typeof name === 'string' ? { name } : {}),
-    message: typeof message === 'string' ? message : 'no message',
-  };
+  const reason = `webhook receiver answered HTTP ${attempt.status}${excerpt(attempt.body)}`;
+  if (!verdict.retry) return { action: 'reject', reason };
+  const server = verdict.serverWaitMs === undefined ? {} : { retryAfterMs: verdict.serverWaitMs };
+  return { action: 'retry', reason, waitMs: verdict.waitMs, ...server };
 }
 
 function excerpt(body: string | undefined): string {

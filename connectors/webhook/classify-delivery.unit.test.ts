@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { classifyDelivery, parseRetryAfter, type AttemptResult, type DeliveryDecision } from './classify-delivery.js';
+import { servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
+import { classifyDelivery, type AttemptResult, type DeliveryDecision } from './classify-delivery.js';
 
 const now = Date.parse('2025-01-01T00:00:00Z');
+const context = { nowMs: now, policy: servicePolicy(WEBHOOK_TRAITS, { baseDelayMs: 500, maxDelayMs: 30_000 }) };
 const networkError = (code: string): Error => Object.assign(new Error(`failed: ${code}`), { code });
 const namedError = (name: string): Error => Object.assign(new Error(`failed: ${name}`), { name });
 
@@ -33,38 +35,25 @@ describe('classifyDelivery', () => {
     ['invalid argument', { error: networkError('UND_ERR_INVALID_ARG') }, { action: 'fail' }],
     ['a thrown string', { error: 'weird' }, { action: 'fail' }],
   ])('%s', (_label, attempt, expected) => {
-    expect(classifyDelivery(attempt, now)).toMatchObject(expected);
+    expect(classifyDelivery(attempt, context)).toMatchObject(expected);
   });
 
   it.each([['soon'], [undefined]])('429 with Retry-After %j leaves the wait to the backoff', (retryAfter) => {
-    const decision = classifyDelivery({ status: 429, retryAfter }, now);
+    const decision = classifyDelivery({ status: 429, retryAfter }, context);
     expect(decision.action).toBe('retry');
     expect(decision).not.toHaveProperty('retryAfterMs');
   });
 
   it('keeps the first 500 characters of a long response body in the reason', () => {
-    const decision = classifyDelivery({ status: 400, body: 'x'.repeat(2000) }, now);
+    const decision = classifyDelivery({ status: 400, body: 'x'.repeat(2000) }, context);
     expect(decision).toEqual({ action: 'reject', reason: `webhook receiver answered HTTP 400: ${'x'.repeat(500)}…` });
   });
 
   it('names the error code in a network failure reason', () => {
-    expect(classifyDelivery({ error: networkError('ECONNREFUSED') }, now)).toEqual({
+    expect(classifyDelivery({ error: networkError('ECONNREFUSED') }, context)).toEqual({
       action: 'retry',
       reason: 'webhook request failed: ECONNREFUSED: failed: ECONNREFUSED',
+      waitMs: 0,
     });
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it.each([
-    [undefined, undefined],
-    ['', undefined],
-    ['0', 0],
-    [' 12 ', 12_000],
-    ['-1', undefined],
-    ['1.5', undefined],
-    ['Wed, 01 Jan 2025 00:01:00 GMT', 60_000],
-  ])('%j → %j ms', (value, expected) => {
-    expect(parseRetryAfter(value, now)).toBe(expected);
   });
 });

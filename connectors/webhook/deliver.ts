@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
-import { fullJitterDelay } from './backoff.js';
+import { servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
 import { classifyDelivery } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import type { PreparedDelivery } from './payload.js';
@@ -27,9 +27,10 @@ export type DeliveryOutcome =
 export async function deliver(delivery: PreparedDelivery, options: DeliverOptions): Promise<DeliveryOutcome> {
   const endpoint = describeEndpoint(options.url);
   const context = { batchId: delivery.payload.batch_id, records: delivery.payload.records.length };
+  const policy = servicePolicy(WEBHOOK_TRAITS, options.retry);
   for (let attempt = 1; ; attempt += 1) {
     const result = await postBatch(delivery, options);
-    const decision = classifyDelivery(result, options.now());
+    const decision = classifyDelivery(result, { nowMs: options.now(), policy, retry: attempt, random: options.random() });
     const cause = 'error' in result ? result.error : undefined;
     switch (decision.action) {
       case 'delivered': {
@@ -62,7 +63,7 @@ export async function deliver(delivery: PreparedDelivery, options: DeliverOption
             cause,
           });
         }
-        const waitMs = decision.retryAfterMs ?? fullJitterDelay(attempt, options.retry, options.random);
+        const { waitMs } = decision;
         options.logger.warn({ ...context, attempt, waitMs, reason }, 'webhook delivery failed; retrying');
         await options.sleep(waitMs);
       }

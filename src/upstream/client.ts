@@ -1,10 +1,11 @@
 import type { Dispatcher } from 'undici';
+import type { ServicePolicy } from '../http-policy/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { apiKeyAuth } from './auth/api-key.js';
 import { SessionAuth } from './auth/session.js';
 import type { RequestAuth } from './auth/types.js';
 import { v2BearerAuth } from './auth/v2-bearer.js';
-import { classifyFailure } from './classify.js';
+import { classifyFailure, upstreamClassifyPolicy } from './classify.js';
 import { parseErrorBody, unwrapSuccess } from './envelopes.js';
 import { UpstreamError, UpstreamErrorCode } from './errors.js';
 import type { RequestContext } from './errors.js';
@@ -39,6 +40,8 @@ export interface UpstreamClientOptions {
   readonly dispatcher?: Dispatcher;
   /** Extra trusted CAs for the default agent. */
   readonly caFile?: string;
+  /** Longest wait a server's answer may impose (`Retry-After`, `X-RateLimit-Reset`). @defaultValue 15 min */
+  readonly maxWaitMs?: number;
   /** @defaultValue `Date.now` */
   readonly now?: () => number;
 }
@@ -82,18 +85,18 @@ function buildUrl(base: string, path: string, query: QueryParams | undefined): U
   return url;
 }
 
-function toResponse(raw: RawResponse, context: RequestContext, redact: Redactor, now: () => number): UpstreamResponse {
+function toResponse(raw: RawResponse, context: RequestContext, redact: Redactor, now: () => number, policy: ServicePolicy): UpstreamResponse {
   const rateLimit = raw.rateLimit ? { rateLimit: raw.rateLimit } : {};
   const body = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     const unwrapped = unwrapSuccess(body);
     if (unwrapped) return { status: raw.status, ...unwrapped, bytes: raw.bytes, ...rateLimit };
-    throw upstreamFailure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now()), context, { status: raw.status, ...rateLimit }, redact);
+    throw upstreamFailure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now(), policy), context, { status: raw.status, ...rateLimit }, redact);
   }
   const parsed = body ?? raw.text;
   const serverMessage = parseErrorBody(parsed).message;
   throw upstreamFailure(
-    classifyFailure({ status: raw.status, headers: raw.headers, body: parsed }, now()),
+    classifyFailure({ status: raw.status, headers: raw.headers, body: parsed }, now(), policy),
     context,
     { status: raw.status, ...(serverMessage === undefined ? {} : { serverMessage }), ...rateLimit },
     redact,
@@ -103,13 +106,14 @@ function toResponse(raw: RawResponse, context: RequestContext, redact: Redactor,
 /** The upstream client of one business: v1 by API key or session, v2 by bearer token. */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const now = options.now ?? Date.now;
+  const policy = upstreamClassifyPolicy(options.maxWaitMs);
   const owned = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: options.timeoutMs, ...(options.caFile ? { caFile: options.caFile } : {}) });
   const { apiKey, session, v2Token } = options.credentials;
   let sessionAuth: SessionAuth | undefined;
   const redact = createRedactor(() => [apiKey, v2Token, session?.password, sessionAuth?.cookie]);
   if (apiKey === undefined && session !== undefined) {
-    sessionAuth = new SessionAuth({ baseUrl: options.baseUrl, ...session, dispatcher, redact, now });
+    sessionAuth = new SessionAuth({ baseUrl: options.baseUrl, ...session, dispatcher, redact, now, policy });
   }
   const v1Auth = apiKey !== undefined ? apiKeyAuth(apiKey) : sessionAuth;
   const targets: Record<UpstreamApi, Target> = {
@@ -125,7 +129,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       headers: { accept: 'application/json', ...auth },
       ...(signal ? { signal } : {}),
     };
-    return sendAndRead(dispatcher, request, context, redact, now);
+    return sendAndRead(dispatcher, request, context, redact, now, policy);
   }
 
   return {
@@ -147,7 +151,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       if (raw.status === 401 && auth.refresh && (await auth.refresh(used, getOptions.signal))) {
         raw = await send(url, await auth.headers(getOptions.signal), context, getOptions.signal);
       }
-      return toResponse(raw, context, redact, now);
+      return toResponse(raw, context, redact, now, policy);
     },
     async close() {
       if (owned) await dispatcher.close();

@@ -14,6 +14,8 @@ export const UpstreamErrorCode = {
   ServerError: 'SERVER_ERROR',
   TruncatedBody: 'UND_TRUNCATED_BODY',
   BadJson: 'BAD_JSON',
+  BodyTooLarge: 'BODY_TOO_LARGE',
+  Timeout: 'UPSTREAM_TIMEOUT',
   LoginFailed: 'LOGIN_FAILED',
   MissingCredentials: 'MISSING_CREDENTIALS',
   Network: 'NETWORK_ERROR',
@@ -46,7 +48,7 @@ export class UpstreamError extends Error {
   readonly code: string;
   readonly kind: UpstreamErrorKind;
   readonly status?: number;
-  /** How long the server asked us to wait (429), in ms. */
+  /** How long the server asked us to wait (429 or `Retry-After` on any status), in ms, cut to `maxWaitMs`. */
   readonly retryAfterMs?: number;
   /** The `X-RateLimit-*` view the failed response carried. */
   readonly rateLimit?: RateLimitInfo;

@@ -1,11 +1,10 @@
 import type { BucketConfig, RateLimiter } from '../ratelimit/index.js';
-import { backoffDelayMs } from './backoff.js';
+import { abortableSleep, backoffDelayMs } from '../http-policy/index.js';
+import type { Sleep } from '../http-policy/index.js';
 import { classifyFailure } from './classify.js';
 import type { QueryParams, UpstreamApi, UpstreamClient, UpstreamResponse } from './client.js';
 import { BudgetWaitError, isUpstreamError } from './errors.js';
 import type { UpstreamErrorKind } from './errors.js';
-import { abortableSleep } from './sleep.js';
-import type { Sleep } from './sleep.js';
 
 export interface RetryPolicy {
   /** Attempts in all for transient failures (first try included). */

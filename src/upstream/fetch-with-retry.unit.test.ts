@@ -131,6 +131,16 @@ describe('fetchWithRetry', () => {
     mock.assertNoPendingInterceptors();
   });
 
+  it('waits the Retry-After of a 503 (seconds or date) instead of the shorter backoff', async () => {
+    const { run, calls, sleeps, mock } = setup();
+    calls().reply(503, 'unavailable', { headers: { 'retry-after': '5' } });
+    calls().reply(503, 'unavailable', { headers: { 'retry-after': new Date(START + 5_000 + 7_000).toUTCString() } });
+    calls().reply(200, ok);
+    await run();
+    expect(sleeps).toEqual([5_000, 7_000]);
+    mock.assertNoPendingInterceptors();
+  });
+
   it('throws the last transient error after maxAttempts attempts', async () => {
     const { run, calls, mock } = setup();
     calls().reply(503, 'unavailable').times(3);

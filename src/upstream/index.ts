@@ -14,10 +14,6 @@ export { BudgetWaitError, isBudgetWaitError, isUpstreamError, UpstreamError, Ups
 export type { RequestContext, UpstreamErrorKind, UpstreamErrorOptions } from './errors.js';
 export { classifyFailure, DEFAULT_RATE_LIMIT_WAIT_MS } from './classify.js';
 export type { BodyFailure, Classification, HttpFailure } from './classify.js';
-export { backoffDelayMs } from './backoff.js';
-export type { BackoffOptions } from './backoff.js';
-export { headerValue, parseRateLimitHeaders, parseRetryAfter } from './rate-limit-headers.js';
-export type { HeaderBag } from './rate-limit-headers.js';
 export { parseErrorBody, unwrapSuccess } from './envelopes.js';
 export type { ErrorBody, UnwrappedBody } from './envelopes.js';
 export { createUpstreamAgent } from './http.js';
@@ -27,7 +23,5 @@ export { v2BearerAuth } from './auth/v2-bearer.js';
 export { cookieHeader, SessionAuth } from './auth/session.js';
 export type { SessionAuthOptions } from './auth/session.js';
 export type { RequestAuth } from './auth/types.js';
-export { abortableSleep } from './sleep.js';
-export type { Sleep } from './sleep.js';
 export type { JsonObject, JsonValue } from './json.js';
 export type { RateLimitInfo } from '../ratelimit/index.js';

@@ -1,8 +1,9 @@
 import type { Dispatcher } from 'undici';
+import { capRateLimitInfo, parseRateLimitHeaders } from '../http-policy/index.js';
+import type { ServicePolicy } from '../http-policy/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { classifyFailure } from './classify.js';
 import type { RequestContext } from './errors.js';
-import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { upstreamFailure } from './request-error.js';
 import type { Redactor } from './request-error.js';
 
@@ -25,21 +26,24 @@ export async function sendAndRead(
   context: RequestContext,
   redact: Redactor,
   now: () => number,
+  policy: ServicePolicy,
 ): Promise<RawResponse> {
   let response: Dispatcher.ResponseData;
   try {
     response = await dispatcher.request(options);
   } catch (error) {
-    throw upstreamFailure(classifyFailure(error, now()), context, { cause: error }, redact);
+    throw upstreamFailure(classifyFailure(error, now(), policy), context, { cause: error }, redact);
   }
-  const rateLimit = parseRateLimitHeaders(response.headers, now());
+  const seen = parseRateLimitHeaders(response.headers, now());
+  // A reset far ahead would stop the business for as long: it is cut like any server-named wait.
+  const rateLimit = seen === undefined ? undefined : capRateLimitInfo(seen, now(), policy.maxWaitMs);
   try {
     const buffer = Buffer.from(await response.body.arrayBuffer());
     return { status: response.statusCode, headers: response.headers, text: buffer.toString('utf8'), bytes: buffer.byteLength, ...(rateLimit ? { rateLimit } : {}) };
   } catch (error) {
     const classification = options.signal && (options.signal as AbortSignal).aborted
-      ? classifyFailure(error, now())
-      : classifyFailure({ status: response.statusCode, bodyProblem: 'truncated' }, now());
+      ? classifyFailure(error, now(), policy)
+      : classifyFailure({ status: response.statusCode, bodyProblem: 'truncated' }, now(), policy);
     throw upstreamFailure(classification, context, { status: response.statusCode, cause: error, ...(rateLimit ? { rateLimit } : {}) }, redact);
   }
 }

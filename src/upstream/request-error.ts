@@ -36,7 +36,7 @@ export function upstreamFailure(
     kind: classification.kind,
     request,
     ...(details.status === undefined ? {} : { status: details.status }),
-    ...(classification.kind === 'rate_limited' && classification.waitMs !== undefined ? { retryAfterMs: classification.waitMs } : {}),
+    ...(classification.waitMs === undefined ? {} : { retryAfterMs: classification.waitMs }),
     ...(details.rateLimit === undefined ? {} : { rateLimit: details.rateLimit }),
     ...(details.cause === undefined ? {} : { cause: details.cause }),
   });

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { ServicePolicy } from '../../http-policy/index.js';
 import { classifyFailure } from '../classify.js';
 import { parseErrorBody } from '../envelopes.js';
 import { UpstreamErrorCode } from '../errors.js';
@@ -16,6 +17,7 @@ export interface SessionAuthOptions {
   readonly dispatcher: Dispatcher;
   readonly redact: Redactor;
   readonly now: () => number;
+  readonly policy: ServicePolicy;
 }
 
 /** `name=value` of every `Set-Cookie`, joined as a `Cookie` header; attributes are dropped. */
@@ -64,7 +66,7 @@ export class SessionAuth implements RequestAuth {
   }
 
   async #logIn(signal?: AbortSignal): Promise<string> {
-    const { baseUrl, email, password, dispatcher, redact, now } = this.#options;
+    const { baseUrl, email, password, dispatcher, redact, now, policy } = this.#options;
     const url = new URL(`${baseUrl.replace(/\/+$/, '')}/api/v1/auth/login`);
     const context: RequestContext = { method: 'POST', host: url.host, path: url.pathname };
     const response = await sendAndRead(
@@ -80,6 +82,7 @@ export class SessionAuth implements RequestAuth {
       context,
       redact,
       now,
+      policy,
     );
     const cookie = cookieHeader(response.headers['set-cookie']);
     if (response.status >= 200 && response.status < 300 && cookie !== undefined) {
@@ -89,7 +92,7 @@ export class SessionAuth implements RequestAuth {
     const body = parseJson(response.text) ?? response.text;
     const classified = response.status < 300
       ? { kind: 'auth' as const, retry: false, reason: `HTTP ${response.status}: login set no session cookie`, code: UpstreamErrorCode.LoginFailed }
-      : classifyFailure({ status: response.status, headers: response.headers, body }, now());
+      : classifyFailure({ status: response.status, headers: response.headers, body }, now(), policy);
     const final = classified.kind === 'auth' || classified.kind === 'forbidden' || classified.kind === 'invalid'
       ? { ...classified, kind: 'auth' as const, retry: false, code: UpstreamErrorCode.LoginFailed, reason: `login rejected (${classified.reason})` }
       : classified;

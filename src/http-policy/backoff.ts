@@ -11,7 +11,7 @@ export interface BackoffOptions {
  * replicas retrying after one shared outage spread out. `attempt` counts retries from 1.
  */
 export function backoffDelayMs(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
+  const exponent = Math.min(60, Math.max(0, Math.floor(attempt) - 1));
   const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** exponent);
   return Math.floor(random() * Math.max(0, ceiling));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRateLimitHeaders, parseRetryAfter } from './rate-limit-headers.js';
+import { capRateLimitInfo, capWait, parseRateLimitHeaders, parseRetryAfter } from './server-wait.js';
 
 const NOW = 1_763_782_900_000;
 
@@ -36,13 +36,31 @@ describe('parseRateLimitHeaders', () => {
 
 describe('parseRetryAfter', () => {
   it.each([
-    [{ 'retry-after': '30' }, 30_000],
-    [{ 'retry-after': '1.5' }, 1_500],
-    [{ 'retry-after': new Date(NOW + 5_000).toUTCString() }, 5_000],
-    [{ 'retry-after': new Date(NOW - 5_000).toUTCString() }, 0],
-    [{ 'retry-after': 'soon' }, undefined],
-    [{}, undefined],
-  ])('%o → %s', (headers, expected) => {
-    expect(parseRetryAfter(headers, NOW)).toBe(expected);
+    ['30', 30_000],
+    [' 12 ', 12_000],
+    ['0', 0],
+    ['1.5', 1_500],
+    [new Date(NOW + 5_000).toUTCString(), 5_000],
+    [new Date(NOW - 5_000).toUTCString(), 0],
+    ['soon', undefined],
+    ['-1', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ])('%j → %s', (value, expected) => {
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  });
+});
+
+describe('the wait cap', () => {
+  it('cuts a longer wait and says what was asked', () => {
+    expect(capWait(999_999_999_000, 900_000)).toEqual({ waitMs: 900_000, askedMs: 999_999_999_000 });
+    expect(capWait(30_000, 900_000)).toEqual({ waitMs: 30_000 });
+  });
+
+  it('brings a far reset to the cap and leaves a near one alone', () => {
+    const far = { limit: 60, remaining: 0, resetAtMs: Date.UTC(3000, 0, 1) };
+    expect(capRateLimitInfo(far, NOW, 900_000)).toEqual({ limit: 60, remaining: 0, resetAtMs: NOW + 900_000 });
+    const near = { limit: 60, remaining: 0, resetAtMs: NOW + 30_000 };
+    expect(capRateLimitInfo(near, NOW, 900_000)).toBe(near);
   });
 });

@@ -1,0 +1,14 @@
+export { backoffDelayMs } from './backoff.js';
+export type { BackoffOptions } from './backoff.js';
+export { classifyHttp, isTransientStatus } from './classify.js';
+export type { AttemptContext, BodyProblem, HttpFailureKind, HttpOutcome, HttpVerdict, ServicePolicy, WaitSource } from './classify.js';
+export { headerValue } from './headers.js';
+export type { HeaderBag } from './headers.js';
+export { describeThrown, TRANSIENT_ERROR_CODES } from './network-errors.js';
+export type { ThrownFailure, ThrownKind } from './network-errors.js';
+export { capRateLimitInfo, capWait, DEFAULT_MAX_WAIT_MS, parseRateLimitHeaders, parseRetryAfter } from './server-wait.js';
+export type { CappedWait } from './server-wait.js';
+export { HUBSPOT_TRAITS, servicePolicy, UPSTREAM_TRAITS, WEBHOOK_TRAITS } from './services.js';
+export type { ServiceTraits } from './services.js';
+export { abortableSleep } from './sleep.js';
+export type { Sleep } from './sleep.js';
