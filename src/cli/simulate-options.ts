@@ -22,6 +22,8 @@ export interface SimulateFlags {
   badJsonRate?: number;
   resetRate?: number;
   v1Order?: 'oldest' | 'newest';
+  v2LimitCap?: number;
+  v2FractionalUuid?: boolean;
   json?: boolean;
 }
 
@@ -69,6 +71,8 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   };
   if (flags.cursorTtlMs !== undefined) options.cursorTtlMs = flags.cursorTtlMs;
   if (flags.v1Order !== undefined) options.v1Order = flags.v1Order;
+  if (flags.v2LimitCap !== undefined) options.v2LimitCap = flags.v2LimitCap;
+  if (flags.v2FractionalUuid === true) options.v2FractionalUuid = true;
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }

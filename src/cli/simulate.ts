@@ -65,6 +65,8 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--bad-json-rate <p>', 'probability of a 200 whose body is not JSON', probabilityArg)
     .option('--reset-rate <p>', 'probability of a connection reset', probabilityArg)
     .option('--v1-order <order>', 'order of the v1 lists /calls and /sms: oldest or newest first', orderArg)
+    .option('--v2-limit-cap <n>', 'v2 lists silently return at most n records whatever limit asks', integerArg)
+    .option('--v2-fractional-uuid', 'serve one record per v2 list with uuid <predecessor>.0000000001')
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
       const sim = await startSimulator(toSimulatorOptions(flags));

@@ -6,7 +6,7 @@ import { HISTORY_END_SEC } from './models.js';
 import { makeNumbers, makeSms } from './numbers.js';
 import { mix, Rng } from './prng.js';
 import type { RenderOptions } from './render.js';
-import { callV1Json, voicemailV2 } from './render.js';
+import { callV1Json, voicemailV2Json } from './render.js';
 import type { SimBusiness } from './types.js';
 import { VoicemailStore } from './voicemail-store.js';
 
@@ -18,6 +18,7 @@ export interface BusinessSpec {
   numbers: number;
   recordingsBaseUrl: string;
   v2NumbersAsNumbers: number;
+  v2FractionalUuid: boolean;
 }
 
 const SMS_PER_BUSINESS = 40;
@@ -54,6 +55,7 @@ export class BusinessData {
       recordingsBaseUrl: spec.recordingsBaseUrl,
       v2NumbersAsNumbers: spec.v2NumbersAsNumbers,
       businessSeed: this.seed,
+      v2FractionalUuid: spec.v2FractionalUuid,
     };
     this.numbers = makeNumbers(this.seed, Math.max(1, spec.numbers));
     this.sms = makeSms(this.seed, this.numbers, SMS_PER_BUSINESS);
@@ -72,7 +74,7 @@ export class BusinessData {
         uuidBase: uuidBase + 90_000_001,
         initialCount: spec.voicemails,
       },
-      (vm) => JSON.stringify(voicemailV2(vm, this.render)),
+      (vm) => voicemailV2Json(vm, this.render),
     );
   }
 

@@ -74,6 +74,12 @@ export class CallStore {
     }
   }
 
+  /** Whether the service lists a call with this id. */
+  has(id: string): boolean {
+    const index = this.indexOf(id);
+    return index >= 0 && !this.#deletedSet.has(index);
+  }
+
   /** Removes the call from every list (the service deleted it); false when unknown or already gone. */
   delete(id: string): boolean {
     const index = this.indexOf(id);

@@ -3,7 +3,7 @@ import { admit } from './admit.js';
 import type { BusinessData } from './business.js';
 import { ordinaryError } from './envelope.js';
 import { NO_FAULT } from './faults.js';
-import { callV2 } from './render.js';
+import { callV2Json } from './render.js';
 import type { SimState } from './state.js';
 
 /** v2 page size: default 25 (spec section 8); above 1000 is a 400. */
@@ -15,7 +15,7 @@ function callsJson(business: BusinessData, limit: number): string {
   const parts: string[] = [];
   for (let i = store.length - 1; i >= 0 && parts.length < limit; i--) {
     if (store.isDeleted(i)) continue;
-    parts.push(JSON.stringify(callV2(store.model(i), business.render)));
+    parts.push(callV2Json(store.model(i), business.render));
   }
   return parts.join(',');
 }
@@ -48,11 +48,13 @@ export function handleV2(state: SimState, req: IncomingMessage, res: ServerRespo
     state.responder.send(res, { status: 400, body, headers }, fault);
     return;
   }
+  // A capped server answers as if asked for fewer, without a word.
+  const served = Math.min(limit, state.v2LimitCap ?? limit);
   if (req.method === 'GET' && path === '/api/all/voicemails') {
-    const body = `{"voicemail":[${business.voicemails.newestJson(limit).join(',')}]}`;
+    const body = `{"voicemail":[${business.voicemails.newestJson(served).join(',')}]}`;
     state.responder.send(res, { status: 200, body, headers }, fault);
   } else if (req.method === 'GET' && path === '/api/all/calls') {
-    state.responder.send(res, { status: 200, body: `{"calls":[${callsJson(business, limit)}]}`, headers }, fault);
+    state.responder.send(res, { status: 200, body: `{"calls":[${callsJson(business, served)}]}`, headers }, fault);
   } else {
     state.responder.send(res, { status: 404, body: ordinaryError(404, 'Not found'), headers }, fault);
   }

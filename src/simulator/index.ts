@@ -4,6 +4,7 @@ export { V2_PREFIX } from './server.js';
 export { KEY_PREFIX, MAX_ACTIVE_KEYS } from './api-keys.js';
 export { SESSION_COOKIE } from './sessions.js';
 export type {
+  AddVoicemailsOptions,
   BusinessCounters,
   FaultCounters,
   Faults,

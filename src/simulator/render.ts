@@ -8,6 +8,26 @@ export interface RenderOptions {
   /** Fraction of v2 phone fields rendered as bare JSON numbers. */
   v2NumbersAsNumbers: number;
   businessSeed: number;
+  /** Serve one record of each v2 list with a uuid a double cannot tell from its predecessor's. */
+  v2FractionalUuid: boolean;
+}
+
+/** Position (0 = oldest) in its v2 list of the record `v2FractionalUuid` renders with a fraction. */
+export const FRACTIONAL_UUID_INDEX = 16;
+
+/**
+ * The uuid as written in the JSON text. Upstream's uuid is declared a string and served as a
+ * number; `100000016.0000000001` is a different record from `100000016` to the server, but
+ * parses to the same double.
+ */
+export function v2UuidText(uuid: number, index: number, options: RenderOptions): string {
+  return options.v2FractionalUuid && index === FRACTIONAL_UUID_INDEX ? `${uuid - 1}.0000000001` : String(uuid);
+}
+
+/** JSON text of a v2 record whose first key is `uuid`, the uuid written as `uuidText`. */
+function v2Json(record: Record<string, unknown>, uuid: number, uuidText: string): string {
+  const text = JSON.stringify(record);
+  return uuidText === String(uuid) ? text : `{"uuid":${uuidText}${text.slice(text.indexOf(','))}`;
 }
 
 export function callV1(call: CallModel, options: RenderOptions): Record<string, unknown> {
@@ -58,6 +78,14 @@ export function callV2(call: CallModel, options: RenderOptions): Record<string, 
     call_recording_url: call.recordingPath,
     call_created_at: v2Time(call.createdAtSec),
   };
+}
+
+export function callV2Json(call: CallModel, options: RenderOptions): string {
+  return v2Json(callV2(call, options), call.v2Uuid, v2UuidText(call.v2Uuid, call.index, options));
+}
+
+export function voicemailV2Json(vm: VoicemailModel, options: RenderOptions): string {
+  return v2Json(voicemailV2(vm, options), vm.uuid, v2UuidText(vm.uuid, vm.index, options));
 }
 
 export function voicemailV2(vm: VoicemailModel, options: RenderOptions): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { callV1, callV1Json } from './render.js';
 
 describe('callV1Json', () => {
   const numbers = makeNumbers(42, 5);
-  const options = { recordingsBaseUrl: 'https://media.example', v2NumbersAsNumbers: 0, businessSeed: 42 };
+  const options = { recordingsBaseUrl: 'https://media.example', v2NumbersAsNumbers: 0, businessSeed: 42, v2FractionalUuid: false };
   const ctx = { businessSeed: 42, numbers, userFolder: 'user-1', v2UuidBase: 1, initialCount: 500 };
 
   it('is byte-identical to JSON.stringify of the v1 object', () => {

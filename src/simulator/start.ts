@@ -6,6 +6,7 @@ import { CounterBook } from './counters.js';
 import { FaultInjector } from './faults.js';
 import { mix } from './prng.js';
 import { FixedWindowLimiter } from './rate-limiter.js';
+import { v2UuidText } from './render.js';
 import { Responder } from './responder.js';
 import { V2_PREFIX, createSimulatorServer } from './server.js';
 import { SessionStore } from './sessions.js';
@@ -36,6 +37,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           numbers: options.numbers ?? 5,
           recordingsBaseUrl,
           v2NumbersAsNumbers: options.v2NumbersAsNumbers ?? 0,
+          v2FractionalUuid: options.v2FractionalUuid ?? false,
         },
         keys,
       ),
@@ -54,6 +56,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     cursorTtlMs: options.cursorTtlMs,
     cursorOnLastPage: options.cursorOnLastPage ?? true,
     v1Order: options.v1Order ?? 'oldest',
+    v2LimitCap: options.v2LimitCap,
     legacyEnvelope: new Set(options.legacyEnvelope ?? ['/sms']),
     clock,
   };
@@ -82,7 +85,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     recordingsBaseUrl,
     businesses: businesses.map((b) => ({ ...b.credentials })),
     addCalls: (name, count) => find(name).calls.append(count, nowSec()),
-    addVoicemails: (name, count) => find(name).voicemails.append(count, nowSec()),
+    addVoicemails: (name, count, at) => {
+      const createdAtSec = at?.createdAt === undefined ? nowSec() : Math.floor(at.createdAt.getTime() / 1000);
+      find(name).voicemails.append(count, createdAtSec);
+    },
+    deleteCalls: (name, ids) => {
+      const store = find(name).calls;
+      const unknown = ids.filter((id) => !store.has(id));
+      if (unknown.length > 0) throw new Error(`simulator: ${name} has no call ${unknown.join(', ')}`);
+      for (const id of ids) store.delete(id);
+    },
+    deleteVoicemails: (name, uuids) => {
+      const business = find(name);
+      for (const uuid of uuids) {
+        // Matched on the served text, so a fractional uuid names its own record, not its twin.
+        if (!business.voicemails.delete((vm) => v2UuidText(vm.uuid, vm.index, business.render) === uuid)) {
+          throw new Error(`simulator: ${name} has no voicemail ${uuid}`);
+        }
+      }
+    },
     addRawVoicemail: (name, raw) => find(name).voicemails.appendRaw(raw),
     updateCallTranscription: (name, callId, text) => {
       if (!find(name).calls.updateTranscription(callId, text, nowSec())) {

@@ -22,6 +22,8 @@ export interface SimState {
   cursorOnLastPage: boolean;
   /** Order of the v1 lists (`/calls`, `/sms`). */
   v1Order: ListOrder;
+  /** v2 lists silently serve at most this many records. */
+  v2LimitCap: number | undefined;
   /** v1 sub-paths (e.g. `/sms`) answered without the `data` wrapper. */
   legacyEnvelope: ReadonlySet<string>;
   clock: () => number;

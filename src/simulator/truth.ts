@@ -1,7 +1,7 @@
 import type { BusinessData } from './business.js';
 import type { ListOrder } from './call-list.js';
 import type { CallModel } from './models.js';
-import { callV1, callV2, numberV1, smsV1, voicemailV2 } from './render.js';
+import { callV1, callV2, numberV1, smsV1, v2UuidText, voicemailV2 } from './render.js';
 import { isoSeconds } from './time-format.js';
 import type { Truth, TruthRecord } from './types.js';
 
@@ -17,6 +17,12 @@ function callExpected(call: CallModel, recordingsBaseUrl: string): TruthRecord['
   };
 }
 
+/** A fractional uuid is the record's id as text; `raw` is what a JSON parser makes of the served text. */
+function v2Identity(uuid: number, index: number, business: BusinessData, raw: () => Record<string, unknown>): Pick<TruthRecord, 'id' | 'raw'> {
+  const id = v2UuidText(uuid, index, business.render);
+  return { id, raw: id === String(uuid) ? raw() : { ...raw(), uuid: Number(id) } };
+}
+
 /** Live calls oldest first; `newestFirst` reverses them (v2 always, v1 when `v1Order` says so). */
 function calls(business: BusinessData, v2: boolean, length: number, newestFirst: boolean): TruthRecord[] {
   const out: TruthRecord[] = [];
@@ -25,7 +31,7 @@ function calls(business: BusinessData, v2: boolean, length: number, newestFirst:
     const call = business.calls.model(i);
     const expected = callExpected(call, business.render.recordingsBaseUrl);
     // The served JSON is exactly JSON.stringify of this object of primitives, so it parses back equal.
-    if (v2) out.push({ id: String(call.v2Uuid), raw: callV2(call, business.render), expected });
+    if (v2) out.push({ ...v2Identity(call.v2Uuid, call.index, business, () => callV2(call, business.render)), expected });
     else out.push({ id: call.id, raw: callV1(call, business.render), expected });
   }
   return newestFirst ? out.reverse() : out;
@@ -36,8 +42,7 @@ function voicemails(business: BusinessData): TruthRecord[] {
   return business.voicemails
     .all()
     .map((vm) => ({
-      id: String(vm.uuid),
-      raw: voicemailV2(vm, business.render),
+      ...v2Identity(vm.uuid, vm.index, business, () => voicemailV2(vm, business.render)),
       expected: {
         to_number: vm.toNumber,
         from_number: vm.fromNumber,

@@ -59,6 +59,23 @@ export interface SimulatorOptions {
    * first in every paging mode, so arrivals appear at offset 0. @defaultValue 'oldest'
    */
   v1Order?: 'oldest' | 'newest';
+  /**
+   * The v2 server silently returns at most this many records whatever `limit` asks (no error,
+   * no hint). @defaultValue undefined (no cap below the 1000 maximum)
+   */
+  v2LimitCap?: number;
+  /**
+   * The 17th-oldest record of each v2 list (index 16) is served with the uuid of its predecessor
+   * plus `.0000000001` (`100000016.0000000001`), which parses to the same double. Its truth id is
+   * that text. @defaultValue false
+   */
+  v2FractionalUuid?: boolean;
+}
+
+/** When added voicemails say they were created. */
+export interface AddVoicemailsOptions {
+  /** Their `voicemail_created_at`; a future date models a clock-skewed upstream. @defaultValue now */
+  createdAt?: Date;
 }
 
 /** Credentials of one simulated business. */
@@ -143,7 +160,12 @@ export interface Simulator {
   businesses: SimBusiness[];
   /** New calls arrive now (newest). */
   addCalls(business: string, count: number): void;
-  addVoicemails(business: string, count: number): void;
+  /** New voicemails, created now unless `createdAt` says otherwise (v2 serves them by created_at). */
+  addVoicemails(business: string, count: number, options?: AddVoicemailsOptions): void;
+  /** Upstream deletes these calls: gone from every list (v1 and v2), `total` and the truth. Unknown ids throw. */
+  deleteCalls(business: string, ids: readonly string[]): void;
+  /** Upstream deletes these voicemails (uuids as in the truth). Unknown uuids throw. */
+  deleteVoicemails(business: string, uuids: readonly string[]): void;
   /** Serves `raw` as the newest v2 voicemail exactly as given (a contract-breaking record); not in the truth. */
   addRawVoicemail(business: string, raw: unknown): void;
   /** A late transcription: same id, `updated_at` bumps to now. */

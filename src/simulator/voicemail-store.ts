@@ -14,12 +14,24 @@ export interface VoicemailContext {
   initialCount: number;
 }
 
-/** Voicemails are few: kept whole, oldest first, each serialized once for v2. */
+/** One served voicemail; `model` is absent for a contract-breaking raw record. */
+interface Entry {
+  createdAtSec: number;
+  json: string;
+  model?: VoicemailModel;
+}
+
+/**
+ * Voicemails are few: kept whole, in serving order (ascending created_at, ties in arrival order),
+ * each serialized once for v2. A voicemail dated in the future stays at the newest end while
+ * later arrivals, dated now, are served below it.
+ */
 export class VoicemailStore {
   readonly #ctx: VoicemailContext;
   readonly #render: (vm: VoicemailModel) => string;
-  readonly #items: VoicemailModel[] = [];
-  readonly #json: string[] = [];
+  readonly #entries: Entry[] = [];
+  /** Records ever added, raw ones too: every uuid stays unique after deletions. */
+  #added = 0;
 
   constructor(ctx: VoicemailContext, render: (vm: VoicemailModel) => string) {
     this.#ctx = ctx;
@@ -30,16 +42,20 @@ export class VoicemailStore {
 
   /** Voicemails served, contract-breaking ones included. */
   get length(): number {
-    return this.#json.length;
+    return this.#entries.length;
   }
 
+  /** The voicemails in the truth, oldest first (raw records are not). */
   all(): readonly VoicemailModel[] {
-    return this.#items;
+    return this.#entries.flatMap((e) => (e.model === undefined ? [] : [e.model]));
   }
 
   /** The newest `limit` voicemails' JSON, newest first. */
   newestJson(limit: number): string[] {
-    return this.#json.slice(Math.max(0, this.#json.length - limit)).reverse();
+    return this.#entries
+      .slice(Math.max(0, this.#entries.length - limit))
+      .map((e) => e.json)
+      .reverse();
   }
 
   /**
@@ -47,17 +63,26 @@ export class VoicemailStore {
    * (no uuid, an unparseable time), which a client must dead-letter. It is not part of the truth.
    */
   appendRaw(raw: unknown): void {
-    this.#json.push(JSON.stringify(raw));
+    this.#added++;
+    const newest = this.#entries[this.#entries.length - 1];
+    this.#entries.push({ createdAtSec: newest?.createdAtSec ?? 0, json: JSON.stringify(raw) });
   }
 
-  append(count: number, nowSec: number): void {
-    for (let i = 0; i < count; i++) this.#add(nowSec);
+  /** `count` voicemails created at `atSec` (now, or any other time: a clock-skewed upstream). */
+  append(count: number, atSec: number): void {
+    for (let i = 0; i < count; i++) this.#add(atSec);
+  }
+
+  /** Removes the first voicemail that `matches` from the list; false when there is none. */
+  delete(matches: (vm: VoicemailModel) => boolean): boolean {
+    const at = this.#entries.findIndex((e) => e.model !== undefined && matches(e.model));
+    if (at < 0) return false;
+    this.#entries.splice(at, 1);
+    return true;
   }
 
   #add(atSec: number): void {
-    // Counting served records (raw ones too) keeps every uuid unique.
-    const index = this.#json.length;
-    const last = this.#items[this.#items.length - 1];
+    const index = this.#added++;
     const rng = new Rng(mix(this.#ctx.businessSeed, 0x7637, index));
     const tracking = rng.pick(this.#ctx.numbers);
     const recordingId = `RE${rng.hex(32)}`;
@@ -74,9 +99,11 @@ export class VoicemailStore {
       recordingPath: `/${this.#ctx.userFolder}/recordings/${tracking.folder}/${recordingId}.wav`,
       apiRecordingUrl: `https://api.telephony.example/2010-04-01/Accounts/${this.#ctx.providerAccount}/Recordings/${recordingId}.wav`,
       durationSec: rng.int(3, 240),
-      createdAtSec: Math.max(atSec, last?.createdAtSec ?? 0),
+      createdAtSec: atSec,
     };
-    this.#items.push(vm);
-    this.#json.push(this.#render(vm));
+    // After every entry dated at or before it: arrivals in order, a future-dated one stays newest.
+    let at = this.#entries.length;
+    while (at > 0 && (this.#entries[at - 1]?.createdAtSec ?? 0) > atSec) at--;
+    this.#entries.splice(at, 0, { createdAtSec: atSec, json: this.#render(vm), model: vm });
   }
 }

@@ -51,14 +51,18 @@ describe('callsync simulate', () => {
     }
   });
 
-  it('--v1-order newest serves /calls newest first; an unknown order is refused', async () => {
-    const { sim } = await run(['--port', '0', '--businesses', '1', '--calls', '20', '--no-rate-limit', '--v1-order', 'newest']);
+  it('--v1-order newest, --v2-limit-cap and --v2-fractional-uuid reach the simulator; an unknown order is refused', async () => {
+    const args = ['--port', '0', '--businesses', '1', '--calls', '20', '--no-rate-limit', '--v1-order', 'newest', '--v2-limit-cap', '7'];
+    const { sim } = await run([...args, '--v2-fractional-uuid']);
     try {
       const res = await call<{ data: { calls: { created_at: string }[] } }>(`${sim.baseUrl}/api/v1/calls?limit=20`, {
         token: sim.businesses[0]!.apiKey,
       });
       const created = res.body.data.calls.map((c) => c.created_at);
       expect(created[0]! > created[19]!).toBe(true);
+      const v2 = await call<{ calls: unknown[] }>(`${sim.v2BaseUrl}/api/all/calls?limit=100`, { token: sim.businesses[0]!.v2Token });
+      expect(v2.body.calls).toHaveLength(7);
+      expect(sim.truth('biz-1').v2Calls.map((c) => c.id)).toContain('100000016.0000000001');
     } finally {
       await sim.close();
     }
