@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
-import { FailedBusinesses } from '../queue/failed-businesses.js';
-import { queueKeys } from '../queue/names.js';
-import { createRedisStatusStore } from '../server/index.js';
+import { createRedisStatusStore, FailedBusinesses } from '../state/index.js';
 import { loadCliConfig } from './load-cli-config.js';
 
 /** `callsync resume BUSINESS`: lifts a business's failure mark (e.g. after its key was fixed upstream). */
@@ -17,13 +15,8 @@ export function registerResumeCommand(program: Command): void {
       const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1 });
       try {
         const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
-        const failed = new FailedBusinesses({ redis, statusStore, hashKey: queueKeys(config.redis.prefix).failedConfig });
-        const wasFailed = await failed.clear(business);
-        for (const status of await statusStore.list()) {
-          if (status.business === business && status.state === 'auth_failed') {
-            await statusStore.update(business, status.stream, { state: 'idle', lastError: null });
-          }
-        }
+        const failed = new FailedBusinesses({ redis, statusStore, prefix: config.redis.prefix });
+        const wasFailed = await failed.resume(business);
         if (!config.businesses.some((b) => b.name === business)) {
           process.stderr.write(`warning: business ${business} is not in ${flags.config}\n`);
         }

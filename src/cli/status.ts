@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { createSink } from '../../connectors/registry.js';
-import { createRedisStatusStore, formatStatusJson, formatStatusTable, readStatusSnapshot, type StatusSnapshot } from '../server/index.js';
+import { formatStatusJson, formatStatusTable } from '../server/index.js';
+import { createRedisStatusStore, readStatusSnapshot, type StatusSnapshot } from '../state/index.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createLogger, scrubSecrets } from './logger.js';

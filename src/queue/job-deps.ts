@@ -2,11 +2,11 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallsyncConfig } from '../config/index.js';
 import type { RateLimiter } from '../ratelimit/index.js';
-import type { CallsyncMetrics, StatusStore } from '../server/index.js';
+import type { CallsyncMetrics } from '../server/index.js';
+import type { FailedBusinesses, StatusStore } from '../state/index.js';
 import type { Sink } from '../sink.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { UpstreamClient } from '../upstream/index.js';
-import type { FailedBusinesses } from './failed-businesses.js';
 import type { QueueKeys } from './names.js';
 
 /** Everything a sync job needs; built once per process by `startRunWorker`. */

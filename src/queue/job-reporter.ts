@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { CallsyncMetrics, StatusPatch, StatusStore } from '../server/index.js';
+import type { CallsyncMetrics } from '../server/index.js';
+import type { StatusPatch, StatusStore } from '../state/index.js';
 import type { PageProgress } from '../sync/sync-stream.js';
 import type { FetchEvent } from '../upstream/index.js';
 

@@ -24,8 +24,6 @@ export interface QueueKeys {
   /** BullMQ's key prefix. */
   readonly bull: string;
   streamLock(business: string, stream: string): string;
-  /** Hash business → config hash stored with a failure mark. */
-  readonly failedConfig: string;
 }
 
 export function queueKeys(prefix: string): QueueKeys {
@@ -33,6 +31,5 @@ export function queueKeys(prefix: string): QueueKeys {
   return {
     bull: `${prefix}:bull`,
     streamLock: (business, stream) => `${prefix}:queue:lock:${enc(business)}:${enc(stream)}`,
-    failedConfig: `${prefix}:queue:failed-config`,
   };
 }

@@ -1,52 +1,34 @@
-import { UnrecoverableError } from 'bullmq';
-import type { BudgetView } from '../server/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { revisitSettings } from '../sync/plan-businesses.js';
-import { describeStreamFailure } from '../sync/stream-failure.js';
-import { syncStream } from '../sync/sync-stream.js';
+import { syncStream, type StreamRunResult } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../sync/upstream-fetch.js';
-import { isBudgetWaitError } from '../upstream/index.js';
-import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
+import { failureReason, pausedNow, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd } from '../state/index.js';
+import type { SyncJobDeps } from './job-deps.js';
 import { JobReporter } from './job-reporter.js';
 
-/** The run stopped with its pages stored and should go on later: the job is delayed by `delayMs`. */
-export class StopForNow extends Error {
-  override readonly name = 'StopForNow';
-  constructor(
-    message: string,
-    readonly delayMs: number,
-  ) {
-    super(message);
-  }
-}
-
-const iso = (ms: number): string => new Date(ms).toISOString();
+/** A stream job's end: it reached the end of its stream, or one of the domain's run ends. */
+export type StreamJobEnd = { readonly kind: 'synced'; readonly result: StreamRunResult } | RunEnd;
 
 async function budgetOf(deps: SyncJobDeps, plan: BusinessPlan): Promise<BudgetView | null> {
   if (plan.bucket === undefined) return null;
   const view = await deps.limiter.inspect(plan.name, plan.bucket);
-  return { limit: view.limit, usedThisWindow: view.usedThisWindow, resetAt: iso(view.resetAtMs) };
+  return { limit: view.limit, usedThisWindow: view.usedThisWindow, resetAt: new Date(view.resetAtMs).toISOString() };
 }
 
 /**
- * Syncs one stream under the lock and maps the outcome for BullMQ: budget waits and shutdown →
- * `StopForNow` (pages already checkpointed); auth/role failures → the business is marked failed
- * and the job is unrecoverable; other failures fail this run only (the next scheduled run retries).
+ * Syncs one stream under the lock and records what happened: status, metrics, log line, and the
+ * business's stop mark when its credentials were rejected. Never throws for the run's own
+ * failure; the caller maps the returned end to the queue.
  */
-export async function runStreamJob(
-  deps: SyncJobDeps,
-  plan: BusinessPlan,
-  descriptor: StreamDescriptor,
-  signal: AbortSignal,
-): Promise<SyncJobResult> {
+export async function runStreamJob(deps: SyncJobDeps, plan: BusinessPlan, descriptor: StreamDescriptor, signal: AbortSignal): Promise<StreamJobEnd> {
   const business = plan.name;
   const stream = descriptor.name;
   const logger = deps.logger.child({ business, stream });
   const reporter = new JobReporter({ business, stream, metrics: deps.metrics, statusStore: deps.statusStore, logger });
   const started = Date.now();
   const { upstream, worker } = deps.config;
-  reporter.status({ state: 'syncing', lastRunAt: iso(started) });
+  reporter.status(runStarted(started));
   try {
     const result = await syncStream({
       businessId: business,
@@ -68,31 +50,25 @@ export async function runStreamJob(
       onPage: reporter.page,
       onWarning: reporter.warn,
     });
-    if (result.stopped) throw new StopForNow('stopped after the page in flight was stored', 0);
-    const warning = reporter.warning ?? null;
-    reporter.status({ state: warning === null ? 'idle' : 'gap_warning', lastSuccessAt: iso(Date.now()), lastError: null, warning, budget: await budgetOf(deps, plan) });
+    if (result.stopped) {
+      reporter.status(runEnded(pausedNow, null));
+      return pausedNow;
+    }
+    reporter.status(runFinished(Date.now(), reporter.warning ?? null, await budgetOf(deps, plan)));
     logger.debug({ pages: result.pages, written: result.written }, 'stream synced');
-    return { outcome: 'synced', pages: result.pages, records: result.records, written: result.written };
+    return { kind: 'synced', result };
   } catch (error) {
-    if (error instanceof StopForNow || signal.aborted) {
-      reporter.status({ state: 'idle' });
-      throw error instanceof StopForNow ? error : new StopForNow('stopped after the page in flight was stored', 0);
+    const end = runEndOf(error, signal.aborted);
+    if (end.kind === 'business_stopped') await deps.failed.mark(business, failureReason(end.failure), deps.configHashes.get(business) ?? '');
+    reporter.status(runEnded(end, end.kind === 'paused' && end.forBudget ? await budgetOf(deps, plan) : null));
+    if (end.kind === 'paused') {
+      if (end.forBudget) logger.info({ waitMs: end.delayMs }, 'waiting for budget; job delayed');
+    } else {
+      const { kind, message } = end.failure;
+      if (end.kind === 'business_stopped') logger.error({ kind, reason: message }, 'business stopped until its config changes or `callsync resume`');
+      else logger.error({ kind, reason: message }, 'stream run failed; the next scheduled run retries');
     }
-    if (isBudgetWaitError(error)) {
-      reporter.status({ state: 'waiting_for_budget', budget: await budgetOf(deps, plan) });
-      logger.info({ waitMs: error.waitMs }, 'waiting for budget; job delayed');
-      throw new StopForNow(error.message, error.waitMs);
-    }
-    const failure = describeStreamFailure(error);
-    if (failure.scope === 'business') {
-      await deps.failed.mark(business, `${failure.kind}: ${failure.message}`, deps.configHashes.get(business) ?? '');
-      reporter.status({ state: 'auth_failed', lastError: `${failure.kind}: ${failure.message}` });
-      logger.error({ kind: failure.kind, reason: failure.message }, 'business stopped until its config changes or `callsync resume`');
-      throw new UnrecoverableError(failure.message);
-    }
-    reporter.status({ state: 'failed', lastError: `${failure.kind}: ${failure.message}` });
-    logger.error({ kind: failure.kind, reason: failure.message }, 'stream run failed; the next scheduled run retries');
-    throw new Error(`${failure.kind}: ${failure.message}`, { cause: error });
+    return end;
   } finally {
     deps.metrics.observeJobDuration({ stream }, (Date.now() - started) / 1000);
     await reporter.flush();

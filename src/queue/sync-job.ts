@@ -1,13 +1,16 @@
-import { DelayedError, type Job, type Processor } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
+import { businessStopped, failureReason } from '../state/index.js';
 import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
 import type { SyncJobData } from './names.js';
-import { runStreamJob, StopForNow } from './run-stream-job.js';
+import { runStreamJob } from './run-stream-job.js';
 import { acquireStreamLock } from './stream-lock.js';
 
 /**
  * The BullMQ processor of `run`. Before any request it checks that the stream is still
  * configured, that its business is not stopped, and takes the business × stream lock; a job that
- * finds the lock held returns at once (the holder syncs to the end, so nothing is lost).
+ * finds the lock held returns at once (the holder syncs to the end, so nothing is lost). A run's
+ * end maps to BullMQ here and only here: a pause → delayed (lock freed first); a stopped
+ * business → unrecoverable; a stream failure → failed (the next scheduled run retries).
  */
 export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, SyncJobResult> {
   return async (job: Job<SyncJobData, SyncJobResult>, token?: string, cancel?: AbortSignal) => {
@@ -20,7 +23,7 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
     }
     const failedReason = await deps.failed.reason(business);
     if (failedReason !== undefined) {
-      await deps.statusStore.update(business, stream, { state: 'auth_failed', lastError: failedReason });
+      await deps.statusStore.update(business, stream, businessStopped(failedReason));
       return { outcome: 'business_failed' };
     }
     const abort = new AbortController();
@@ -39,13 +42,20 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       return { outcome: 'busy' };
     }
     try {
-      return await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals));
-    } catch (error) {
-      if (!(error instanceof StopForNow)) throw error;
-      // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
-      await lock.release();
-      await job.moveToDelayed(Date.now() + error.delayMs, token);
-      throw new DelayedError(error.message);
+      const end = await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals));
+      switch (end.kind) {
+        case 'synced':
+          return { outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written };
+        case 'paused':
+          // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
+          await lock.release();
+          await job.moveToDelayed(Date.now() + end.delayMs, token);
+          throw new DelayedError(end.reason);
+        case 'business_stopped':
+          throw new UnrecoverableError(end.failure.message);
+        case 'stream_failed':
+          throw new Error(failureReason(end.failure));
+      }
     } finally {
       await lock.release();
     }

@@ -1,4 +1,17 @@
+import type { StreamState } from '../state/index.js';
+
 /** Formatting shared by the status page and the terminal table. */
+
+/** Human wording of each state, shared by the page and the terminal table. */
+export const STATE_LABELS: Readonly<Record<StreamState, string>> = {
+  idle: 'idle',
+  syncing: 'syncing',
+  waiting_for_budget: 'waiting for budget',
+  auth_failed: 'auth failed',
+  gap_warning: 'gap warning',
+  failed: 'failed',
+};
+
 
 /** `45s`, `12m`, `3h 05m`, `2d 4h`: short enough for a table cell, exact enough to alert on. */
 export function formatDuration(seconds: number): string {

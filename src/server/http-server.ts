@@ -8,8 +8,8 @@ import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck }
 import { redactDeep, redactUrlCredentials, type Redact } from './redact.js';
 import { escapeHtml } from './html.js';
 import { renderStatusPage } from './status-page.js';
-import { readStatusSnapshot } from './status-snapshot.js';
-import type { StatusStore } from './status-store.js';
+import { readStatusSnapshot } from '../state/index.js';
+import type { StatusStore } from '../state/index.js';
 
 export interface StatusServerOptions {
   /** Interface to listen on; loopback so nothing is exposed by accident. @defaultValue '127.0.0.1' */

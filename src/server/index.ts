@@ -1,14 +1,3 @@
-export { STREAM_STATES, STATE_LABELS, isStreamState, lagSecondsAt } from './status-model.js';
-export type { StreamState, StreamStatus, BudgetView } from './status-model.js';
-export type { StatusPatch, Counter } from './status-patch.js';
-export { ACTIVITY_RETENTION_MINUTES } from './status-store.js';
-export type { StatusStore, ActivityBucket } from './status-store.js';
-export { createMemoryStatusStore } from './memory-status-store.js';
-export type { MemoryStatusStoreOptions } from './memory-status-store.js';
-export { createRedisStatusStore } from './redis-status-store.js';
-export type { RedisStatusStoreOptions } from './redis-status-store.js';
-export { readStatusSnapshot, ACTIVITY_WINDOW_MS } from './status-snapshot.js';
-export type { StatusSnapshot, BusinessStatus } from './status-snapshot.js';
 export { createMetrics, JOB_DURATION_BUCKETS } from './metrics.js';
 export type { CallsyncMetrics, MetricsOptions, LagReading, BusinessLabels, StreamLabels } from './metrics.js';
 export { startStatusServer } from './http-server.js';

@@ -1,4 +1,4 @@
-import type { ActivityBucket } from './status-store.js';
+import type { ActivityBucket } from '../state/index.js';
 import { escapeHtml } from './html.js';
 
 const WIDTH = 360;

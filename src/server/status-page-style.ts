@@ -1,4 +1,4 @@
-import type { StreamState } from './status-model.js';
+import type { StreamState } from '../state/index.js';
 
 /** Background and text colour per state: green is healthy, blue busy, amber waiting, red needs a human. */
 export const STATE_COLOURS: Readonly<Record<StreamState, { readonly bg: string; readonly fg: string }>> = {

@@ -1,5 +1,6 @@
-import { STATE_LABELS, STREAM_STATES, type StreamStatus } from './status-model.js';
-import type { BusinessStatus, StatusSnapshot } from './status-snapshot.js';
+import { STREAM_STATES, type StreamStatus } from '../state/index.js';
+import { STATE_LABELS } from './format.js';
+import type { BusinessStatus, StatusSnapshot } from '../state/index.js';
 import { escapeHtml } from './html.js';
 import { formatAgo, formatBudget, formatCount, formatLag } from './format.js';
 import { renderActivityChart } from './status-chart.js';

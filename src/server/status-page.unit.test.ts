@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { STREAM_STATES, type StreamState, type StreamStatus } from './status-model.js';
-import type { StatusSnapshot } from './status-snapshot.js';
+import { STREAM_STATES, type StreamState, type StreamStatus } from '../state/index.js';
+import type { StatusSnapshot } from '../state/index.js';
 import { renderStatusPage } from './status-page.js';
 import { escapeHtml } from './html.js';
 

@@ -1,5 +1,6 @@
-import { STATE_LABELS, type StreamStatus } from './status-model.js';
-import type { StatusSnapshot } from './status-snapshot.js';
+import type { StreamStatus } from '../state/index.js';
+import { STATE_LABELS } from './format.js';
+import type { StatusSnapshot } from '../state/index.js';
 import { formatAgo, formatBudget, formatCount, formatLag } from './format.js';
 
 export interface StatusTableOptions {

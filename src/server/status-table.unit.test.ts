@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamStatus } from './status-model.js';
-import type { StatusSnapshot } from './status-snapshot.js';
+import type { StreamStatus } from '../state/index.js';
+import type { StatusSnapshot } from '../state/index.js';
 import { formatStatusJson, formatStatusTable, shorten, terminalSafe } from './status-table.js';
 
 const NOW = '2024-05-01T12:00:00.000Z';

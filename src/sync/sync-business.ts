@@ -1,6 +1,6 @@
 import type { Sink } from '../sink.js';
 import type { BusinessPlan } from './business-plan.js';
-import { describeStreamFailure, type StreamFailure } from './stream-failure.js';
+import { describeStreamFailure, type StreamFailure } from '../state/index.js';
 import { syncStream, type FetchPayload, type PageProgress, type StreamRunOptions, type StreamRunResult } from './sync-stream.js';
 
 export interface StreamOutcome {

@@ -1,4 +1,4 @@
-import type { BusinessStatus, StatusSnapshot, StreamStatus } from '../../server/index.js';
+import { emptyStatus, type BusinessStatus, type StatusSnapshot, type StreamStatus } from '../../state/index.js';
 import type { Checkpoint } from '../../sink.js';
 
 export interface ConfiguredStream {
@@ -17,19 +17,10 @@ export function withCheckpoints(snapshot: StatusSnapshot, configured: readonly C
     const entry = businesses.get(business) ?? { name: business, failed: null, streams: [], activity: [] };
     if (entry.streams.some((status) => status.stream === stream)) continue;
     const status: StreamStatus = {
-      business,
-      stream,
-      state: 'idle',
-      lastSuccessAt: null,
-      lastRunAt: null,
+      ...emptyStatus(business, stream, snapshot.generatedAt),
       lagSeconds: null,
       recordsSynced: checkpoint?.recordsSynced ?? 0,
-      pages: 0,
-      deadLetters: 0,
       lastError: checkpoint === undefined ? 'never synced' : null,
-      warning: null,
-      budget: null,
-      updatedAt: snapshot.generatedAt,
     };
     businesses.set(business, { ...entry, streams: [...entry.streams, status] });
   }

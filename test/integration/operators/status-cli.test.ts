@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStatusStore, type StatusSnapshot } from '../../../src/server/index.js';
+import { createRedisStatusStore, type StatusSnapshot } from '../../../src/state/index.js';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { runCli } from '../support/cli-process.js';

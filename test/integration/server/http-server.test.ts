@@ -1,9 +1,11 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMemoryStatusStore, createMetrics, startStatusServer } from '../../../src/server/index.js';
-import type { StatusServer, StatusServerOptions, StatusSnapshot, StatusStore } from '../../../src/server/index.js';
-import { redisUrl } from '../services.js';
+import { createMetrics, startStatusServer } from '../../../src/server/index.js';
+import type { StatusServer, StatusServerOptions } from '../../../src/server/index.js';
+import { createRedisStatusStore, type StatusSnapshot, type StatusStore } from '../../../src/state/index.js';
+import { redisUrl, uniqueName } from '../services.js';
+import { deleteKeys } from '../worker/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
 
 const logger = pino({ level: 'silent' });
@@ -12,12 +14,21 @@ const servers: StatusServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
+const prefixes: string[] = [];
 afterAll(async () => {
+  for (const prefix of prefixes) await deleteKeys(prefix);
   await redis.quit();
 });
 
+/** A real status store of its own (a fresh Redis prefix per call). */
+function freshStore(): StatusStore {
+  const prefix = uniqueName('http');
+  prefixes.push(prefix);
+  return createRedisStatusStore({ redis, prefix });
+}
+
 async function seededStore(): Promise<StatusStore> {
-  const store = createMemoryStatusStore();
+  const store = freshStore();
   await store.update('acme', 'calls', {
     state: 'syncing',
     lastSuccessAt: new Date(Date.now() - 60_000).toISOString(),
@@ -150,7 +161,7 @@ describe('status server over real HTTP', () => {
 
   it('answers 503 naming the cause when the status store cannot be read, and keeps serving', async () => {
     const broken: StatusStore = {
-      ...createMemoryStatusStore(),
+      ...freshStore(),
       list: () => Promise.reject(new Error('redis://:pw@cache:6379 connection lost')),
     };
     const { url } = await start({ statusStore: broken });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisStatusStore } from '../../../src/server/index.js';
+import { createRedisStatusStore } from '../../../src/state/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { describeStatusStoreContract } from './status-store-contract.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusStore } from '../../../src/server/index.js';
+import type { StatusStore } from '../../../src/state/index.js';
 
 /** A store built for one test, with a clock the test controls. */
 export type MakeStatusStore = (now: () => number) => Promise<StatusStore>;

@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { businessConfigHash, FailedBusinesses } from '../../../src/queue/failed-businesses.js';
-import { createRedisStatusStore } from '../../../src/server/index.js';
+import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '../../../src/state/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { deleteKeys } from './harness.js';
 
@@ -15,7 +14,7 @@ describe('failed businesses: the mark holds until the business config changes', 
 
   it('keeps the mark for an unchanged config, lifts it for a changed or removed one', async () => {
     const statusStore = createRedisStatusStore({ redis, prefix });
-    const failed = new FailedBusinesses({ redis, statusStore, hashKey: `${prefix}:queue:failed-config` });
+    const failed = new FailedBusinesses({ redis, statusStore, prefix });
     const acme = { name: 'acme', apiKey: 'old-key', streams: ['calls'] };
     await failed.mark('acme', 'auth: revoked', businessConfigHash(acme));
     await failed.mark('beta', 'auth: revoked', businessConfigHash({ name: 'beta', apiKey: 'b' }));

@@ -81,6 +81,8 @@ export interface RunProcess {
   readonly child: ChildProcess;
   /** JSON log lines seen so far. */
   readonly logs: Array<Record<string, unknown>>;
+  /** Everything written to stdout so far (what a one-shot command prints). */
+  readonly stdout: () => string;
   /** The status server URL, once it logged it. */
   readonly url: Promise<string>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -90,6 +92,8 @@ export interface RunProcess {
 export function spawnRun(configPath: string, args: readonly string[] = ['run']): RunProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--config', configPath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   let resolveUrl: (url: string) => void = () => undefined;
   const url = new Promise<string>((resolve) => (resolveUrl = resolve));
   let buffer = '';
@@ -108,7 +112,7 @@ export function spawnRun(configPath: string, args: readonly string[] = ['run']):
     }
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, logs, url, exited };
+  return { child, logs, stdout: () => out, url, exited };
 }
 
 /** Polls until `check` returns a value other than undefined. */

@@ -1,6 +1,6 @@
 /**
- * What operators see for one business × stream. The shape is shared by the status store, the
- * `/status` JSON, the status page and `callsync status`.
+ * The state of one business × stream, as workers record it and operators see it. The shape is
+ * shared by the status store, the `/status` JSON, the status page and `callsync status`.
  */
 
 /** Every state a stream can be in, in the order the status page explains them. */
@@ -19,16 +19,6 @@ export type StreamState = (typeof STREAM_STATES)[number];
 export function isStreamState(value: unknown): value is StreamState {
   return typeof value === 'string' && (STREAM_STATES as readonly string[]).includes(value);
 }
-
-/** Human wording of each state, shared by the page and the terminal table. */
-export const STATE_LABELS: Readonly<Record<StreamState, string>> = {
-  idle: 'idle',
-  syncing: 'syncing',
-  waiting_for_budget: 'waiting for budget',
-  auth_failed: 'auth failed',
-  gap_warning: 'gap warning',
-  failed: 'failed',
-};
 
 /** The business's request budget in the current rate-limit window, as the limiter last saw it. */
 export interface BudgetView {

@@ -1,4 +1,4 @@
-import { isStreamState, type BudgetView } from './status-model.js';
+import { isStreamState, type BudgetView } from './stream-status.js';
 import { COUNTERS, type StatusPatch, type StoredStatus } from './status-patch.js';
 
 /**

@@ -1,5 +1,5 @@
 import { isUpstreamError } from '../upstream/index.js';
-import { PayloadShapeError } from './walkers/index.js';
+import { PayloadShapeError } from '../sync/walkers/index.js';
 
 /** What a failed stream means for the rest of its business. */
 export interface StreamFailure {
@@ -9,12 +9,15 @@ export interface StreamFailure {
   readonly message: string;
 }
 
+/**
+ * The business-scope rule, the one place it lives: only credentials the service rejects (401) or
+ * a role it refuses (403) concern every stream of the business; anything else stops one stream.
+ */
+const STOPS_BUSINESS: ReadonlySet<string> = new Set(['auth', 'forbidden']);
+
 /** Maps any error out of a stream run to its scope, so one bad business never stops the others. */
 export function describeStreamFailure(error: unknown): StreamFailure {
-  if (isUpstreamError(error)) {
-    const scope = error.kind === 'auth' || error.kind === 'forbidden' ? 'business' : 'stream';
-    return { scope, kind: error.kind, message: error.message };
-  }
+  if (isUpstreamError(error)) return { scope: STOPS_BUSINESS.has(error.kind) ? 'business' : 'stream', kind: error.kind, message: error.message };
   if (error instanceof PayloadShapeError) return { scope: 'stream', kind: 'contract', message: error.message };
   // Connector errors (HubSpot, webhook, SQL) carry their own `kind`; they concern the target, not the business.
   const kind = error instanceof Error ? (error as Error & { kind?: unknown }).kind : undefined;

@@ -1,4 +1,4 @@
-import type { BudgetView, StreamState, StreamStatus } from './status-model.js';
+import type { BudgetView, StreamState, StreamStatus } from './stream-status.js';
 
 /** The counters a patch can set or add to. */
 export const COUNTERS = ['recordsSynced', 'pages', 'deadLetters'] as const;
@@ -46,6 +46,7 @@ export function validatePatch(patch: StatusPatch): void {
   }
 }
 
+/** A stream nobody has reported yet: idle, never run, every counter zero. */
 export function emptyStatus(business: string, stream: string, updatedAt: string): StoredStatus {
   return {
     business,
@@ -61,19 +62,4 @@ export function emptyStatus(business: string, stream: string, updatedAt: string)
     budget: null,
     updatedAt,
   };
-}
-
-/** The reference semantics of a patch; the Redis store reproduces them with hash commands. */
-export function applyPatch(current: StoredStatus, patch: StatusPatch, updatedAt: string): StoredStatus {
-  const next: { -readonly [K in keyof StoredStatus]: StoredStatus[K] } = { ...current, updatedAt };
-  if (patch.state !== undefined) next.state = patch.state;
-  if (patch.lastSuccessAt !== undefined) next.lastSuccessAt = patch.lastSuccessAt;
-  if (patch.lastRunAt !== undefined) next.lastRunAt = patch.lastRunAt;
-  if (patch.lastError !== undefined) next.lastError = patch.lastError;
-  if (patch.warning !== undefined) next.warning = patch.warning;
-  if (patch.budget !== undefined) next.budget = patch.budget === null ? null : { ...patch.budget };
-  for (const counter of COUNTERS) {
-    next[counter] = (patch[counter] ?? next[counter]) + (patch.increment?.[counter] ?? 0);
-  }
-  return next;
 }

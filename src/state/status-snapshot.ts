@@ -1,4 +1,4 @@
-import type { StreamStatus } from './status-model.js';
+import type { StreamStatus } from './stream-status.js';
 import type { ActivityBucket, StatusStore } from './status-store.js';
 
 /** One business on the status page and in `/status`. */

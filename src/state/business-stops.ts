@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { StatusStore } from '../server/index.js';
+import { businessResumed } from './run-end.js';
+import type { StatusStore } from './status-store.js';
 
 /** JSON with object keys sorted, so equal configs hash equally whatever their key order. */
 function canonicalJson(value: unknown): string {
@@ -22,8 +23,8 @@ export function businessConfigHash(business: unknown): string {
 export interface FailedBusinessesOptions {
   readonly redis: Redis;
   readonly statusStore: StatusStore;
-  /** Hash business → config hash at the time of the mark (see `queueKeys().failedConfig`). */
-  readonly hashKey: string;
+  /** The deployment's Redis prefix; the config hashes live in `{prefix}:queue:failed-config`. */
+  readonly prefix: string;
 }
 
 /**
@@ -38,7 +39,7 @@ export class FailedBusinesses {
   constructor(options: FailedBusinessesOptions) {
     this.#redis = options.redis;
     this.#store = options.statusStore;
-    this.#hashKey = options.hashKey;
+    this.#hashKey = `${options.prefix}:queue:failed-config`;
   }
 
   async mark(business: string, reason: string, configHash: string): Promise<void> {
@@ -56,6 +57,19 @@ export class FailedBusinesses {
     const wasFailed = (await this.reason(business)) !== undefined;
     await this.#store.clearBusinessFailed(business);
     await this.#redis.hdel(this.#hashKey, business);
+    return wasFailed;
+  }
+
+  /**
+   * An operator's `callsync resume`: lifts the mark and shows the business's stopped streams as
+   * idle until their next run.
+   * @returns whether the business was marked.
+   */
+  async resume(business: string): Promise<boolean> {
+    const wasFailed = await this.clear(business);
+    for (const status of await this.#store.list()) {
+      if (status.business === business && status.state === 'auth_failed') await this.#store.update(business, status.stream, businessResumed);
+    }
     return wasFailed;
   }
 

@@ -1,4 +1,4 @@
-import type { StreamStatus } from './status-model.js';
+import type { StreamStatus } from './stream-status.js';
 import type { StatusPatch } from './status-patch.js';
 
 /** Records written in one UTC minute, for the status page's chart. */

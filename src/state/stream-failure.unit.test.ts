@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../upstream/index.js';
 import { describeStreamFailure } from './stream-failure.js';
-import { PayloadShapeError } from './walkers/index.js';
+import { PayloadShapeError } from '../sync/walkers/index.js';
 
 const request = { method: 'GET', host: 'calls.example.com', path: '/calls' };
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { lagSecondsAt, type StreamStatus } from './status-model.js';
+import { lagSecondsAt, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
 import { decodeStatus, encodePatch } from './redis-status-codec.js';
 import {

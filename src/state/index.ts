@@ -1,0 +1,15 @@
+export { STREAM_STATES, isStreamState, lagSecondsAt } from './stream-status.js';
+export type { StreamState, StreamStatus, BudgetView } from './stream-status.js';
+export { emptyStatus } from './status-patch.js';
+export type { StatusPatch, Counter } from './status-patch.js';
+export type { StatusStore, ActivityBucket } from './status-store.js';
+export { createRedisStatusStore } from './redis-status-store.js';
+export type { RedisStatusStoreOptions } from './redis-status-store.js';
+export { readStatusSnapshot, ACTIVITY_WINDOW_MS } from './status-snapshot.js';
+export type { StatusSnapshot, BusinessStatus } from './status-snapshot.js';
+export { businessConfigHash, FailedBusinesses } from './business-stops.js';
+export type { FailedBusinessesOptions } from './business-stops.js';
+export { describeStreamFailure } from './stream-failure.js';
+export type { StreamFailure } from './stream-failure.js';
+export { businessResumed, businessStopped, failureReason, pausedNow, runEnded, runEndOf, runFinished, runStarted } from './run-end.js';
+export type { RunEnd } from './run-end.js';

@@ -1,0 +1,68 @@
+import { isBudgetWaitError } from '../upstream/index.js';
+import type { StatusPatch } from './status-patch.js';
+import { describeStreamFailure, type StreamFailure } from './stream-failure.js';
+import type { BudgetView } from './stream-status.js';
+
+/**
+ * How a stream run that did not reach the end of its stream stopped. Every runner (a queue job,
+ * `reconcile --repair`) turns its error into one of these here, once, and then only acts on it.
+ */
+export type RunEnd =
+  /** Every page so far is stored; the run goes on after `delayMs` (a budget window, a shutdown). */
+  | { readonly kind: 'paused'; readonly delayMs: number; readonly reason: string; readonly forBudget: boolean }
+  /** This stream failed; the next scheduled run retries it. */
+  | { readonly kind: 'stream_failed'; readonly failure: StreamFailure }
+  /** The whole business stops (revoked key, missing role) until its config changes or `callsync resume`. */
+  | { readonly kind: 'business_stopped'; readonly failure: StreamFailure };
+
+const STOPPED_AFTER_PAGE = 'stopped after the page in flight was stored';
+
+/** A run cut short on purpose (shutdown, a lost lock) after its page in flight was stored. */
+export const pausedNow: RunEnd = { kind: 'paused', delayMs: 0, reason: STOPPED_AFTER_PAGE, forBudget: false };
+
+/**
+ * The one translation of a run's error: a wait for budget longer than the runner may hold its
+ * slot is a pause until the window returns, not a failure.
+ * @param aborted the run's signal was aborted: whatever the error, the run was stopped on purpose
+ */
+export function runEndOf(error: unknown, aborted = false): RunEnd {
+  if (aborted) return pausedNow;
+  if (isBudgetWaitError(error)) return { kind: 'paused', delayMs: error.waitMs, reason: error.message, forBudget: true };
+  const failure = describeStreamFailure(error);
+  return { kind: failure.scope === 'business' ? 'business_stopped' : 'stream_failed', failure };
+}
+
+/** The reason stored and shown for a failure, e.g. `auth: GET /calls: 401 Invalid API key`. */
+export function failureReason(failure: StreamFailure): string {
+  return `${failure.kind}: ${failure.message}`;
+}
+
+/** The stream's status when a run starts. */
+export function runStarted(atMs: number): StatusPatch {
+  return { state: 'syncing', lastRunAt: new Date(atMs).toISOString() };
+}
+
+/** The stream's status after a run reached the end of its stream; a warning (a possible gap) stays visible. */
+export function runFinished(atMs: number, warning: string | null, budget: BudgetView | null): StatusPatch {
+  return { state: warning === null ? 'idle' : 'gap_warning', lastSuccessAt: new Date(atMs).toISOString(), lastError: null, warning, budget };
+}
+
+/** The stream's status after a run that did not reach the end. */
+export function runEnded(end: RunEnd, budget: BudgetView | null): StatusPatch {
+  switch (end.kind) {
+    case 'paused':
+      return end.forBudget ? { state: 'waiting_for_budget', budget } : { state: 'idle' };
+    case 'business_stopped':
+      return businessStopped(failureReason(end.failure));
+    case 'stream_failed':
+      return { state: 'failed', lastError: failureReason(end.failure) };
+  }
+}
+
+/** A stream of a stopped business: it sends no request and shows why. */
+export function businessStopped(reason: string): StatusPatch {
+  return { state: 'auth_failed', lastError: reason };
+}
+
+/** A stream of a business an operator resumed: back to idle until its next run says otherwise. */
+export const businessResumed: StatusPatch = { state: 'idle', lastError: null };
