@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/** The repository root, whatever directory vitest runs from. */
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+/** Every `.ts` file under the given top-level folders, as paths relative to the root. */
+export function sourceFiles(folders: readonly string[]): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) files.push(path);
+    }
+  };
+  for (const folder of folders) walk(folder);
+  return files.sort();
+}
+
+// `import … from './x.js'`, `import type …`, `export … from`, over several lines; bare packages are not followed.
+const RELATIVE_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.{1,2}\/[^']+)'/g;
+
+/** file → the files it imports (type-only imports included: a cycle of types is still a cycle to read). */
+export function importGraph(files: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) => relative(ROOT, resolve(ROOT, dirname(file), match[1]!.replace(/\.js$/, '.ts'))));
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/** Every cycle a depth-first walk meets, each as the files along it. */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const path: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    visiting.add(file);
+    path.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (visiting.has(target)) cycles.push([...path.slice(path.indexOf(target)), target]);
+      else if (!done.has(target)) visit(target);
+    }
+    path.pop();
+    visiting.delete(file);
+    done.add(file);
+  };
+  for (const file of graph.keys()) if (!done.has(file)) visit(file);
+  return cycles;
+}
