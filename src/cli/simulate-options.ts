@@ -24,8 +24,16 @@ export interface SimulateFlags {
   v1Order?: 'oldest' | 'newest';
   v2LimitCap?: number;
   v2FractionalUuid?: boolean;
+  v1LimitCap?: number;
+  stuckCursor?: boolean;
+  cyclingCursor?: boolean;
+  emptyPagesForever?: boolean;
+  ignoreOffset?: boolean;
+  negativeTotal?: boolean;
   json?: boolean;
 }
+
+const BROKEN_PAGING_FLAGS = ['stuckCursor', 'cyclingCursor', 'emptyPagesForever', 'ignoreOffset', 'negativeTotal'] as const;
 
 export function integerArg(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a non-negative integer');
@@ -73,6 +81,10 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (flags.v1Order !== undefined) options.v1Order = flags.v1Order;
   if (flags.v2LimitCap !== undefined) options.v2LimitCap = flags.v2LimitCap;
   if (flags.v2FractionalUuid === true) options.v2FractionalUuid = true;
+  if (flags.v1LimitCap !== undefined) options.v1LimitCap = flags.v1LimitCap;
+  const broken: SimulatorOptions['brokenPaging'] = {};
+  for (const key of BROKEN_PAGING_FLAGS) if (flags[key] === true) broken[key] = true;
+  if (Object.keys(broken).length > 0) options.brokenPaging = broken;
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }

@@ -67,6 +67,12 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--v1-order <order>', 'order of the v1 lists /calls and /sms: oldest or newest first', orderArg)
     .option('--v2-limit-cap <n>', 'v2 lists silently return at most n records whatever limit asks', integerArg)
     .option('--v2-fractional-uuid', 'serve one record per v2 list with uuid <predecessor>.0000000001')
+    .option('--v1-limit-cap <n>', 'v1 lists silently serve at most n records per page', integerArg)
+    .option('--stuck-cursor', 'broken paging: next_cursor never changes after the first page')
+    .option('--cycling-cursor', 'broken paging: next_cursor cycles between two values')
+    .option('--empty-pages-forever', 'broken paging: has_more stays true with empty pages past the end')
+    .option('--ignore-offset', 'broken paging: offset and page are ignored (always the first page)')
+    .option('--negative-total', 'broken paging: total is -1')
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
       const sim = await startSimulator(toSimulatorOptions(flags));

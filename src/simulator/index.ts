@@ -5,6 +5,7 @@ export { KEY_PREFIX, MAX_ACTIVE_KEYS } from './api-keys.js';
 export { SESSION_COOKIE } from './sessions.js';
 export type {
   AddVoicemailsOptions,
+  BrokenPaging,
   BusinessCounters,
   FaultCounters,
   Faults,

@@ -1,3 +1,4 @@
+import { brokenCursorPage } from './broken-paging.js';
 import { CallList } from './call-list.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { parseCallsPaging } from './paging.js';
@@ -11,25 +12,26 @@ function json(r: V1Request, slots: readonly number[]): string {
 /**
  * GET /calls in the configured order (`v1Order`; oldest first by default, ascending created_at,
  * then id). Cursor positions are slot boundaries of an append-only store, so a cursor walk
- * neither skips nor repeats while calls arrive, in either order.
+ * neither skips nor repeats while calls arrive, in either order. `v1LimitCap` and the
+ * `brokenPaging` switches make it a server that does not keep the contract.
  */
 export function callsRoute(state: SimState, r: V1Request): RouteResult {
   const parsed = parseCallsPaging(r.query);
   if (!parsed.ok) return fail(400, parsed.message);
   const paging = parsed.value;
+  const broken = state.brokenPaging;
+  const cap = (size: number): number => Math.min(size, state.v1LimitCap ?? size);
   const list = new CallList(r.business.calls, state.v1Order);
   const total = list.total;
-  if (paging.mode === 'offset') {
-    const slots = list.atOffset(paging.offset, paging.limit);
-    const has = Math.min(paging.offset, total) + slots.length < total;
-    return ok(`{"calls":[${json(r, slots)}],"total":${total},"has_more":${has}}`);
-  }
-  if (paging.mode === 'page') {
-    const from = (paging.page - 1) * paging.perPage;
-    const slots = list.atOffset(from, paging.perPage);
-    const has = Math.min(from, total) + slots.length < total;
-    const meta = `"total":${total},"has_more":${has},"page":${paging.page},"per_page":${paging.perPage}`;
-    return ok(`{"calls":[${json(r, slots)}],${meta}}`);
+  const shownTotal = broken.negativeTotal ? -1 : total;
+  if (paging.mode === 'offset' || paging.mode === 'page') {
+    const size = cap(paging.mode === 'offset' ? paging.limit : paging.perPage);
+    const page = broken.ignoreOffset || paging.mode === 'offset' ? 1 : paging.page;
+    const from = broken.ignoreOffset ? 0 : paging.mode === 'offset' ? paging.offset : (page - 1) * size;
+    const slots = list.atOffset(from, size);
+    const has = Math.min(from, total) + slots.length < total || broken.emptyPagesForever;
+    const meta = paging.mode === 'page' ? `,"page":${page},"per_page":${size}` : '';
+    return ok(`{"calls":[${json(r, slots)}],"total":${shownTotal},"has_more":${has}${meta}}`);
   }
   let from = list.start;
   if (paging.cursor !== '') {
@@ -41,8 +43,10 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
     }
     from = cursor.position;
   }
-  const slice = list.fromCursor(from, paging.limit);
-  const next = encodeCursor(state.cursorSecret, r.business.index, slice.next, r.nowMs);
-  const nextField = slice.hasMore || state.cursorOnLastPage ? `,"next_cursor":"${next}"` : '';
-  return ok(`{"calls":[${json(r, slice.slots)}],"total":${total},"has_more":${slice.hasMore}${nextField}}`);
+  const limit = cap(paging.limit);
+  const slice = list.fromCursor(from, limit);
+  const { next, hasMore } = brokenCursorPage(broken, list, { cursor: paging.cursor, from, limit }, slice);
+  const nextText = 'verbatim' in next ? next.verbatim : encodeCursor(state.cursorSecret, r.business.index, next.position, r.nowMs);
+  const nextField = hasMore || state.cursorOnLastPage ? `,"next_cursor":"${nextText}"` : '';
+  return ok(`{"calls":[${json(r, slice.slots)}],"total":${shownTotal},"has_more":${hasMore}${nextField}}`);
 }

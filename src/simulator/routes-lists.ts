@@ -13,7 +13,8 @@ export function numbersRoute(r: V1Request): RouteResult {
 export function smsRoute(state: SimState, r: V1Request): RouteResult {
   const parsed = parseOffset(r.query);
   if (!parsed.ok) return fail(400, parsed.message);
-  const { limit, offset } = parsed.value;
+  const { offset } = parsed.value;
+  const limit = Math.min(parsed.value.limit, state.v1LimitCap ?? parsed.value.limit);
   const ordered = state.v1Order === 'oldest' ? r.business.sms : [...r.business.sms].reverse();
   const messages = ordered.slice(offset, offset + limit).map((m) => smsV1(m));
   return ok(JSON.stringify({ messages, total: r.business.sms.length }));

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { ApiKeyRegistry } from './api-keys.js';
 import { startArrivals } from './arrival.js';
+import { NO_BROKEN_PAGING } from './broken-paging.js';
 import { BusinessData } from './business.js';
 import { CounterBook } from './counters.js';
 import { FaultInjector } from './faults.js';
@@ -57,6 +58,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     cursorOnLastPage: options.cursorOnLastPage ?? true,
     v1Order: options.v1Order ?? 'oldest',
     v2LimitCap: options.v2LimitCap,
+    v1LimitCap: options.v1LimitCap,
+    brokenPaging: { ...NO_BROKEN_PAGING, ...options.brokenPaging },
     legacyEnvelope: new Set(options.legacyEnvelope ?? ['/sms']),
     clock,
   };
@@ -111,6 +114,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }
     },
     setFaults: (faults) => state.faults.set(faults),
+    setBrokenPaging: (broken) => {
+      state.brokenPaging = { ...state.brokenPaging, ...broken };
+    },
     setRateLimit: (limit) => state.limiter.set(limit),
     revokeKey: (name, apiKey) => {
       const business = find(name);

@@ -7,6 +7,7 @@ import type { FaultInjector } from './faults.js';
 import type { FixedWindowLimiter } from './rate-limiter.js';
 import type { Responder } from './responder.js';
 import type { SessionStore } from './sessions.js';
+import type { BrokenPaging } from './types.js';
 
 /** Everything the request handlers share; one per simulator instance. */
 export interface SimState {
@@ -24,6 +25,9 @@ export interface SimState {
   v1Order: ListOrder;
   /** v2 lists silently serve at most this many records. */
   v2LimitCap: number | undefined;
+  /** v1 lists silently serve at most this many records per page. */
+  v1LimitCap: number | undefined;
+  brokenPaging: BrokenPaging;
   /** v1 sub-paths (e.g. `/sms`) answered without the `data` wrapper. */
   legacyEnvelope: ReadonlySet<string>;
   clock: () => number;

@@ -18,6 +18,23 @@ export interface Faults {
   badJsonRate: number;
 }
 
+/**
+ * Paging servers that break the contract, one switch per behaviour (issue 11). Each makes a
+ * client that trusts `has_more`, `next_cursor`, `offset` or `total` loop or stop early.
+ */
+export interface BrokenPaging {
+  /** After the first page, `next_cursor` is exactly the cursor the request sent, with `has_more: true`. */
+  stuckCursor: boolean;
+  /** `next_cursor` alternates between the cursors of pages 2 and 3 for ever, with `has_more: true`. */
+  cyclingCursor: boolean;
+  /** Past the last call, `has_more` stays true: empty pages (cursor, offset and page modes) for ever. */
+  emptyPagesForever: boolean;
+  /** `offset` and `page` are ignored: every offset or page request gets the first page. */
+  ignoreOffset: boolean;
+  /** `total` is -1 in every mode (the records and `has_more` stay right). */
+  negativeTotal: boolean;
+}
+
 /** A fixed-window rate limit: `limit` requests per window of `windowMs`, windows aligned to the epoch. */
 export interface RateLimitOptions {
   limit: number;
@@ -70,6 +87,13 @@ export interface SimulatorOptions {
    * that text. @defaultValue false
    */
   v2FractionalUuid?: boolean;
+  /**
+   * v1 lists silently serve at most this many records per page whatever `limit`/`per_page` asks
+   * (page mode counts pages of the capped size; `per_page` echoes it). @defaultValue undefined
+   */
+  v1LimitCap?: number;
+  /** Paging that breaks the contract (`/calls`); change it live with `setBrokenPaging`. @defaultValue all off */
+  brokenPaging?: Partial<BrokenPaging>;
 }
 
 /** When added voicemails say they were created. */
@@ -171,6 +195,8 @@ export interface Simulator {
   /** A late transcription: same id, `updated_at` bumps to now. */
   updateCallTranscription(business: string, callId: string, text: string): void;
   setFaults(faults: Partial<Faults>): void;
+  /** Switches broken-paging behaviours on or off from the next request (a server that gets fixed). */
+  setBrokenPaging(broken: Partial<BrokenPaging>): void;
   setRateLimit(limit: RateLimitOptions | false): void;
   /** Revokes `apiKey`, by default the business's initial key; takes effect on the next request. */
   revokeKey(business: string, apiKey?: string): void;

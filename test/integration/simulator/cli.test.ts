@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerSimulateCommand } from '../../../src/cli/simulate.js';
 import type { Simulator } from '../../../src/simulator/index.js';
+import type { CallsPage } from './http.js';
 import { call } from './http.js';
 
 async function run(args: string[]): Promise<{ output: string; sim: Simulator }> {
@@ -67,6 +68,35 @@ describe('callsync simulate', () => {
       await sim.close();
     }
     await expect(run(['--port', '0', '--v1-order', 'sideways'])).rejects.toThrow(/oldest or newest/);
+  });
+
+  it('--v1-limit-cap and the broken-paging flags reach the simulator', async () => {
+    const args = ['--port', '0', '--businesses', '1', '--calls', '90', '--no-rate-limit', '--v1-limit-cap', '25'];
+    const { sim } = await run([...args, '--stuck-cursor', '--negative-total', '--ignore-offset', '--empty-pages-forever']);
+    try {
+      const token = sim.businesses[0]!.apiKey;
+      const first = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=100`, { token });
+      expect(first.body.data.calls).toHaveLength(25);
+      expect(first.body.data.total).toBe(-1);
+      const second = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?cursor=${first.body.data.next_cursor}`, { token });
+      expect(second.body.data.next_cursor).toBe(first.body.data.next_cursor);
+      const far = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=10&offset=80`, { token });
+      expect(far.body.data.calls[0]!.id).toBe(first.body.data.calls[0]!.id);
+    } finally {
+      await sim.close();
+    }
+    const cycling = await run(['--port', '0', '--businesses', '1', '--calls', '90', '--no-rate-limit', '--cycling-cursor']);
+    try {
+      const token = cycling.sim.businesses[0]!.apiKey;
+      const url = `${cycling.sim.baseUrl}/api/v1/calls?limit=10`;
+      const a = (await call<CallsPage>(url, { token })).body.data.next_cursor;
+      const b = (await call<CallsPage>(`${url}&cursor=${a}`, { token })).body.data.next_cursor;
+      const c = (await call<CallsPage>(`${url}&cursor=${b}`, { token })).body.data.next_cursor;
+      const back = (await call<CallsPage>(`${url}&cursor=${c}`, { token })).body.data.calls;
+      expect(back).toEqual((await call<CallsPage>(`${url}&cursor=${a}`, { token })).body.data.calls);
+    } finally {
+      await cycling.sim.close();
+    }
   });
 
   it('rejects a probability above 1', async () => {
