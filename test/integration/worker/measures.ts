@@ -1,20 +1,19 @@
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
-import type { Simulator } from '../../../src/simulator/index.js';
+import type { RateWindow, Simulator } from '../../../src/simulator/index.js';
+import { budgetUse, type BudgetUse } from '../../bench/budget-use.js';
 import { redisUrl } from '../services.js';
 
 /**
- * Share of the budget used while there was backlog: admitted requests over the limit, across the
- * windows from the first to the last busy one (more than `busy` requests; idle incremental polls
- * before and after are not backlog), without that first and last window (partial by nature).
+ * Budget use while a business had backlog: the windows from the first to the last that took at
+ * least half the limit (idle incremental polls before and after are not backlog), measured as the
+ * bench measures it (partial first and last window left out, empty windows in between counted).
  */
-export function budgetUse(sim: Simulator, business: string, limit: number, busy = 10): { use: number; windows: number; counts: number[] } {
+export function backlogBudgetUse(sim: Simulator, business: string, limit: number, windowMs: number): BudgetUse {
   const windows = sim.counters().businesses[business]?.windows ?? [];
-  const first = windows.findIndex((w) => w.count > busy);
-  const last = windows.findLastIndex((w) => w.count > busy);
-  const middle = first < 0 ? [] : windows.slice(first + 1, last);
-  const admitted = middle.reduce((sum, w) => sum + w.admitted, 0);
-  return { use: middle.length === 0 ? 0 : admitted / (middle.length * limit), windows: middle.length, counts: windows.map((w) => w.count) };
+  const busy = (w: RateWindow): boolean => w.count >= limit / 2;
+  const first = windows.findIndex(busy);
+  return budgetUse(first < 0 ? [] : windows.slice(first, windows.findLastIndex(busy) + 1), limit, windowMs);
 }
 
 /** Total commands Redis has processed (all clients), from INFO commandstats. */

@@ -4,13 +4,25 @@ import { postgresUrl, uniqueName } from '../services.js';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
-import { budgetUse, countRows, redisCommandCount } from './measures.js';
+import { backlogBudgetUse, countRows, redisCommandCount } from './measures.js';
 
+// The SIGKILL test: 1,500 calls at 10 a page, 150 requests per business at 60 a second, so the
+// kill lands mid-backfill. Small pages keep the work per request low.
 const LIMIT = 60;
-// 3000 calls at 10 a page: 300 requests per business, about 5 windows of 1 s at 60 a window. Small
-// pages keep the work per request low: the test measures the shared budget, not the CPU.
-const CALLS = 3000;
+const CALLS = 1500;
 const PAGE_SIZE = 10;
+
+// The budget test allows 10 requests per 2 s window per business, a twelfth of what the SIGKILL
+// test runs at: a walk asks for more than that even on a loaded 2-core machine, so a window that is
+// not full says something about the limiter, not the CPU. The rate a quiet machine reaches is a
+// bench figure (`npm run bench`).
+const BUDGET = { limit: 10, windowMs: 2000 };
+// 50 pages: at least three whole windows of backlog per business.
+const NEW_CALLS = 500;
+// What the budget test can tell apart: a replica keeping its own bucket shows as 429s or a window
+// over the limit; a static share per replica, or a limiter that loses a window after each refill,
+// uses at most two thirds. Lag on a loaded machine costs a token now and then.
+const MIN_USE = 0.8;
 
 interface StatusDocument {
   businesses: Array<{ name: string; failed: string | null; streams: Array<{ stream: string; state: string; pages: number }> }>;
@@ -37,16 +49,23 @@ describe('callsync run: three replicas, five businesses', () => {
     cleanup = [];
   });
 
-  async function setUp(label: string, calls = CALLS, sink?: Record<string, unknown>) {
-    const sim = await startSimulator({ businesses: 5, calls, voicemails: 50, numbers: 5, rateLimit: { limit: LIMIT, windowMs: 1000 } });
+  interface SetUp {
+    readonly calls?: number;
+    readonly rateLimit?: { readonly limit: number; readonly windowMs: number };
+    readonly sink?: Record<string, unknown>;
+  }
+
+  async function setUp(label: string, options: SetUp = {}) {
+    const rateLimit = options.rateLimit ?? { limit: LIMIT, windowMs: 1000 };
+    const sim = await startSimulator({ businesses: 5, calls: options.calls ?? CALLS, voicemails: 50, numbers: 5, rateLimit });
     const ws = workspace(label);
     const processes: RunProcess[] = [];
     cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: PAGE_SIZE, sink }));
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: PAGE_SIZE, rateLimit: { requests: rateLimit.limit, perMs: rateLimit.windowMs }, sink: options.sink }));
     return { sim, ws, processes, config };
   }
 
-  it('shares one budget per business: no 429, never over the limit, at least 90% used while there is backlog', async () => {
+  it('shares one budget per business across replicas: no 429, never over the limit, the budget used while there is backlog', async () => {
     // Replicas share a warehouse as they would in production: Postgres. Three processes writing one
     // SQLite file serialise on its lock, which measures SQLite's busy handler rather than the budget.
     const schema = uniqueName('budget');
@@ -56,13 +75,16 @@ describe('callsync run: three replicas, five businesses', () => {
       await pg.query(`drop schema if exists "${schema}" cascade`);
       await pg.end();
     });
-    const { sim, processes, config } = await setUp('budget', 20, { type: 'postgres', url: postgresUrl, schema });
+    // While one replica walks a business's call backlog, its voicemail and number polls (every 2 s,
+    // on any replica) take from the same bucket.
+    const { sim, processes, config } = await setUp('budget', { calls: 20, rateLimit: BUDGET, sink: { type: 'postgres', url: postgresUrl, schema } });
+    const stored = async (table: string): Promise<number> => {
+      const found = await pg.query<{ n: string }>(`select count(*) as n from "${schema}"."${table}"`).catch(() => undefined);
+      return Number(found?.rows[0]?.n ?? 0);
+    };
     const waitForMirror = async (): Promise<void> => {
-      const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
-      await waitFor('every call stored', async () => {
-        const found = await pg.query<{ n: string }>(`select count(*) as n from "${schema}".calls`).catch(() => undefined);
-        return Number(found?.rows[0]?.n ?? 0) >= expected ? true : undefined;
-      }, 90_000, 250);
+      const calls = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
+      await waitFor('every call stored', async () => ((await stored('calls')) >= calls ? true : undefined), 90_000, 250);
     };
     // Replicas first sync a small history, so the backlog lands on warm processes.
     for (let i = 0; i < 3; i += 1) processes.push(spawnRun(config));
@@ -72,22 +94,25 @@ describe('callsync run: three replicas, five businesses', () => {
     sim.resetCounters();
     const commandsBefore = await redisCommandCount();
     const pagesBefore = (await status(url)).businesses.flatMap((b) => b.streams).reduce((sum, s) => sum + s.pages, 0);
-    for (const b of sim.businesses) sim.addCalls(b.name, CALLS);
+    for (const b of sim.businesses) sim.addCalls(b.name, NEW_CALLS);
     await waitForMirror();
     const commands = (await redisCommandCount()) - commandsBefore;
     const pages = (await status(url)).businesses.flatMap((b) => b.streams).reduce((sum, s) => sum + s.pages, 0) - pagesBefore;
+    // Every window counted below had all three replicas up.
+    const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).length;
     await stopAll(processes);
 
     const counters = sim.counters();
-    const uses = sim.businesses.map((b) => ({ business: b.name, ...budgetUse(sim, b.name, LIMIT) }));
+    const uses = sim.businesses.map((b) => ({ business: b.name, ...backlogBudgetUse(sim, b.name, BUDGET.limit, BUDGET.windowMs), counts: counters.businesses[b.name]?.windows.map((w) => w.count) }));
     console.log(JSON.stringify({ uses, redisCommandsPerPage: commands / pages, pages, commands }));
+    expect(running).toBe(3);
     for (const b of sim.businesses) {
       expect(counters.businesses[b.name]?.rateLimited, b.name).toBe(0);
-      expect(counters.businesses[b.name]?.maxWindowCount, b.name).toBeLessThanOrEqual(LIMIT);
+      expect(counters.businesses[b.name]?.maxWindowCount, b.name).toBeLessThanOrEqual(BUDGET.limit);
     }
     for (const use of uses) {
-      expect(use.windows, use.business).toBeGreaterThanOrEqual(1);
-      expect(use.use, use.business).toBeGreaterThanOrEqual(0.9);
+      expect(use.windows, use.business).toBeGreaterThanOrEqual(3);
+      expect(use.ratio, use.business).toBeGreaterThanOrEqual(MIN_USE);
     }
   });
 
