@@ -75,10 +75,13 @@ describe('scenario 6: a key revoked mid-run stops only its business', () => {
     const url = await processes[0]!.url;
     await waitFor('the business to be syncing', () => (apiKeyRequests(simulator, REVOKED) >= 5 ? true : undefined), 60_000, 2);
     simulator.revokeKey(REVOKED);
-    const stopped = await waitFor('auth_failed on /status', async () => {
+    // The stream that met the 401 marks the business failed before its own status row is written,
+    // and the business's other streams show the stop at their next scheduled run: wait for all of it.
+    const stopped = await waitFor('every stream of the business auth_failed with a reason on /status', async () => {
       const business = (await readStatus(url)).businesses.find((b) => b.name === REVOKED);
-      return business?.failed != null && business.streams.some((s) => s.state === 'auth_failed') ? business : undefined;
-    });
+      const shown = business?.failed != null && business.streams.length === 3 && business.streams.every((s) => s.state === 'auth_failed' && s.lastError != null);
+      return shown ? business : undefined;
+    }, 30_000, 100);
     const others = simulator.businesses.filter((b) => OTHERS.includes(b.name)).reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
     await waitFor('the other businesses stored', () => (countRows(ws.dbPath, 'calls') >= others ? true : undefined), 90_000, 500);
     const diffs = await waitFor('the others exact', () => {
@@ -90,8 +93,8 @@ describe('scenario 6: a key revoked mid-run stops only its business', () => {
     collectLogs(scanner, 'revoke', processes);
     scanner.collectSqlite('sink', ws.dbPath);
     recordRow({ scenario: '6 key revoked (run)', faults: { revokedKey: 1 }, restarts: 0, ...figuresOf(diffs), note: `${REVOKED} auth_failed` });
-    expect(stopped.failed).toMatch(/auth/);
-    expect(stopped.streams.find((s) => s.stream === 'calls')?.lastError ?? '').toMatch(/auth/);
+    expect(stopped.failed).toMatch(/^auth: .*401/);
+    for (const stream of stopped.streams) expect(stream.lastError, stream.stream).toMatch(/^auth: .*401/);
     expectExact(diffs);
     expectPartialButClean(diffSqlite(ws.dbPath, simulator, ['calls'], [REVOKED]));
   });
