@@ -1,5 +1,6 @@
 import { classifyHttp, HUBSPOT_TRAITS, servicePolicy } from '../../src/http-policy/index.js';
 import type { HttpFailureKind } from '../../src/http-policy/index.js';
+import { truncate } from '../../src/redact/index.js';
 import type { HubSpotRetryPolicy } from './config.js';
 
 /** What went wrong with a HubSpot request, as far as the caller must act on it. */
@@ -32,6 +33,8 @@ export interface FailureContext {
   /** A number in [0, 1) for jitter; injected so the function stays pure. */
   readonly random: number;
   readonly nowMs: number;
+  /** Runs on every text from HubSpot (the redactor, control characters out) before it is cut. @defaultValue identity */
+  readonly clean?: (text: string) => string;
 }
 
 export interface Classification {
@@ -64,13 +67,14 @@ const KINDS: Partial<Record<HttpFailureKind, HubSpotErrorKind>> = {
 export function classifyHubSpotFailure(failure: HubSpotFailure, context: FailureContext): Classification {
   const policy = servicePolicy(HUBSPOT_TRAITS, context.policy);
   const attempt = { nowMs: context.nowMs, attempt: context.retry, random: context.random };
+  const clean = context.clean ?? ((text: string) => text);
   if ('error' in failure) {
     const verdict = classifyHttp(failure, policy, attempt);
-    const base = { reason: `request failed: ${verdict.label}: ${verdict.detail ?? ''}`, hubspotMessage: undefined, correlationId: undefined, policyName: undefined, batchRejection: false };
+    const base = { reason: clean(`request failed: ${verdict.label}: ${verdict.detail ?? ''}`), hubspotMessage: undefined, correlationId: undefined, policyName: undefined, batchRejection: false };
     return verdict.retry ? { ...base, kind: 'transient', retry: true, waitMs: verdict.waitMs } : { ...base, kind: 'internal', retry: false, waitMs: 0 };
   }
   const { status, headers } = failure;
-  const body = bodyFields(failure.body);
+  const body = bodyFields(failure.body, clean);
   const detail = [body.category ?? body.errorType, body.policyName].filter((part) => part !== undefined).join(' ');
   const reason = `HTTP ${status}${detail === '' ? '' : ` ${detail}`}${body.message === undefined ? '' : `: ${body.message}`}`;
   const base = { reason, hubspotMessage: body.message, correlationId: body.correlationId, policyName: body.policyName };
@@ -96,14 +100,14 @@ interface BodyFields {
   correlationId?: string;
 }
 
-/** Whitelist of HubSpot error body fields; nothing else of a body reaches an error or a log. */
-export function bodyFields(body: unknown): BodyFields {
+/** Whitelist of HubSpot error body fields; nothing else of a body reaches an error or a log. Cleaned, then cut. */
+export function bodyFields(body: unknown, clean: (text: string) => string): BodyFields {
   if (typeof body !== 'object' || body === null) return {};
   const record = body as Record<string, unknown>;
   const fields: BodyFields = {};
   for (const key of ['message', 'category', 'errorType', 'policyName', 'correlationId'] as const) {
     const value = record[key];
-    if (typeof value === 'string' && value !== '') fields[key] = value.length > 1000 ? `${value.slice(0, 1000)}…` : value;
+    if (typeof value === 'string' && value !== '') fields[key] = truncate(clean(value), 1000);
   }
   return fields;
 }

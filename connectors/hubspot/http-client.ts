@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { createRedactor, forTerminal } from '../../src/redact/index.js';
 import { request, type Dispatcher } from 'undici';
 import type { HubSpotBudget } from './budget.js';
 import { classifyHubSpotFailure, type Classification, type HubSpotFailure } from './classify.js';
@@ -36,11 +37,14 @@ export class HubSpotHttp {
   readonly #options: HubSpotHttpOptions;
   readonly #token: string;
   readonly #random: () => number;
+  readonly #clean: (text: string) => string;
 
   constructor(options: HubSpotHttpOptions) {
     this.#options = options;
     this.#token = options.token;
     this.#random = options.random ?? Math.random;
+    const redact = createRedactor([options.token]);
+    this.#clean = (text) => redact(forTerminal(text));
   }
 
   async send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, kind: 'general' | 'search' = 'general'): Promise<HubSpotResponse> {
@@ -56,11 +60,11 @@ export class HubSpotHttp {
         return { status: outcome.status, body: outcome.body };
       }
       const status = 'status' in outcome ? outcome.status : undefined;
-      const verdict = this.#scrub(classifyHubSpotFailure(outcome, { retry: attempt, policy, random: this.#random(), nowMs: clock.now() }));
+      const verdict = classifyHubSpotFailure(outcome, { retry: attempt, policy, random: this.#random(), nowMs: clock.now(), clean: this.#clean });
       if (verdict.kind === 'daily_limit') budget.markDailyExhausted();
       if (verdict.kind === 'rate_limited') budget.block(kind, verdict.waitMs);
       if (!verdict.retry || attempt >= policy.maxAttempts) {
-        const cause = 'error' in outcome ? causeOf(outcome.error, this.#scrubText) : undefined;
+        const cause = 'error' in outcome ? causeOf(outcome.error, this.#clean) : undefined;
         throw this.#error({ ...label, ...(status === undefined ? {} : { status }) }, cause, verdict);
       }
       logger.warn({ ...label, status, attempt, waitMs: verdict.waitMs, reason: verdict.reason }, 'hubspot request failed; retrying');
@@ -94,12 +98,6 @@ export class HubSpotHttp {
     return new HubSpotError(label, verdict, cause === undefined ? undefined : { cause });
   }
 
-  readonly #scrubText = (text: string): string => (this.#token === '' ? text : text.split(this.#token).join('[redacted]'));
-
-  #scrub(verdict: Classification): Classification {
-    const message = verdict.hubspotMessage === undefined ? undefined : this.#scrubText(verdict.hubspotMessage);
-    return { ...verdict, reason: this.#scrubText(verdict.reason), hubspotMessage: message };
-  }
 }
 
 function dailyExhausted(): Classification {

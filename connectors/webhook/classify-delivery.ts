@@ -1,5 +1,6 @@
 import { classifyHttp } from '../../src/http-policy/index.js';
 import type { ServicePolicy } from '../../src/http-policy/index.js';
+import { truncate } from '../../src/redact/index.js';
 
 /** What one HTTP attempt produced: a response, or the error that replaced it. */
 export type AttemptResult =
@@ -32,6 +33,8 @@ export interface DeliveryContext {
   readonly retry?: number;
   /** In [0, 1). @defaultValue 0 */
   readonly random?: number;
+  /** Runs on every text from the receiver (the redactor, control characters out) before it is cut. @defaultValue identity */
+  readonly clean?: (text: string) => string;
 }
 
 /**
@@ -44,20 +47,21 @@ export function classifyDelivery(attempt: AttemptResult, context: DeliveryContex
   if ('status' in attempt && attempt.status >= 200 && attempt.status < 300) return { action: 'delivered' };
   const outcome = 'error' in attempt ? attempt : { status: attempt.status, headers: { 'retry-after': attempt.retryAfter } };
   const verdict = classifyHttp(outcome, context.policy, { nowMs: context.nowMs, attempt: context.retry ?? 1, random: context.random ?? 0 });
+  const clean = context.clean ?? ((text: string) => text);
   if ('error' in attempt) {
-    const label = `${verdict.label}: ${verdict.detail ?? 'no message'}`;
+    const label = clean(`${verdict.label}: ${verdict.detail ?? 'no message'}`);
     return verdict.retry
       ? { action: 'retry', reason: `webhook request failed: ${label}`, waitMs: verdict.waitMs }
       : { action: 'fail', reason: `webhook request could not be made: ${label}` };
   }
-  const reason = `webhook receiver answered HTTP ${attempt.status}${excerpt(attempt.body)}`;
+  const reason = `webhook receiver answered HTTP ${attempt.status}${excerpt(attempt.body, clean)}`;
   if (!verdict.retry) return { action: 'reject', reason };
   const server = verdict.serverWaitMs === undefined ? {} : { retryAfterMs: verdict.serverWaitMs };
   return { action: 'retry', reason, waitMs: verdict.waitMs, ...server };
 }
 
-function excerpt(body: string | undefined): string {
-  const text = body?.trim() ?? '';
-  if (text === '') return '';
-  return `: ${text.length > maxReasonBodyChars ? `${text.slice(0, maxReasonBodyChars)}…` : text}`;
+// Cleaned before the cut: a secret cut in half would no longer match the redactor.
+function excerpt(body: string | undefined, clean: (text: string) => string): string {
+  const text = clean(body ?? '').trim();
+  return text === '' ? '' : `: ${truncate(text, maxReasonBodyChars)}`;
 }

@@ -57,3 +57,14 @@ describe('classifyDelivery', () => {
     });
   });
 });
+
+describe('a receiver echoing a secret', () => {
+  it('is scrubbed before the reason is cut at 500 characters', () => {
+    const secret = 'whsec_0123456789abcdef';
+    const clean = (text: string): string => text.split(secret).join('[redacted]');
+    const decision = classifyDelivery({ status: 400, body: `${'x'.repeat(495)}${secret}` }, { ...context, clean });
+    const reason = 'reason' in decision ? decision.reason : '';
+    expect(reason).toContain('[red');
+    for (let index = 0; index + 8 <= secret.length; index += 1) expect(reason).not.toContain(secret.slice(index, index + 8));
+  });
+});

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
 import { servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
+import { createRedactor, forTerminal } from '../../src/redact/index.js';
 import { classifyDelivery } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import type { PreparedDelivery } from './payload.js';
 import { postBatch, type PostOptions } from './post-batch.js';
-import { WebhookDeliveryError, describeEndpoint, redact } from './webhook-errors.js';
+import { WebhookDeliveryError, describeEndpoint } from './webhook-errors.js';
 
 export interface DeliverOptions extends PostOptions {
   readonly retry: WebhookRetryConfig;
@@ -28,9 +29,12 @@ export async function deliver(delivery: PreparedDelivery, options: DeliverOption
   const endpoint = describeEndpoint(options.url);
   const context = { batchId: delivery.payload.batch_id, records: delivery.payload.records.length };
   const policy = servicePolicy(WEBHOOK_TRAITS, options.retry);
+  // A receiver may echo the signing secret or a configured header (its own credential) back.
+  const redact = createRedactor([options.secret, ...Object.values(options.headers)]);
+  const clean = (text: string): string => redact(forTerminal(text));
   for (let attempt = 1; ; attempt += 1) {
     const result = await postBatch(delivery, options);
-    const decision = classifyDelivery(result, { nowMs: options.now(), policy, retry: attempt, random: options.random() });
+    const decision = classifyDelivery(result, { nowMs: options.now(), policy, retry: attempt, random: options.random(), clean });
     const cause = 'error' in result ? result.error : undefined;
     switch (decision.action) {
       case 'delivered': {
@@ -39,15 +43,15 @@ export async function deliver(delivery: PreparedDelivery, options: DeliverOption
         return { delivered: true, attempts: attempt, acknowledgement };
       }
       case 'reject':
-        return { delivered: false, attempts: attempt, reason: redact(decision.reason, options.secret) };
+        return { delivered: false, attempts: attempt, reason: decision.reason };
       case 'fail':
-        throw new WebhookDeliveryError(`${redact(decision.reason, options.secret)} (${endpoint})`, {
+        throw new WebhookDeliveryError(`${decision.reason} (${endpoint})`, {
           kind: 'invalid',
           attempts: attempt,
           cause,
         });
       case 'retry': {
-        const reason = redact(decision.reason, options.secret);
+        const { reason } = decision;
         if (decision.retryAfterMs !== undefined && decision.retryAfterMs > options.retry.maxDelayMs) {
           throw new WebhookDeliveryError(`${endpoint}: ${reason}; asked to wait ${decision.retryAfterMs} ms`, {
             kind: 'rate_limited',

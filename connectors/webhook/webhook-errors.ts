@@ -28,8 +28,3 @@ export function describeEndpoint(url: string): string {
   const parsed = new URL(url);
   return `${parsed.origin}${parsed.pathname}`;
 }
-
-/** Replaces every occurrence of the secret, in case a receiver echoes it back in a response body. */
-export function redact(text: string, secret: string): string {
-  return text.split(secret).join('[redacted]');
-}

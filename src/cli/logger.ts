@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { createRedactor, forTerminal } from '../redact/index.js';
 
 export interface LoggerOptions {
   readonly level?: LevelWithSilent;
@@ -10,22 +11,17 @@ export interface LoggerOptions {
 
 /**
  * Secrets are scrubbed from the serialized line rather than from known paths: an error message,
- * a URL or a nested cause can carry a value in a place no redaction path anticipates.
+ * a URL or a nested cause can carry a value in a place no redaction path anticipates. Control
+ * characters JSON leaves raw (C1, such as the 8-bit CSI) are dropped so a line cannot drive a terminal.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const secrets = [...new Set(options.secrets ?? [])].filter((secret) => secret.length >= 4);
+  const redact = createRedactor(options.secrets ?? []);
   return pino(
     {
       level: options.level ?? 'info',
       base: undefined,
-      hooks: secrets.length === 0 ? {} : { streamWrite: (line) => scrubSecrets(line, secrets) },
+      hooks: { streamWrite: (line) => forTerminal(redact(line)) },
     },
     options.destination ?? pino.destination(2),
   );
-}
-
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let scrubbed = text;
-  for (const secret of secrets) scrubbed = scrubbed.split(secret).join('[redacted]');
-  return scrubbed;
 }

@@ -34,4 +34,11 @@ describe('createLogger', () => {
     createLogger({ secrets: ['s3cr3t-value'], destination: stream }).info({ business: 'acme' }, 'synced');
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ business: 'acme', msg: 'synced' });
   });
+
+  it('drops raw C1 controls and scrubs URL credentials and secrets in JSON spelling', () => {
+    const { stream, lines } = capture();
+    createLogger({ secrets: ['pa"ss\\word'], destination: stream }).warn({ reason: 'x\u009b2Jy', dsn: 'postgres://app:pw@db/x', body: 'pa"ss\\word' }, 'odd');
+    const entry = JSON.parse(lines[0] ?? '{}') as Record<string, string>;
+    expect(entry).toMatchObject({ reason: 'xy', dsn: 'postgres://[redacted]@db/x', body: '[redacted]' });
+  });
 });

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { createSink } from '../../connectors/registry.js';
 import { startRunWorker } from '../queue/run-worker.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { createLogger, scrubSecrets } from './logger.js';
+import { createRedactor } from '../redact/index.js';
+import { createLogger } from './logger.js';
 import { onShutdownSignal } from './shutdown.js';
 
 /**
@@ -21,7 +22,7 @@ export function registerRunCommand(program: Command): void {
       const sink = await createSink(config.sink, { logger });
       let worker: Awaited<ReturnType<typeof startRunWorker>>;
       try {
-        worker = await startRunWorker({ config, sink, logger, redact: (text) => scrubSecrets(text, secrets) });
+        worker = await startRunWorker({ config, sink, logger, redact: createRedactor(secrets) });
       } catch (error) {
         await sink.close();
         throw error;

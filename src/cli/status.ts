@@ -5,7 +5,8 @@ import { formatStatusJson, formatStatusTable } from '../server/index.js';
 import { createRedisStatusStore, readStatusSnapshot, type StatusSnapshot } from '../state/index.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { createLogger, scrubSecrets } from './logger.js';
+import { createRedactor, forTerminal } from '../redact/index.js';
+import { createLogger } from './logger.js';
 import { withCheckpoints } from './status/with-checkpoints.js';
 
 /** Reads what the workers reported; an unreachable Redis is a note, not a failure. */
@@ -46,8 +47,9 @@ export function registerStatusCommand(program: Command): void {
         );
         const merged = withCheckpoints(snapshot, configured);
         const text = flags.json === true ? formatStatusJson(merged) : formatStatusTable(merged, { width: process.stdout.columns ?? 120 });
-        process.stdout.write(`${scrubSecrets(text, secrets)}\n`);
-        if (note !== undefined) process.stderr.write(`${scrubSecrets(note, secrets)}\n`);
+        const redact = createRedactor(secrets);
+        process.stdout.write(`${forTerminal(redact(text))}\n`);
+        if (note !== undefined) process.stderr.write(`${forTerminal(redact(note))}\n`);
       } finally {
         await sink.close();
       }

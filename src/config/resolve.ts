@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { createRedactor } from '../redact/index.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { deepFreeze } from './freeze.js';
 import { problemsOf } from './issues.js';
@@ -23,11 +24,8 @@ export interface ResolvedConfig<TSink> {
 
 // Substituted values may end up in a message (zod custom messages quote some inputs).
 function redact(problems: readonly ConfigProblem[], secrets: readonly string[]): ConfigProblem[] {
-  const longestFirst = [...secrets].sort((a, b) => b.length - a.length);
-  return problems.map((problem) => ({
-    ...problem,
-    message: longestFirst.reduce((message, secret) => message.split(secret).join('[redacted]'), problem.message),
-  }));
+  const scrub = createRedactor(secrets);
+  return problems.map((problem) => ({ ...problem, message: scrub(problem.message) }));
 }
 
 /**

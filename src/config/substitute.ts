@@ -1,3 +1,4 @@
+import { MIN_SECRET_LENGTH } from '../redact/index.js';
 import type { ConfigProblem } from './errors.js';
 import { formatPath } from './errors.js';
 import { isSecretPath, urlPassword } from './secret-fields.js';
@@ -19,11 +20,6 @@ export interface Substituted {
 
 // `$${` is an escaped literal `${`; `${...}` a reference; a `${` without `}` is a mistake.
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{/g;
-/**
- * Shorter values are not listed as secrets: redacting `p` or `123` would mangle every log line,
- * and no real credential is that short.
- */
-export const MIN_SECRET_LENGTH = 4;
 
 const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 

@@ -58,6 +58,11 @@ describe('substitute', () => {
     expect(run({ '${A}': 1, b: [true, null, '${A}'] }, { A: 'x' }).value).toEqual({ '${A}': 1, b: [true, null, 'x'] });
   });
 
+  it('lists the values of extra request headers (a receiver\'s own credential) as secrets', () => {
+    const result = run({ sink: { type: 'webhook', headers: { 'X-Api-Key': '${RECEIVER_KEY}', Authorization: 'Basic dXNlcjpwYXNz' } } }, { RECEIVER_KEY: 'rk_live_123456' });
+    expect([...result.secrets].sort()).toEqual(['Basic dXNlcjpwYXNz', 'rk_live_123456']);
+  });
+
   it('lists secret values: secret fields (substituted or literal) and URL passwords, not other values', () => {
     const result = run(
       {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBearerCheck } from './bearer-auth.js';
 import { runReadinessChecks } from './readiness.js';
-import { redactDeep, redactUrlCredentials } from './redact.js';
 import { formatAgo, formatDuration } from './format.js';
 
 describe('bearer check', () => {
@@ -52,19 +51,6 @@ describe('readiness checks', () => {
   });
   it('is ready with no checks at all', async () => {
     expect(await runReadinessChecks({})).toEqual({ ready: true, failing: [], checks: {} });
-  });
-});
-
-describe('redaction', () => {
-  it('removes credentials from URLs anywhere in a text', () => {
-    expect(redactUrlCredentials('connect postgres://app:pw@db:5432/x failed; redis://:tok@r:6379')).toBe(
-      'connect postgres://[redacted]@db:5432/x failed; redis://[redacted]@r:6379',
-    );
-    expect(redactUrlCredentials('see https://example.com/a@b')).toBe('see https://example.com/a@b');
-  });
-  it('applies a redactor to every string of a nested value and keeps the rest', () => {
-    const value = { a: ['key-123', 1, null, { b: 'xkey-123x' }], 'key-123': true };
-    expect(redactDeep(value, (t) => t.replaceAll('key-123', '***'))).toEqual({ a: ['***', 1, null, { b: 'x***x' }], '***': true });
   });
 });
 

@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import { createBearerCheck } from './bearer-auth.js';
 import { PAGE_CSP, send, sendJson } from './http-response.js';
 import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './readiness.js';
-import { redactDeep, redactUrlCredentials, type Redact } from './redact.js';
+import { redactDeep, redactUrlCredentials, type Redact } from '../redact/index.js';
 import { escapeHtml } from './html.js';
 import { renderStatusPage } from './status-page.js';
 import { readStatusSnapshot } from '../state/index.js';

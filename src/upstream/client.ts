@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ServicePolicy } from '../http-policy/index.js';
+import { createRedactor, forTerminal } from '../redact/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { apiKeyAuth } from './auth/api-key.js';
 import { SessionAuth } from './auth/session.js';
@@ -12,9 +12,8 @@ import type { RequestContext } from './errors.js';
 import { createUpstreamAgent } from './http.js';
 import type { JsonObject } from './json.js';
 import { parseJson, sendAndRead } from './read-response.js';
-import type { RawResponse } from './read-response.js';
-import { createRedactor, upstreamFailure } from './request-error.js';
-import type { Redactor } from './request-error.js';
+import type { ExchangeSettings, RawResponse } from './read-response.js';
+import { upstreamFailure } from './request-error.js';
 
 export type UpstreamApi = 'v1' | 'v2';
 export type QueryParams = Record<string, string | number | undefined>;
@@ -85,7 +84,8 @@ function buildUrl(base: string, path: string, query: QueryParams | undefined): U
   return url;
 }
 
-function toResponse(raw: RawResponse, context: RequestContext, redact: Redactor, now: () => number, policy: ServicePolicy): UpstreamResponse {
+function toResponse(raw: RawResponse, context: RequestContext, settings: ExchangeSettings): UpstreamResponse {
+  const { redact, now, policy } = settings;
   const rateLimit = raw.rateLimit ? { rateLimit: raw.rateLimit } : {};
   const body = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
@@ -94,7 +94,7 @@ function toResponse(raw: RawResponse, context: RequestContext, redact: Redactor,
     throw upstreamFailure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now(), policy), context, { status: raw.status, ...rateLimit }, redact);
   }
   const parsed = body ?? raw.text;
-  const serverMessage = parseErrorBody(parsed).message;
+  const serverMessage = parseErrorBody(parsed, (text) => redact(forTerminal(text))).message;
   throw upstreamFailure(
     classifyFailure({ status: raw.status, headers: raw.headers, body: parsed }, now(), policy),
     context,
@@ -112,8 +112,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const { apiKey, session, v2Token } = options.credentials;
   let sessionAuth: SessionAuth | undefined;
   const redact = createRedactor(() => [apiKey, v2Token, session?.password, sessionAuth?.cookie]);
+  const settings: ExchangeSettings = { redact, now, policy };
   if (apiKey === undefined && session !== undefined) {
-    sessionAuth = new SessionAuth({ baseUrl: options.baseUrl, ...session, dispatcher, redact, now, policy });
+    sessionAuth = new SessionAuth({ baseUrl: options.baseUrl, ...session, dispatcher, settings });
   }
   const v1Auth = apiKey !== undefined ? apiKeyAuth(apiKey) : sessionAuth;
   const targets: Record<UpstreamApi, Target> = {
@@ -129,7 +130,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       headers: { accept: 'application/json', ...auth },
       ...(signal ? { signal } : {}),
     };
-    return sendAndRead(dispatcher, request, context, redact, now, policy);
+    return sendAndRead(dispatcher, request, context, settings);
   }
 
   return {
@@ -151,7 +152,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       if (raw.status === 401 && auth.refresh && (await auth.refresh(used, getOptions.signal))) {
         raw = await send(url, await auth.headers(getOptions.signal), context, getOptions.signal);
       }
-      return toResponse(raw, context, redact, now, policy);
+      return toResponse(raw, context, settings);
     },
     async close() {
       if (owned) await dispatcher.close();

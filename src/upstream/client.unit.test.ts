@@ -101,6 +101,24 @@ describe('upstream client over a MockAgent', () => {
     expectNoSecrets(error);
   });
 
+  it('scrubs a key echoed at position 190 before cutting the message at 200 characters', async () => {
+    const upstream = client();
+    const prefix = 'Authorization: Bearer ';
+    const echoed = `${'x'.repeat(190 - prefix.length)}${prefix}${API_KEY} was sent; ${'y'.repeat(300)}`;
+    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(400, { error: { code: '400', message: echoed } });
+    const error = await rejectionOf(upstream.get('v1', '/calls'));
+    const fragments = Array.from({ length: API_KEY.length - 7 }, (_, index) => API_KEY.slice(index, index + 8));
+    expectNoSecrets(error, fragments);
+    expect((error as Error).message).toContain(`${prefix}[redacted]`);
+  });
+
+  it('strips terminal escapes a server puts in its message', async () => {
+    const upstream = client();
+    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(400, { error: { message: 'bad\u001b[2J\u001b]0;pwned\u0007 cursor' } });
+    const error = await rejectionOf(upstream.get('v1', '/calls'));
+    expect((error as Error).message).toMatch(/bad cursor$/);
+  });
+
   it('leaves an injected dispatcher open on close', async () => {
     const upstream = client();
     await upstream.close();

@@ -30,16 +30,23 @@ export interface ErrorBody {
 
 const MAX_TEXT = 200;
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, MAX_TEXT) : undefined;
+// Scrubbed before the cut: a secret cut in half would no longer match the redactor.
+function texts(clean: (text: string) => string) {
+  return (value: unknown): string | undefined => {
+    if (typeof value !== 'string') return undefined;
+    const cleaned = clean(value).trim();
+    return cleaned === '' ? undefined : cleaned.slice(0, MAX_TEXT);
+  };
 }
 
 /**
  * Reads the three error shapes: `{ error: { code, message } }`,
  * `{ error: "rate_limit_exceeded", message, retry_after }` and session-style `{ error: "message" }`;
- * also `{ message }` and non-JSON text (its first 200 characters).
+ * also `{ message }` and non-JSON text (its first 200 characters). `clean` (the redactor, control
+ * characters out) runs on every string before it is cut to 200 characters.
  */
-export function parseErrorBody(body: unknown): ErrorBody {
+export function parseErrorBody(body: unknown, clean: (text: string) => string = (t) => t): ErrorBody {
+  const text = texts(clean);
   if (typeof body === 'string') {
     const message = text(body.replace(/\s+/g, ' '));
     return message === undefined ? {} : { message };

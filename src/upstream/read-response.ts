@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { capRateLimitInfo, parseRateLimitHeaders } from '../http-policy/index.js';
 import type { ServicePolicy } from '../http-policy/index.js';
+import type { Redact } from '../redact/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { classifyFailure } from './classify.js';
 import type { RequestContext } from './errors.js';
 import { upstreamFailure } from './request-error.js';
-import type { Redactor } from './request-error.js';
 
 /** A response read in full. */
 export interface RawResponse {
@@ -16,6 +16,13 @@ export interface RawResponse {
   readonly rateLimit?: RateLimitInfo;
 }
 
+/** What every exchange with the service shares: the redactor, the clock and the failure policy. */
+export interface ExchangeSettings {
+  readonly redact: Redact;
+  readonly now: () => number;
+  readonly policy: ServicePolicy;
+}
+
 /**
  * Sends one request and reads the whole body. Network failures and bodies that end early become
  * `UpstreamError`s (the latter with code `UND_TRUNCATED_BODY`); the HTTP status is left to the caller.
@@ -24,10 +31,9 @@ export async function sendAndRead(
   dispatcher: Dispatcher,
   options: Dispatcher.RequestOptions,
   context: RequestContext,
-  redact: Redactor,
-  now: () => number,
-  policy: ServicePolicy,
+  settings: ExchangeSettings,
 ): Promise<RawResponse> {
+  const { redact, now, policy } = settings;
   let response: Dispatcher.ResponseData;
   try {
     response = await dispatcher.request(options);

@@ -1,18 +1,9 @@
 import type { RateLimitInfo } from '../ratelimit/index.js';
+import type { Redact } from '../redact/index.js';
+import { forTerminal } from '../redact/index.js';
 import type { Classification } from './classify.js';
 import { UpstreamError } from './errors.js';
 import type { RequestContext } from './errors.js';
-
-/** Removes known secrets from text that may reach logs (a server could echo a credential back). */
-export type Redactor = (text: string) => string;
-
-export function createRedactor(secrets: () => readonly (string | undefined)[]): Redactor {
-  return (text) =>
-    secrets().reduce<string>(
-      (out, secret) => (secret !== undefined && secret.length >= 4 ? out.split(secret).join('[redacted]') : out),
-      text,
-    );
-}
 
 export interface FailureDetails {
   readonly status?: number;
@@ -27,10 +18,10 @@ export function upstreamFailure(
   classification: Classification,
   request: RequestContext,
   details: FailureDetails,
-  redact: Redactor,
+  redact: Redact,
 ): UpstreamError {
   const server = details.serverMessage === undefined ? '' : `: ${details.serverMessage}`;
-  const message = redact(`${request.method} ${request.host}${request.path} failed: ${classification.reason}${server}`);
+  const message = redact(forTerminal(`${request.method} ${request.host}${request.path} failed: ${classification.reason}${server}`));
   return new UpstreamError(message, {
     code: classification.code,
     kind: classification.kind,

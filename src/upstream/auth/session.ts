@@ -1,12 +1,12 @@
 import type { Dispatcher } from 'undici';
-import type { ServicePolicy } from '../../http-policy/index.js';
+import { forTerminal } from '../../redact/index.js';
 import { classifyFailure } from '../classify.js';
 import { parseErrorBody } from '../envelopes.js';
 import { UpstreamErrorCode } from '../errors.js';
 import type { RequestContext } from '../errors.js';
 import { parseJson, sendAndRead } from '../read-response.js';
+import type { ExchangeSettings } from '../read-response.js';
 import { upstreamFailure } from '../request-error.js';
-import type { Redactor } from '../request-error.js';
 import type { RequestAuth } from './types.js';
 
 export interface SessionAuthOptions {
@@ -15,9 +15,7 @@ export interface SessionAuthOptions {
   readonly email: string;
   readonly password: string;
   readonly dispatcher: Dispatcher;
-  readonly redact: Redactor;
-  readonly now: () => number;
-  readonly policy: ServicePolicy;
+  readonly settings: ExchangeSettings;
 }
 
 /** `name=value` of every `Set-Cookie`, joined as a `Cookie` header; attributes are dropped. */
@@ -66,7 +64,8 @@ export class SessionAuth implements RequestAuth {
   }
 
   async #logIn(signal?: AbortSignal): Promise<string> {
-    const { baseUrl, email, password, dispatcher, redact, now, policy } = this.#options;
+    const { baseUrl, email, password, dispatcher, settings } = this.#options;
+    const { redact, now, policy } = settings;
     const url = new URL(`${baseUrl.replace(/\/+$/, '')}/api/v1/auth/login`);
     const context: RequestContext = { method: 'POST', host: url.host, path: url.pathname };
     const response = await sendAndRead(
@@ -80,9 +79,7 @@ export class SessionAuth implements RequestAuth {
         ...(signal ? { signal } : {}),
       },
       context,
-      redact,
-      now,
-      policy,
+      settings,
     );
     const cookie = cookieHeader(response.headers['set-cookie']);
     if (response.status >= 200 && response.status < 300 && cookie !== undefined) {
@@ -96,7 +93,7 @@ export class SessionAuth implements RequestAuth {
     const final = classified.kind === 'auth' || classified.kind === 'forbidden' || classified.kind === 'invalid'
       ? { ...classified, kind: 'auth' as const, retry: false, code: UpstreamErrorCode.LoginFailed, reason: `login rejected (${classified.reason})` }
       : classified;
-    const serverMessage = parseErrorBody(body).message;
+    const serverMessage = parseErrorBody(body, (text) => redact(forTerminal(text))).message;
     throw upstreamFailure(final, context, {
       status: response.status,
       ...(serverMessage === undefined ? {} : { serverMessage }),

@@ -1,0 +1,3 @@
+export { createRedactor, MIN_SECRET_LENGTH, REDACTED, redactDeep, redactUrlCredentials } from './redactor.js';
+export type { Redact } from './redactor.js';
+export { forTerminal, outsideText, truncate } from './outside-text.js';

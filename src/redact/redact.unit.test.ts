@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { forTerminal, outsideText, truncate } from './outside-text.js';
+import { createRedactor, redactDeep, redactUrlCredentials } from './redactor.js';
+
+const KEY = 'ck_live_SECRETKEY123456';
+
+/** Every `size`-character piece of `secret`: none may show in a redacted text. */
+function fragments(secret: string, size = 8): string[] {
+  return Array.from({ length: secret.length - size + 1 }, (_, index) => secret.slice(index, index + size));
+}
+
+describe('createRedactor', () => {
+  it('removes every secret, the longer first, and its JSON spelling', () => {
+    const redact = createRedactor(['pw"with\\quote', 'hunter2', 'hunter2-and-more', undefined, 'abc']);
+    expect(redact('a hunter2-and-more b hunter2 c')).toBe('a [redacted] b [redacted] c');
+    expect(redact(JSON.stringify({ message: 'pw"with\\quote' }))).toBe('{"message":"[redacted]"}');
+    expect(redact('abc is too short to be a secret')).toBe('abc is too short to be a secret');
+  });
+
+  it('removes credentials from URLs anywhere in a text', () => {
+    expect(redactUrlCredentials('connect postgres://app:pw@db:5432/x failed; redis://:tok@r:6379')).toBe(
+      'connect postgres://[redacted]@db:5432/x failed; redis://[redacted]@r:6379',
+    );
+    expect(createRedactor([])('see https://example.com/a@b and https://u:p@h/x')).toBe('see https://example.com/a@b and https://[redacted]@h/x');
+  });
+
+  it('reads a secret list given as a function on every call (a cookie learned later)', () => {
+    const session: { cookie?: string } = {};
+    const redact = createRedactor(() => [session.cookie]);
+    expect(redact('sid=abcdef')).toBe('sid=abcdef');
+    session.cookie = 'sid=abcdef';
+    expect(redact('sid=abcdef')).toBe('[redacted]');
+  });
+
+  it('applies a redactor to every string of a nested value and keeps the rest', () => {
+    const value = { a: ['key-123', 1, null, { b: 'xkey-123x' }], 'key-123': true };
+    expect(redactDeep(value, (t) => t.replaceAll('key-123', '***'))).toEqual({ a: ['***', 1, null, { b: 'x***x' }], '***': true });
+  });
+});
+
+describe('forTerminal', () => {
+  it.each([
+    ['CSI colour and clear screen', 'a\u001b[31mred\u001b[0m\u001b[2Jb', 'aredb'],
+    ['OSC title ended by BEL', 'x\u001b]0;pwned\u0007y', 'xy'],
+    ['OSC ended by ST', 'x\u001b]8;;http://e\u001b\\y', 'xy'],
+    ['8-bit CSI', 'x\u009b31my', 'xy'],
+    ['other C0, DEL and C1', 'a\u0000b\u0007c\u007fd\u0085e\r', 'abcde'],
+    ['a lone ESC', 'a\u001b', 'a'],
+  ])('strips %s', (_name, text, expected) => {
+    expect(forTerminal(text)).toBe(expected);
+  });
+
+  it('keeps tab, newline and ordinary Unicode', () => {
+    expect(forTerminal('a\tb\nc é 日本 ✓')).toBe('a\tb\nc é 日本 ✓');
+  });
+});
+
+describe('scrub, then cut', () => {
+  const redact = createRedactor([KEY]);
+  const message = `${'x'.repeat(190 - 'Authorization: Bearer '.length)}Authorization: Bearer ${KEY} and more text after it`;
+
+  it('leaves no fragment of a secret that straddles the cut', () => {
+    expect(message.indexOf(KEY)).toBe(190);
+    const cut = outsideText(message, redact, 200);
+    expect(cut.length).toBeLessThanOrEqual(201);
+    for (const fragment of fragments(KEY)) expect(cut).not.toContain(fragment);
+    // The wrong order would have leaked: cut first, and the half key no longer matches.
+    expect(redact(truncate(message, 200))).toContain(KEY.slice(0, 10));
+  });
+
+  it('strips control characters before scrubbing, so one cannot hide a secret', () => {
+    const hidden = `${KEY.slice(0, 5)}\u001b[0m${KEY.slice(5)}`;
+    expect(outsideText(hidden, redact)).toBe('[redacted]');
+  });
+
+  it('marks a cut with an ellipsis', () => {
+    expect(truncate('abcdef', 3)).toBe('abc…');
+    expect(truncate('abc', 3)).toBe('abc');
+  });
+});

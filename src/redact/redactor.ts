@@ -1,0 +1,56 @@
+/** Turns text that might carry a secret into text that does not. */
+export type Redact = (text: string) => string;
+
+export const REDACTED = '[redacted]';
+
+/**
+ * Shorter values are not secrets: redacting `p` or `123` would mangle every line, and no real
+ * credential is that short (the config loader uses the same bound).
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/** `scheme://user:password@host` → `scheme://[redacted]@host`: connection strings are the usual leak in driver errors. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, `$1${REDACTED}@`);
+}
+
+// A secret can reach a line in JSON form (a log line, a response body): `"` and `\` escaped.
+function spellings(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return json === secret ? [secret] : [secret, json];
+}
+
+function secretList(values: Iterable<string | undefined>): string[] {
+  const all = new Set<string>();
+  for (const value of values) {
+    if (value === undefined || value.length < MIN_SECRET_LENGTH) continue;
+    for (const spelling of spellings(value)) all.add(spelling);
+  }
+  // Longest first: a secret that contains another is removed whole.
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The one redactor: removes every secret value and every URL's credentials. `secrets` may be a
+ * function for values learned later (a session cookie); it is read on every call.
+ */
+export function createRedactor(secrets: Iterable<string | undefined> | (() => Iterable<string | undefined>)): Redact {
+  const fixed = typeof secrets === 'function' ? undefined : secretList(secrets);
+  return (text) => {
+    let out = text;
+    for (const secret of fixed ?? secretList((secrets as () => Iterable<string | undefined>)())) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
+    return redactUrlCredentials(out);
+  };
+}
+
+/** Applies `redact` to every string inside a JSON-like value (keys included), leaving its shape alone. */
+export function redactDeep<T>(value: T, redact: Redact): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactDeep(item, redact)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)])) as T;
+  }
+  return value;
+}
