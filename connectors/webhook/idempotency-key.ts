@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SyncRecord } from '../../src/sink.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../src/normalize/index.js';
 
 /**
  * A key that depends only on the business, the stream and each record's id and raw upstream

@@ -44,7 +44,7 @@ export function registerDemoCommand(program: Command): void {
           ? createTtyReporter(plans, config.upstream.pageSize, logger)
           : createLogReporter(logger);
         const outcomes = await runBackfill({ config, plans, sink, reporter }).finally(() => sink.close());
-        const counts = tableCounts(databasePath, ['calls', 'voicemails', 'numbers']);
+        const counts = tableCounts(databasePath, [...new Set(plans.flatMap((plan) => plan.streams.map((stream) => stream.table.table)))]);
         process.stdout.write(
           [
             `\nSynced from the simulator at ${simulator.baseUrl} into ${databasePath}\n`,

@@ -7,6 +7,7 @@ export { normalizeV1Number } from './v1-number.js';
 export { normalizeV1Generic } from './v1-generic.js';
 export { parseDuration } from './duration.js';
 export { isoSeconds, parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+export { canonicalJson } from './canonical-json.js';
 export { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
 export { parsePhone } from './phone.js';
 export { parseId } from './id.js';

@@ -1,19 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { canonicalJson } from '../normalize/index.js';
 import { businessResumed } from './run-end.js';
 import type { StatusStore } from './status-store.js';
-
-/** JSON with object keys sorted, so equal configs hash equally whatever their key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** SHA-256 of the business's config section (secrets included, so a rotated key counts as a change). */
 export function businessConfigHash(business: unknown): string {

@@ -18,15 +18,16 @@ export function sourceFiles(folders: readonly string[]): string[] {
   return files.sort();
 }
 
-// `import … from './x.js'`, `import type …`, `export … from`, over several lines; bare packages are not followed.
-const RELATIVE_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.{1,2}\/[^']+)'/g;
+// `import … from './x.js'`, `import type …`, `export … from` (over several lines) and `import('./x.js')`;
+// bare packages are not followed.
+const RELATIVE_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 
 /** file → the files it imports (type-only imports included: a cycle of types is still a cycle to read). */
 export function importGraph(files: readonly string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(join(ROOT, file), 'utf8');
-    const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) => relative(ROOT, resolve(ROOT, dirname(file), match[1]!.replace(/\.js$/, '.ts'))));
+    const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) => relative(ROOT, resolve(ROOT, dirname(file), (match[1] ?? match[2]!).replace(/\.js$/, '.ts'))));
     graph.set(file, targets);
   }
   return graph;

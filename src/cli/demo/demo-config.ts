@@ -1,5 +1,5 @@
 import { sinkConfigSchema, type SinkConfig } from '../../../connectors/registry.js';
-import { resolveConfig, type CallsyncConfig } from '../../config/index.js';
+import { DEFAULT_STREAMS, resolveConfig, type CallsyncConfig } from '../../config/index.js';
 
 /** What a simulator (in-process or a child process) tells a client: URLs and credentials. */
 export interface SimulatorEndpoint {
@@ -11,7 +11,7 @@ export interface SimulatorEndpoint {
 
 export interface SimulatorDocumentOptions {
   readonly sink: Readonly<Record<string, unknown>>;
-  /** @defaultValue calls, voicemails, numbers */
+  /** @defaultValue the default streams (`DEFAULT_STREAMS`) */
   readonly streams?: readonly string[];
   /** Merged into the `upstream` section (page size, rate limit, retry…). */
   readonly upstream?: Readonly<Record<string, unknown>>;
@@ -39,7 +39,7 @@ export function simulatorConfigDocument(endpoint: SimulatorEndpoint, options: Si
       name: business.name,
       apiKey: options.apiKeys?.[business.name] ?? business.apiKey,
       v2Token: business.v2Token,
-      streams: [...(options.streams ?? ['calls', 'voicemails', 'numbers'])],
+      streams: [...(options.streams ?? DEFAULT_STREAMS)],
     })),
     sink: options.sink,
   };
