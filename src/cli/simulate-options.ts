@@ -30,6 +30,13 @@ export interface SimulateFlags {
   emptyPagesForever?: boolean;
   ignoreOffset?: boolean;
   negativeTotal?: boolean;
+  retryAfter429?: string;
+  exhaustedUntil?: number;
+  hugeBodyBytes?: number;
+  trickleMs?: number;
+  echoCredentialsAt?: number;
+  unavailableRequests?: number;
+  unavailableRetryAfter?: string;
   json?: boolean;
 }
 
@@ -55,6 +62,21 @@ export function probabilityArg(value: string): number {
 export function orderArg(value: string): 'oldest' | 'newest' {
   if (value !== 'oldest' && value !== 'newest') throw new InvalidArgumentError('expected oldest or newest');
   return value;
+}
+
+function hostileOptions(flags: SimulateFlags): NonNullable<SimulatorOptions['hostile']> {
+  const hostile: NonNullable<SimulatorOptions['hostile']> = {};
+  if (flags.retryAfter429 !== undefined) hostile.retryAfter429 = flags.retryAfter429;
+  if (flags.exhaustedUntil !== undefined) hostile.exhaustedUntilSec = flags.exhaustedUntil;
+  if (flags.hugeBodyBytes !== undefined) hostile.hugeBodyBytes = flags.hugeBodyBytes;
+  if (flags.trickleMs !== undefined) hostile.trickleMs = flags.trickleMs;
+  if (flags.echoCredentialsAt !== undefined) {
+    hostile.echoCredentials = { status: 500, at: flags.echoCredentialsAt, length: flags.echoCredentialsAt + 2000 };
+  }
+  if (flags.unavailableRequests !== undefined) {
+    hostile.unavailable = { requests: flags.unavailableRequests, retryAfter: flags.unavailableRetryAfter ?? '30' };
+  }
+  return hostile;
 }
 
 /** Maps flags to simulator options; unset optional flags keep the simulator's defaults. */
@@ -85,6 +107,8 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const broken: SimulatorOptions['brokenPaging'] = {};
   for (const key of BROKEN_PAGING_FLAGS) if (flags[key] === true) broken[key] = true;
   if (Object.keys(broken).length > 0) options.brokenPaging = broken;
+  const hostile = hostileOptions(flags);
+  if (Object.keys(hostile).length > 0) options.hostile = hostile;
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }

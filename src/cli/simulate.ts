@@ -73,6 +73,13 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--empty-pages-forever', 'broken paging: has_more stays true with empty pages past the end')
     .option('--ignore-offset', 'broken paging: offset and page are ignored (always the first page)')
     .option('--negative-total', 'broken paging: total is -1')
+    .option('--retry-after-429 <value>', 'hostile: Retry-After on every 429, verbatim (seconds or an HTTP date)')
+    .option('--exhausted-until <unixSec>', 'hostile: every response says X-RateLimit-Remaining 0 until this reset', integerArg)
+    .option('--huge-body-bytes <n>', 'hostile: list responses are a streamed JSON body of n bytes', integerArg)
+    .option('--trickle-ms <ms>', 'hostile: response bodies trickle one byte every ms', integerArg)
+    .option('--echo-credentials-at <n>', 'hostile: every request gets a 500 whose message holds the credential at character n', integerArg)
+    .option('--unavailable-requests <n>', 'hostile: the first n requests get 503 with Retry-After', integerArg)
+    .option('--unavailable-retry-after <value>', 'Retry-After of those 503s (seconds or an HTTP date; default 30)')
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
       const sim = await startSimulator(toSimulatorOptions(flags));

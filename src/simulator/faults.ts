@@ -7,6 +7,8 @@ export interface FaultPlan {
   kind: FaultKind;
   /** Delay before responding; 0 when not slow. */
   delayMs: number;
+  /** When above 0, the body trickles one byte per this many ms (`hostile.trickleMs`). */
+  trickleMs?: number;
 }
 
 export const NO_FAULT: FaultPlan = { kind: 'none', delayMs: 0 };

@@ -4,6 +4,8 @@ import { envelope, ordinaryError } from './envelope.js';
 import { NO_FAULT } from './faults.js';
 import { login } from './login.js';
 import { admit } from './admit.js';
+import type { Reply } from './responder.js';
+import { serveAdmitted } from './serve.js';
 import { callsRoute } from './routes-calls.js';
 import { keysRoute } from './routes-keys.js';
 import { numbersRoute, smsRoute } from './routes-lists.js';
@@ -71,7 +73,7 @@ export async function handleV1(state: SimState, req: IncomingMessage, res: Serve
     state.responder.send(res, admission.refused, NO_FAULT);
     return;
   }
-  const fault = state.faults.plan();
   const legacy = state.legacyEnvelope.has(path);
-  state.responder.send(res, envelope(await route(state, request), false, legacy, admission.headers), fault);
+  const produce = async (): Promise<Reply> => envelope(await route(state, request), false, legacy, admission.headers);
+  await serveAdmitted(state, req, res, method === 'GET' ? path : `${method} ${path}`, admission.headers, produce);
 }

@@ -9,6 +9,7 @@ export type {
   BusinessCounters,
   FaultCounters,
   Faults,
+  Hostile,
   RateLimitOptions,
   RateWindow,
   SimBusiness,

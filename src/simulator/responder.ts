@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { CounterBook } from './counters.js';
 import type { FaultPlan } from './faults.js';
+import type { HugeEnvelope } from './slow-bodies.js';
+import { writeHugeBody, writeTrickle } from './slow-bodies.js';
 
 export interface Reply {
   status: number;
@@ -35,7 +37,14 @@ export class Responder {
     this.#write(res, reply, fault);
   }
 
-  /** Drops pending slow responses (their sockets are closed with the server). */
+  /** A 200 list body of `bytes` bytes, streamed (`hostile.hugeBodyBytes`); no other fault applies. */
+  sendHuge(res: ServerResponse, headers: Record<string, string>, bytes: number, declared: boolean, envelope: HugeEnvelope): void {
+    this.#counters.fault('hugeBodies');
+    this.#counters.status(200);
+    writeHugeBody(res, headers, bytes, declared, envelope);
+  }
+
+  /** Drops pending slow and trickling responses (their sockets are closed with the server). */
   close(): void {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
@@ -58,6 +67,11 @@ export class Responder {
       'content-length': String(body.length),
     });
     this.#counters.status(actual.status);
+    if ((fault.trickleMs ?? 0) > 0) {
+      this.#counters.fault('trickled');
+      writeTrickle(res, body, fault.trickleMs ?? 0, this.#timers);
+      return;
+    }
     if (fault.kind === 'truncate') {
       this.#counters.fault('truncated');
       res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());

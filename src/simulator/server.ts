@@ -12,7 +12,7 @@ export const V2_PREFIX = '/v2host';
 async function dispatch(state: SimState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://simulator.invalid');
   if (url.pathname.startsWith(`${V2_PREFIX}/`)) {
-    handleV2(state, req, res, url.pathname.slice(V2_PREFIX.length), url.searchParams);
+    await handleV2(state, req, res, url.pathname.slice(V2_PREFIX.length), url.searchParams);
   } else if (url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/')) {
     await handleV1(state, req, res, url);
   } else {

@@ -5,6 +5,7 @@ import { NO_BROKEN_PAGING } from './broken-paging.js';
 import { BusinessData } from './business.js';
 import { CounterBook } from './counters.js';
 import { FaultInjector } from './faults.js';
+import { NO_HOSTILE } from './hostile.js';
 import { mix } from './prng.js';
 import { FixedWindowLimiter } from './rate-limiter.js';
 import { v2UuidText } from './render.js';
@@ -60,6 +61,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     v2LimitCap: options.v2LimitCap,
     v1LimitCap: options.v1LimitCap,
     brokenPaging: { ...NO_BROKEN_PAGING, ...options.brokenPaging },
+    hostile: { ...NO_HOSTILE, ...options.hostile },
     legacyEnvelope: new Set(options.legacyEnvelope ?? ['/sms']),
     clock,
   };
@@ -116,6 +118,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setFaults: (faults) => state.faults.set(faults),
     setBrokenPaging: (broken) => {
       state.brokenPaging = { ...state.brokenPaging, ...broken };
+    },
+    setHostile: (hostile) => {
+      state.hostile = { ...state.hostile, ...hostile };
     },
     setRateLimit: (limit) => state.limiter.set(limit),
     revokeKey: (name, apiKey) => {

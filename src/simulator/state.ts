@@ -7,7 +7,7 @@ import type { FaultInjector } from './faults.js';
 import type { FixedWindowLimiter } from './rate-limiter.js';
 import type { Responder } from './responder.js';
 import type { SessionStore } from './sessions.js';
-import type { BrokenPaging } from './types.js';
+import type { BrokenPaging, Hostile } from './types.js';
 
 /** Everything the request handlers share; one per simulator instance. */
 export interface SimState {
@@ -28,6 +28,8 @@ export interface SimState {
   /** v1 lists silently serve at most this many records per page. */
   v1LimitCap: number | undefined;
   brokenPaging: BrokenPaging;
+  /** Replaced whole by `setHostile`; `unavailable` counts down in place. */
+  hostile: Hostile;
   /** v1 sub-paths (e.g. `/sms`) answered without the `data` wrapper. */
   legacyEnvelope: ReadonlySet<string>;
   clock: () => number;

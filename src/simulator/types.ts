@@ -35,6 +35,33 @@ export interface BrokenPaging {
   negativeTotal: boolean;
 }
 
+/**
+ * An upstream that pushes a client's bounds (issue 11). Applies to v1 API-key and v2 requests,
+ * never to sessions or login. Zero, '' and null mean off.
+ */
+export interface Hostile {
+  /** `Retry-After` on every 429, verbatim (`'999999999'` or an HTTP date); a number also goes to `retry_after`. */
+  retryAfter429: string;
+  /**
+   * Unix seconds: every response says `X-RateLimit-Remaining: 0` and `X-RateLimit-Reset` this
+   * (year 3000: 32503680000), while requests are still served.
+   */
+  exhaustedUntilSec: number;
+  /** List responses (v1 `/calls`, `/sms`, v2 lists) become a valid JSON body of this many bytes, streamed in 64 KiB chunks. */
+  hugeBodyBytes: number;
+  /** Send `Content-Length` with the huge body (otherwise chunked, so only counting can stop it). */
+  hugeBodyDeclared: boolean;
+  /** Response bodies trickle one byte every this many ms (headers and `Content-Length` at once). */
+  trickleMs: number;
+  /**
+   * Every request is answered `status` with an ordinary error body whose message (`length`
+   * characters) holds the request's `Authorization` header and bare credential from character `at`.
+   */
+  echoCredentials: { status: number; at: number; length: number } | null;
+  /** The next `requests` requests are answered 503 with this `Retry-After` (seconds or an HTTP date). */
+  unavailable: { requests: number; retryAfter: string } | null;
+}
+
 /** A fixed-window rate limit: `limit` requests per window of `windowMs`, windows aligned to the epoch. */
 export interface RateLimitOptions {
   limit: number;
@@ -94,6 +121,8 @@ export interface SimulatorOptions {
   v1LimitCap?: number;
   /** Paging that breaks the contract (`/calls`); change it live with `setBrokenPaging`. @defaultValue all off */
   brokenPaging?: Partial<BrokenPaging>;
+  /** Hostile bounds; change them live with `setHostile`. @defaultValue all off */
+  hostile?: Partial<Hostile>;
 }
 
 /** When added voicemails say they were created. */
@@ -147,6 +176,14 @@ export interface FaultCounters {
   storm429: number;
   /** 200 responses sent with a non-JSON body (`badJsonRate`). */
   badJson: number;
+  /** 503s sent by `hostile.unavailable`. */
+  unavailable: number;
+  /** Huge bodies started (`hostile.hugeBodyBytes`). */
+  hugeBodies: number;
+  /** Responses whose body trickled (`hostile.trickleMs`). */
+  trickled: number;
+  /** Error responses that echoed the credential (`hostile.echoCredentials`). */
+  echoedCredentials: number;
 }
 
 export interface SimulatorCounters {
@@ -197,6 +234,8 @@ export interface Simulator {
   setFaults(faults: Partial<Faults>): void;
   /** Switches broken-paging behaviours on or off from the next request (a server that gets fixed). */
   setBrokenPaging(broken: Partial<BrokenPaging>): void;
+  /** Switches hostile behaviours on or off from the next request. */
+  setHostile(hostile: Partial<Hostile>): void;
   setRateLimit(limit: RateLimitOptions | false): void;
   /** Revokes `apiKey`, by default the business's initial key; takes effect on the next request. */
   revokeKey(business: string, apiKey?: string): void;

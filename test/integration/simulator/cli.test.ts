@@ -99,6 +99,30 @@ describe('callsync simulate', () => {
     }
   });
 
+  it('the hostile flags reach the simulator', async () => {
+    const args = ['--port', '0', '--businesses', '1', '--calls', '9', '--no-rate-limit', '--exhausted-until', '32503680000'];
+    const { sim } = await run([...args, '--unavailable-requests', '1', '--unavailable-retry-after', '9', '--echo-credentials-at', '100']);
+    try {
+      const token = sim.businesses[0]!.apiKey;
+      const down = await call(`${sim.baseUrl}/api/v1/calls`, { token });
+      expect([down.status, down.headers['retry-after'], down.headers['x-ratelimit-reset']]).toEqual([503, '9', '32503680000']);
+      const echoed = await call<{ error: { message: string } }>(`${sim.baseUrl}/api/v1/calls`, { token });
+      expect(echoed.status).toBe(500);
+      expect(echoed.body.error.message.indexOf(token)).toBe(100 + 'Authorization: Bearer '.length);
+    } finally {
+      await sim.close();
+    }
+    const other = await run(['--port', '0', '--businesses', '1', '--calls', '9', '--rate-limit', '1', '--retry-after-429', '999999999', '--huge-body-bytes', '5000']);
+    try {
+      const token = other.sim.businesses[0]!.apiKey;
+      const huge = await call(`${other.sim.baseUrl}/api/v1/calls`, { token });
+      expect(huge.text).toHaveLength(5000);
+      expect((await call(`${other.sim.baseUrl}/api/v1/calls`, { token })).headers['retry-after']).toBe('999999999');
+    } finally {
+      await other.sim.close();
+    }
+  });
+
   it('rejects a probability above 1', async () => {
     await expect(run(['--port', '0', '--error-rate', '2'])).rejects.toThrow(/probability/);
   });
