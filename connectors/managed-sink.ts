@@ -1,31 +1,43 @@
 import type { Logger } from 'pino';
 import type {
   Batch,
-  Checkpoint,
   CheckpointStore,
+  DeadLetter,
   DeadLetterStore,
+  JsonObject,
   Sink,
   SinkCapabilities,
+  StoredRecords,
   StreamTable,
+  SyncRecord,
   WriteResult,
 } from '../src/sink.js';
-import { withCapabilityDefaults } from './capabilities.js';
-import type { SinkConnector } from './sink-connector.js';
+import { assertValidBatch, lastPerId } from './batch-rules.js';
+import { defaultCapabilities, type StateStore, type Target } from './parts.js';
 import { SinkClosedError } from './sink-errors.js';
-import { lastPerId } from './last-per-id.js';
-import { assertValidBatch } from './validate-batch.js';
+import { unstorableReason } from './storable.js';
+
+/** What a connector hands the managed sink: its state store and, unless the store is the target (SQL), its target. */
+export interface SinkParts {
+  /** Connector type as in config (`sqlite`, `hubspot`, …); used in logs and errors. */
+  readonly type: string;
+  readonly store: StateStore;
+  readonly target?: Target;
+}
 
 /**
- * Owns the lifecycle every connector shares, so connectors hold only their own I/O:
- * migrations run once (and again after a failed attempt), a table is prepared before its first
- * write, every operation after `close()` rejects with {@link SinkClosedError}, `close()` waits
- * for in-flight operations and is idempotent, and batches are checked against the contract.
+ * Composes a connector's parts into the engine's {@link Sink} and owns what every connector
+ * shares, so connectors hold only their own I/O: migrations run once (and again after a failed
+ * attempt), a table is prepared before its first use, batches are checked against the contract,
+ * repeated ids are collapsed and records no store can keep become dead letters, every operation
+ * after `close()` rejects with {@link SinkClosedError}, and `close()` waits for in-flight work.
  */
 export class ManagedSink implements Sink {
   readonly capabilities: SinkCapabilities;
   readonly checkpoints: CheckpointStore;
   readonly deadLetters: DeadLetterStore;
-  readonly #connector: SinkConnector;
+  readonly records: StoredRecords;
+  readonly #parts: SinkParts;
   readonly #logger: Logger;
   readonly #prepared = new Set<string>();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -33,12 +45,11 @@ export class ManagedSink implements Sink {
   #prepareChain: Promise<void> = Promise.resolve();
   #closing: Promise<void> | undefined;
 
-  constructor(connector: SinkConnector, logger: Logger) {
-    this.#connector = connector;
-    this.#logger = logger.child({ sink: connector.type });
-    this.capabilities = withCapabilityDefaults(connector.capabilities);
-    const checkpoints = connector.checkpoints;
-    const deadLetters = connector.deadLetters;
+  constructor(parts: SinkParts, logger: Logger) {
+    this.#parts = parts;
+    this.#logger = logger.child({ sink: parts.type });
+    this.capabilities = Object.freeze({ ...defaultCapabilities, ...parts.target?.capabilities });
+    const { checkpoints, deadLetters, records } = parts.store;
     this.checkpoints = {
       load: (businessId, stream) => this.#run('load a checkpoint', () => checkpoints.load(businessId, stream)),
       save: (checkpoint) => this.#run('save a checkpoint', () => checkpoints.save(checkpoint)),
@@ -47,33 +58,61 @@ export class ManagedSink implements Sink {
       list: (filter) => this.#run('list dead letters', () => deadLetters.list(filter)),
       remove: (ids) => this.#run('remove dead letters', () => deadLetters.remove(ids)),
     };
+    this.records = {
+      listIds: (businessId, table, options) => this.#run('list stored ids', () => records.listIds(businessId, table, options), [table]),
+      count: (businessId, table) => this.#run('count stored records', () => records.count(businessId, table), [table]),
+      markDeleted: (businessId, table, ids) =>
+        this.#run(
+          'mark records deleted',
+          async () => {
+            if (ids.length === 0) return 0;
+            await parts.target?.delete(businessId, table, ids);
+            return records.markDeleted(businessId, table, ids);
+          },
+          [table],
+        ),
+    };
   }
 
   prepare(tables: readonly StreamTable[]): Promise<void> {
     return this.#track('prepare', () => this.#ensurePrepared(tables));
   }
 
-  write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult> {
+  write(batch: Batch, position: JsonObject): Promise<WriteResult> {
     return this.#run('write', async () => {
-      assertValidBatch(batch, checkpoint, this.capabilities.maxBatchSize);
-      const result = await this.#connector.write(lastPerId(batch), checkpoint);
-      const rejected = result.deadLettered - batch.deadLetters.length;
+      assertValidBatch(batch, position, this.capabilities.maxBatchSize);
+      const { storable, unstorable } = splitStorable(batch, lastPerId(batch.records));
+      const { store, target } = this.#parts;
+      const deadLetters = [...batch.deadLetters, ...unstorable];
+      let result: WriteResult;
+      if (target === undefined) {
+        result = await store.commit({ ...batch, records: storable, deadLetters }, position);
+      } else {
+        const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await target.send({ ...batch, records: storable, deadLetters: [] });
+        const committed = { ...batch, records: outcome.stored, deadLetters: [...deadLetters, ...outcome.rejected] };
+        result = await store.commit(committed, position, outcome.counts);
+      }
+      const refused = result.deadLettered - batch.deadLetters.length;
       const context = { businessId: batch.businessId, stream: batch.table.stream, ...result };
-      if (rejected > 0) this.#logger.warn(context, `${this.#connector.type} rejected ${rejected} record(s); kept as dead letters`);
+      if (refused > 0) this.#logger.warn(context, `${this.#parts.type} could not store ${refused} record(s); kept as dead letters`);
       else this.#logger.debug(context, 'batch written');
       return result;
     }, [batch.table]);
   }
 
   ping(): Promise<void> {
-    return this.#track('ping', () => this.#connector.ping());
+    return this.#track('ping', async () => {
+      await Promise.all([this.#parts.store.ping(), this.#parts.target?.ping()]);
+    });
   }
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await Promise.allSettled([...this.#inFlight]);
-      await this.#connector.close();
+      const results = await Promise.allSettled([this.#parts.target?.close(), this.#parts.store.close()]);
       this.#logger.debug('sink closed');
+      const failure = results.find((outcome) => outcome.status === 'rejected');
+      if (failure !== undefined) throw failure.reason;
     })();
     return this.#closing;
   }
@@ -87,8 +126,8 @@ export class ManagedSink implements Sink {
   }
 
   #track<T>(operation: string, body: () => Promise<T>): Promise<T> {
-    if (this.#closing !== undefined) return Promise.reject(new SinkClosedError(this.#connector.type, operation));
-    // A connector that throws synchronously still yields a rejected promise, never a throw.
+    if (this.#closing !== undefined) return Promise.reject(new SinkClosedError(this.#parts.type, operation));
+    // A part that throws synchronously still yields a rejected promise, never a throw.
     const pending = (async () => body())();
     this.#inFlight.add(pending);
     const forget = (): void => void this.#inFlight.delete(pending);
@@ -103,7 +142,8 @@ export class ManagedSink implements Sink {
     const attempt = this.#prepareChain.then(async () => {
       const todo = missing();
       if (this.#migrated && todo.length === 0) return;
-      await this.#connector.prepare(todo);
+      await this.#parts.store.prepare(todo);
+      await this.#parts.target?.prepare(todo);
       this.#migrated = true;
       for (const table of todo) this.#prepared.add(tableKey(table));
       this.#logger.info({ tables: todo.map((table) => table.table) }, 'sink prepared');
@@ -111,6 +151,18 @@ export class ManagedSink implements Sink {
     this.#prepareChain = attempt.catch(() => undefined);
     return attempt;
   }
+}
+
+/** Records no store can keep as received become dead letters naming the problem; the rest go on. */
+function splitStorable(batch: Batch, records: readonly SyncRecord[]): { storable: readonly SyncRecord[]; unstorable: DeadLetter[] } {
+  let unstorable: DeadLetter[] | undefined;
+  const storable: SyncRecord[] = [];
+  for (const record of records) {
+    const reason = unstorableReason(record);
+    if (reason === undefined) storable.push(record);
+    else (unstorable ??= []).push({ businessId: batch.businessId, stream: batch.table.stream, reason, raw: record.raw });
+  }
+  return unstorable === undefined ? { storable: records, unstorable: [] } : { storable, unstorable };
 }
 
 /** A table with added columns counts as new, so `prepare` gets the chance to add them. */

@@ -1,37 +1,44 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Batch, Checkpoint, StreamTable, WriteResult } from '../src/sink.js';
+import type { Batch, StreamTable, SyncRecord } from '../src/sink.js';
+import { MemoryStateStore } from '../test/fakes/memory-state-store.js';
 import { ManagedSink } from './managed-sink.js';
-import type { SinkConnector } from './sink-connector.js';
+import type { Target, TargetOutcome } from './parts.js';
 import { InvalidBatchError, SinkClosedError } from './sink-errors.js';
 
 const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [] };
-const checkpoint: Checkpoint = { businessId: 'acme', stream: 'calls', position: {}, recordsSynced: 0 };
+const record = (id: string, raw: SyncRecord['raw'] = {}, businessId = 'acme'): SyncRecord => ({ businessId, id, source: 'v1', fields: {}, raw });
 const batch = (records = 1, businessId = 'acme'): Batch => ({
   businessId: 'acme',
   table: calls,
-  records: Array.from({ length: records }, (_, i) => ({ businessId, id: `c${i}`, source: 'v1' as const, fields: {}, raw: {} })),
+  records: Array.from({ length: records }, (_, i) => record(`c${i}`, {}, businessId)),
   deadLetters: [],
 });
 
-/** An in-memory connector that records what the wrapper asks of it. */
-class RecordingConnector implements SinkConnector {
-  readonly type = 'memory';
-  readonly capabilities = { maxBatchSize: 2 };
-  readonly prepared: string[][] = [];
-  failPrepare = 0;
+/** A target that stores everything except ids listed in `refuse`, and records what it was asked. */
+class RecordingTarget implements Target {
+  readonly capabilities = { maxBatchSize: 3 };
+  readonly sent: string[][] = [];
+  readonly deleted: string[][] = [];
+  readonly refuse = new Set<string>();
   closes = 0;
-  readonly checkpoints = { load: () => Promise.resolve(undefined), save: () => Promise.resolve() };
-  readonly deadLetters = { list: () => Promise.resolve([]), remove: () => Promise.resolve() };
 
-  prepare(tables: readonly StreamTable[]): Promise<void> {
-    if (this.failPrepare-- > 0) return Promise.reject(new Error('database is starting up'));
-    this.prepared.push(tables.map((table) => table.table));
+  prepare(): Promise<void> {
     return Promise.resolve();
   }
 
-  write(written: Batch): Promise<WriteResult> {
-    return Promise.resolve({ written: written.records.length, unchanged: 0, deadLettered: 0 });
+  send(sent: Batch): Promise<TargetOutcome> {
+    this.sent.push(sent.records.map((stored) => stored.id));
+    const rejected = sent.records.filter((candidate) => this.refuse.has(candidate.id));
+    return Promise.resolve({
+      stored: sent.records.filter((candidate) => !this.refuse.has(candidate.id)),
+      rejected: rejected.map((refused) => ({ businessId: sent.businessId, stream: sent.table.stream, reason: 'target: no', raw: refused.raw })),
+    });
+  }
+
+  delete(_businessId: string, _table: StreamTable, ids: readonly string[]): Promise<void> {
+    this.deleted.push([...ids]);
+    return Promise.resolve();
   }
 
   ping(): Promise<void> {
@@ -46,42 +53,90 @@ class RecordingConnector implements SinkConnector {
 
 const logger = pino({ level: 'silent' });
 
+/** JSON nested `levels` deep: `{ a: { a: … 1 } }`. */
+function nested(levels: number): SyncRecord['raw'] {
+  let value: SyncRecord['raw'] = 1;
+  for (let level = 0; level < levels; level++) value = { a: value };
+  return value;
+}
+
 describe('ManagedSink', () => {
-  it('fills capability defaults the connector leaves out', () => {
-    expect(new ManagedSink(new RecordingConnector(), logger).capabilities).toEqual({ transactionalCheckpoint: false, maxBatchSize: 2 });
+  it('takes the target capabilities over the defaults', () => {
+    expect(new ManagedSink({ type: 'memory', store: new MemoryStateStore() }, logger).capabilities).toEqual({ maxBatchSize: 500 });
+    expect(new ManagedSink({ type: 'memory', store: new MemoryStateStore(), target: new RecordingTarget() }, logger).capabilities).toEqual({ maxBatchSize: 3 });
   });
 
   it('prepares a table once, before its first write, even for concurrent writes', async () => {
-    const connector = new RecordingConnector();
-    const sink = new ManagedSink(connector, logger);
-    await Promise.all([sink.write(batch(), checkpoint), sink.write(batch(), checkpoint), sink.prepare([calls])]);
+    const store = new MemoryStateStore();
+    const sink = new ManagedSink({ type: 'memory', store }, logger);
+    await Promise.all([sink.write(batch(), {}), sink.write(batch(), {}), sink.prepare([calls])]);
     await sink.checkpoints.load('acme', 'calls');
-    expect(connector.prepared).toEqual([['calls']]);
+    expect(store.prepared).toEqual([['calls']]);
   });
 
   it('retries a failed prepare on the next call', async () => {
-    const connector = new RecordingConnector();
-    connector.failPrepare = 1;
-    const sink = new ManagedSink(connector, logger);
+    const store = new MemoryStateStore();
+    store.failPrepare = 1;
+    const sink = new ManagedSink({ type: 'memory', store }, logger);
     await expect(sink.prepare([calls])).rejects.toThrow(/starting up/);
     await sink.prepare([calls]);
-    expect(connector.prepared).toEqual([['calls']]);
+    expect(store.prepared).toEqual([['calls']]);
   });
 
-  it('closes the connector once and refuses work afterwards', async () => {
-    const connector = new RecordingConnector();
-    const sink = new ManagedSink(connector, logger);
+  it('closes target and store once and refuses work afterwards', async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
     await Promise.all([sink.close(), sink.close()]);
     await sink.close();
-    expect(connector.closes).toBe(1);
-    await expect(sink.write(batch(), checkpoint)).rejects.toBeInstanceOf(SinkClosedError);
+    expect([store.closed, target.closes]).toEqual([1, 1]);
+    await expect(sink.write(batch(), {})).rejects.toBeInstanceOf(SinkClosedError);
     await expect(sink.deadLetters.list({})).rejects.toThrow('memory sink is already closed: cannot list dead letters');
   });
 
-  it('rejects batches that break the contract before the connector sees them', async () => {
-    const sink = new ManagedSink(new RecordingConnector(), logger);
-    await expect(sink.write(batch(3), checkpoint)).rejects.toThrow(/exceeds maxBatchSize 2/);
-    await expect(sink.write(batch(1, 'globex'), checkpoint)).rejects.toBeInstanceOf(InvalidBatchError);
-    await expect(sink.write(batch(), { ...checkpoint, stream: 'voicemails' })).rejects.toThrow(/does not match/);
+  it('rejects batches that break the contract before any part sees them', async () => {
+    const target = new RecordingTarget();
+    const sink = new ManagedSink({ type: 'memory', store: new MemoryStateStore(), target }, logger);
+    await expect(sink.write(batch(4), {})).rejects.toThrow(/exceeds maxBatchSize 3/);
+    await expect(sink.write(batch(1, 'globex'), {})).rejects.toBeInstanceOf(InvalidBatchError);
+    const foreignLetter = { ...batch(0), deadLetters: [{ businessId: 'acme', stream: 'voicemails', reason: 'x', raw: {} }] };
+    await expect(sink.write(foreignLetter, {})).rejects.toThrow(/dead letter of acme\/voicemails/);
+    const wholeCheckpoint = { businessId: 'acme', stream: 'calls', position: {}, recordsSynced: 0 };
+    await expect(sink.write(batch(), wholeCheckpoint)).rejects.toThrow(/pass checkpoint.position/);
+    expect(target.sent).toEqual([]);
+  });
+
+  it('sends one record per id, the later copy winning, and commits what the target stored with its refusals', async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    target.refuse.add('c2');
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    const result = await sink.write({ ...batch(0), records: [record('c1', { v: 1 }), record('c2'), record('c1', { v: 2 })] }, { page: 1 });
+    expect(target.sent).toEqual([['c2', 'c1']]);
+    expect(result).toEqual({ written: 1, unchanged: 0, deadLettered: 1 });
+    expect(store.commits.map((commit) => commit.records.map((stored) => stored.raw))).toEqual([[{ v: 2 }]]);
+    expect(await sink.checkpoints.load('acme', 'calls')).toEqual({ businessId: 'acme', stream: 'calls', position: { page: 1 }, recordsSynced: 1 });
+  });
+
+  it('dead-letters a record nested too deep for any store and sends the rest', async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    const result = await sink.write({ ...batch(0), records: [record('deep', nested(6000)), record('ok')] }, {});
+    expect(target.sent).toEqual([['ok']]);
+    expect(result).toEqual({ written: 1, unchanged: 0, deadLettered: 1 });
+    expect(store.letters.map((letter) => letter.reason)).toEqual(['raw: JSON nested deeper than 1000 levels']);
+  });
+
+  it('asks the target to delete before marking rows deleted in the store, and skips an empty list', async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    await sink.write({ ...batch(0), records: [record('c1'), record('c2')] }, {});
+    expect(await sink.records.markDeleted('acme', calls, [])).toBe(0);
+    expect(await sink.records.markDeleted('acme', calls, ['c1', 'missing'])).toBe(1);
+    expect(target.deleted).toEqual([['c1', 'missing']]);
+    expect(await sink.records.listIds('acme', calls)).toEqual(['c2']);
+    expect(await sink.records.count('acme', calls)).toBe(1);
   });
 });

@@ -68,9 +68,9 @@ export interface Checkpoint {
   readonly stream: string;
   readonly position: JsonObject;
   /**
-   * Records written for this business and stream over all runs. `Sink.write` ignores the value
-   * passed in and adds the batch's `written` count to the stored one, so the counter is exact
-   * even when a batch is replayed.
+   * Records the target reported inserted or changed for this business and stream, summed over
+   * every write (a replayed batch adds 0). `Sink.write` adds to it; only `save` (an operator's
+   * reset) sets it.
    */
   readonly recordsSynced: number;
 }
@@ -84,23 +84,16 @@ export interface Batch {
 }
 
 export interface WriteResult {
-  /** Rows inserted or changed. A replay of an already written batch reports 0. */
+  /** Rows inserted or changed (a row marked deleted that comes back counts). A replay of an already written batch reports 0. */
   readonly written: number;
   /** Rows already present with identical content. */
   readonly unchanged: number;
-  /** Dead letters recorded, including records the target itself rejected. */
+  /** Dead letters recorded, including records the sink could not store and records the target rejected. */
   readonly deadLettered: number;
 }
 
-/** What a sink can promise; the engine and the managed wrapper adapt to it. */
+/** What a sink can promise; the code that depends on a flag reads it. */
 export interface SinkCapabilities {
-  /**
-   * True when `write` stores the batch and its checkpoint in one transaction (SQL sinks).
-   * False when the checkpoint is stored after the target acknowledges (CRM, webhook):
-   * at-least-once delivery with idempotent writes.
-   * @defaultValue false
-   */
-  readonly transactionalCheckpoint: boolean;
   /**
    * Largest number of records `write` accepts at once; the engine splits larger pages.
    * @defaultValue 500
@@ -111,7 +104,7 @@ export interface SinkCapabilities {
 export interface CheckpointStore {
   /** The last stored checkpoint, or undefined when the stream has never synced. */
   load(businessId: string, stream: string): Promise<Checkpoint | undefined>;
-  /** Stores a checkpoint on its own (used by non-transactional sinks and by operators' resets). */
+  /** Replaces the stored checkpoint, `recordsSynced` included (an operator's reset). */
   save(checkpoint: Checkpoint): Promise<void>;
 }
 
@@ -128,17 +121,44 @@ export interface DeadLetterStore {
   remove(ids: readonly number[]): Promise<void>;
 }
 
+/** Default page of {@link StoredRecords.listIds}. */
+export const DEFAULT_ID_PAGE = 1000;
+
+/**
+ * What the sink holds for one business × stream, for reconciliation. Deleted rows stay stored
+ * with `deleted_at` set and are left out of `listIds` and `count`; a record written again clears it.
+ */
+export interface StoredRecords {
+  /**
+   * One page of the ids stored and not marked deleted, ascending in the store's own order; pass
+   * the last id of a page as `after` for the next. An empty page is the end.
+   * @param options.limit - @defaultValue {@link DEFAULT_ID_PAGE}
+   */
+  listIds(businessId: string, table: StreamTable, options?: { after?: string; limit?: number }): Promise<string[]>;
+  /** Rows stored and not marked deleted. */
+  count(businessId: string, table: StreamTable): Promise<number>;
+  /**
+   * Deletes the records at the target the way it deletes (SQL: sets `deleted_at`; HubSpot: the
+   * batch archive call; webhook: a `deleted` event), then marks them deleted in the store.
+   * Never a hard delete. Resolves with the number of rows newly marked; ids not stored or
+   * already marked are ignored.
+   */
+  markDeleted(businessId: string, table: StreamTable, ids: readonly string[]): Promise<number>;
+}
+
 export interface Sink {
   readonly capabilities: SinkCapabilities;
   readonly checkpoints: CheckpointStore;
   readonly deadLetters: DeadLetterStore;
+  readonly records: StoredRecords;
   /** Runs migrations and creates the tables of the given streams; safe to call on every start. */
   prepare(tables: readonly StreamTable[]): Promise<void>;
   /**
-   * Upserts the batch idempotently by (business, id), records its dead letters, and moves the
-   * stream's checkpoint to `checkpoint`. Writing the same batch twice changes nothing the second time.
+   * Upserts the batch idempotently by (business, id), records its dead letters (and every record
+   * it cannot store, with the reason), moves the stream's checkpoint to `position` and adds
+   * `written` to its `recordsSynced`. Writing the same batch twice changes nothing the second time.
    */
-  write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult>;
+  write(batch: Batch, position: JsonObject): Promise<WriteResult>;
   /** Resolves when the target is reachable; rejects with the reason otherwise (readiness). */
   ping(): Promise<void>;
   /** Releases connections; calling it twice is harmless. */

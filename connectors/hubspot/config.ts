@@ -1,9 +1,5 @@
 import { z } from 'zod';
-import { postgresConfigSchema } from '../postgres/postgres-config.js';
-import { sqliteConfigSchema } from '../sqlite/sqlite-config.js';
-
-/** Where the connector keeps checkpoints, dead letters and its local copy: a SQL sink's own config. */
-export const hubspotStateSchema = z.discriminatedUnion('type', [sqliteConfigSchema, postgresConfigSchema]);
+import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
 
 const propertyName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'expected a HubSpot internal property name (lower case, digits, _)' });
 
@@ -52,7 +48,8 @@ export const hubspotConfigSchema = z.strictObject({
   /** @defaultValue `https://api.hubapi.com` */
   baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).default('https://api.hubapi.com'),
   /** @defaultValue `{ type: 'sqlite', path: './data/hubspot-state.db' }` */
-  state: hubspotStateSchema.default({ type: 'sqlite', path: './data/hubspot-state.db' }),
+  /** Where checkpoints, dead letters and the copy of what HubSpot acknowledged are kept: a SQL database, configured as its sink would be. */
+  state: sqlStoreConfigSchema.default({ type: 'sqlite', path: './data/hubspot-state.db' }),
   /** Unique custom property of calls that holds `${businessId}:${stream}:${id}`; created on first use. @defaultValue `callsync_id` */
   uniqueProperty: propertyName.default('callsync_id'),
   /** Associate each call with the contact whose phone or mobile phone is the caller's number. @defaultValue true */
@@ -71,7 +68,6 @@ export const hubspotConfigSchema = z.strictObject({
 });
 
 export type HubSpotConfig = z.output<typeof hubspotConfigSchema>;
-export type HubSpotStateConfig = z.output<typeof hubspotStateSchema>;
 export type HubSpotMappingOverrides = z.output<typeof hubspotMappingSchema>;
 export type HubSpotLimits = z.output<typeof hubspotLimitsSchema>;
 export type HubSpotRetryPolicy = z.output<typeof hubspotRetrySchema>;

@@ -1,13 +1,14 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { Sink, SinkDeps } from '../../src/sink.js';
 import { ManagedSink } from '../managed-sink.js';
+import type { StateStore } from '../parts.js';
 import type { HubSpotConfig } from './config.js';
-import { HubSpotConnector } from './hubspot-connector.js';
+import { HubSpotTarget } from './hubspot-target.js';
 import type { Clock } from './rolling-window.js';
 
 export interface HubSpotSinkDeps extends SinkDeps {
-  /** The opened state store (a SQL sink); the HubSpot sink closes it. */
-  readonly stateSink: Sink;
+  /** The opened state store (SQLite or Postgres); the HubSpot sink closes it. */
+  readonly store: StateStore;
   /** Time source for limiters and backoff. @defaultValue the system clock */
   readonly clock?: Clock;
   /** Jitter source in [0, 1). @defaultValue `Math.random` */
@@ -15,20 +16,18 @@ export interface HubSpotSinkDeps extends SinkDeps {
 }
 
 /**
- * Builds the managed HubSpot sink around an already opened state sink. Without
- * `deps.dispatcher` it makes its own keep-alive Agent and closes it on `close()`.
+ * The HubSpot target composed with an already opened state store. Without `deps.dispatcher` it
+ * makes its own keep-alive Agent and closes it on `close()`.
  */
 export function createHubSpotSink(config: HubSpotConfig, deps: HubSpotSinkDeps): Sink {
-  const logger = deps.logger.child({ sink: 'hubspot' });
   const dispatcher: Dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
-  const connector = new HubSpotConnector({
+  const target = new HubSpotTarget({
     config,
-    stateSink: deps.stateSink,
     dispatcher,
     ownsDispatcher: deps.dispatcher === undefined,
-    logger,
+    logger: deps.logger.child({ sink: 'hubspot' }),
     ...(deps.clock === undefined ? {} : { clock: deps.clock }),
     ...(deps.random === undefined ? {} : { random: deps.random }),
   });
-  return new ManagedSink(connector, deps.logger);
+  return new ManagedSink({ type: 'hubspot', store: deps.store, target }, deps.logger);
 }

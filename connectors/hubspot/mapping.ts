@@ -86,9 +86,14 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
     const property = mapping[key as keyof Omit<CallPropertyMapping, 'voicemailDisposition'>];
     if (property !== null && value !== null) properties[property] = value;
   }
-  const uniqueValue = `${record.businessId}:${stream}:${record.id}`;
+  const uniqueValue = callUniqueValue(record.businessId, stream, record.id);
   properties[uniqueProperty] = uniqueValue;
   return { ok: true, uniqueValue, properties, contactNumber: direction === 'OUTBOUND' ? to : from };
+}
+
+/** The unique property's value of a record's call: `${businessId}:${stream}:${id}`. */
+export function callUniqueValue(businessId: string, stream: string, id: string): string {
+  return `${businessId}:${stream}:${id}`;
 }
 
 function text(value: ColumnValue | undefined): string | null {

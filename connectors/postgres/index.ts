@@ -1,13 +1,17 @@
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
+import { ManagedSink } from '../managed-sink.js';
+import { openSqlStore } from '../sql/open-sql-store.js';
 import { postgresConfigSchema } from './postgres-config.js';
 import type { PostgresSinkConfig } from './postgres-config.js';
 
 export type { PostgresSinkConfig } from './postgres-config.js';
 
-/** `sink: { type: postgres, url, schema?, poolSize? }`: a shared warehouse. */
+/** `sink: { type: postgres, url, schema?, poolSize? }`: a shared warehouse; the schema and tables come with `prepare`. */
 export const postgresSinkFactory = {
   type: 'postgres' as const,
   configSchema: postgresConfigSchema,
-  // Loaded on use: a run that writes to one target never loads the others' drivers.
-  create: async (config: PostgresSinkConfig, deps: SinkDeps) => (await import('./postgres-sink.js')).createPostgresSink(config, deps),
+  create: async (config: PostgresSinkConfig, deps: SinkDeps) => {
+    const logger = deps.logger.child({ schema: config.schema });
+    return new ManagedSink({ type: 'postgres', store: await openSqlStore(config, logger) }, logger);
+  },
 } satisfies SinkFactory<PostgresSinkConfig>;

@@ -15,7 +15,7 @@ await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) -
 try {
   await sink.prepare([customStream]);
   const record = workerRecord(process.pid);
-  await sink.write({ businessId: 'acme', table: customStream, records: [record], deadLetters: [] }, { businessId: 'acme', stream: customStream.stream, position: {}, recordsSynced: 0 });
+  await sink.write({ businessId: 'acme', table: customStream, records: [record], deadLetters: [] }, {});
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? `${error.message} ${String(error.cause)}` : String(error)}\n`);
   process.exitCode = 1;

@@ -68,7 +68,7 @@ function runChild(config: SinkConfig, startAt: number): Promise<{ code: number |
 
 async function expectMigratedOnce(config: SinkConfig): Promise<void> {
   const migrations = await rowsOf(config, (t) => `select name from ${t('kysely_migration')} order by name`);
-  expect(migrations.map((row) => row.name)).toEqual(['001_sync_state_and_dead_letters', '002_built_in_stream_tables']);
+  expect(migrations.map((row) => row.name)).toEqual(['001_sync_state_and_dead_letters', '002_built_in_stream_tables', '003_deleted_at']);
 }
 
 describe.each(['sqlite', 'postgres'] as const)('concurrent prepare (%s)', (dialect) => {
@@ -96,7 +96,7 @@ describe.each(['sqlite', 'postgres'] as const)('concurrent prepare (%s)', (diale
       sinks.map((sink, i) =>
         sink.write(
           { businessId: 'acme', table: grownStream, records: [{ ...workerRecord(i), fields: { ...workerRecord(i).fields, channel: 'sms' } }], deadLetters: [] },
-          { businessId: 'acme', stream: 'sms', position: {}, recordsSynced: 0 },
+          {},
         ),
       ),
     );

@@ -59,12 +59,12 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     const first = await open(config);
     const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [{ name: 'direction', type: 'text' }] };
     const record: SyncRecord = { businessId: 'acme', id: 'c1', source: 'v1', fields: { direction: 'inbound' }, raw: { id: 'c1' } };
-    await first.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 0 });
+    await first.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { cursor: 'x' });
     await first.close();
     const second = await open(config);
     await second.prepare([calls]);
     expect(await second.checkpoints.load('acme', 'calls')).toEqual({ businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 1 });
-    const replay = await second.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 1 });
+    const replay = await second.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { cursor: 'x' });
     expect(replay.written).toBe(0);
   });
 
@@ -74,7 +74,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     await sink.prepare([sms]);
     const grown: StreamTable = { ...sms, columns: [...sms.columns, { name: 'body', type: 'text' }] };
     const record: SyncRecord = { businessId: 'acme', id: 's1', source: 'v1', fields: { created_at: '2024-01-01T00:00:00Z', body: 'hi' }, raw: {} };
-    const result = await sink.write({ businessId: 'acme', table: grown, records: [record], deadLetters: [] }, { businessId: 'acme', stream: 'sms', position: {}, recordsSynced: 0 });
+    const result = await sink.write({ businessId: 'acme', table: grown, records: [record], deadLetters: [] }, {});
     expect(result.written).toBe(1);
   });
 
@@ -82,7 +82,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     const sink = await open(await freshConfig(dialect));
     // 86 columns a row: SQLite fits 380 rows in one statement, so 500 rows take two chunks.
     const records = Array.from({ length: 500 }, (_, i) => wideRecord(i, i === 450));
-    const result = await sink.write({ businessId: 'acme', table: wide, records, deadLetters: [] }, { businessId: 'acme', stream: 'wide', position: { page: 1 }, recordsSynced: 0 });
+    const result = await sink.write({ businessId: 'acme', table: wide, records, deadLetters: [] }, { page: 1 });
     expect(result).toEqual({ written: 499, unchanged: 0, deadLettered: 1 });
     const letters = await sink.deadLetters.list({ businessId: 'acme', stream: 'wide' });
     expect(letters.map((letter) => letter.raw)).toEqual([{ id: 450 }]);
@@ -98,7 +98,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
 describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dialect) => {
   const events: StreamTable = { stream: 'events', table: 'events', columns: [{ name: 'n', type: 'integer' }, { name: 'label', type: 'text' }] };
   const event = (id: number, n: unknown, label = 'x'): SyncRecord => ({ businessId: 'acme', id: `e${String(id)}`, source: 'v1', fields: { n: n as number, label }, raw: { id } });
-  const checkpoint = (page: number) => ({ businessId: 'acme', stream: 'events', position: { page }, recordsSynced: 0 });
+  const checkpoint = (page: number) => ({ page });
 
   it('counts only inserted or changed rows, batch after batch on one connection', async () => {
     const sink = await open(await freshConfig(dialect));

@@ -1,13 +1,15 @@
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
+import { ManagedSink } from '../managed-sink.js';
+import { openSqlStore } from '../sql/open-sql-store.js';
 import { sqliteConfigSchema } from './sqlite-config.js';
 import type { SqliteSinkConfig } from './sqlite-config.js';
 
 export type { SqliteSinkConfig } from './sqlite-config.js';
 
-/** `sink: { type: sqlite, path, busyTimeoutMs? }`: a local warehouse file. */
+/** `sink: { type: sqlite, path, busyTimeoutMs? }`: a local warehouse file; tables are created by `prepare` (or the first write). */
 export const sqliteSinkFactory = {
   type: 'sqlite' as const,
   configSchema: sqliteConfigSchema,
-  // Loaded on use: a run that writes to one target never loads the others' drivers.
-  create: async (config: SqliteSinkConfig, deps: SinkDeps) => (await import('./sqlite-sink.js')).createSqliteSink(config, deps),
+  create: async (config: SqliteSinkConfig, deps: SinkDeps) =>
+    new ManagedSink({ type: 'sqlite', store: await openSqlStore(config, deps.logger) }, deps.logger.child({ path: config.path })),
 } satisfies SinkFactory<SqliteSinkConfig>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { postgresConfigSchema } from '../postgres/postgres-config.js';
-import { sqliteConfigSchema } from '../sqlite/sqlite-config.js';
+import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
 
 /** Headers the connector sets itself; a configured header may not replace them. */
 export const reservedHeaders: readonly string[] = Object.freeze([
@@ -10,9 +9,6 @@ export const reservedHeaders: readonly string[] = Object.freeze([
   'x-callsync-timestamp',
   'x-callsync-signature',
 ]);
-
-/** Where the webhook keeps checkpoints and dead letters: one of the SQL sinks, configured as that sink. */
-export const webhookStateSchema = z.discriminatedUnion('type', [sqliteConfigSchema, postgresConfigSchema]);
 
 /** Retry policy for 5xx, 429, network errors and timeouts. */
 export const webhookRetrySchema = z.strictObject({
@@ -33,8 +29,11 @@ export const webhookConfigSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }),
   /** HMAC-SHA256 signing key shared with the receiver; at least 16 characters. Never logged. */
   secret: z.string().min(16, { error: 'must be at least 16 characters' }),
-  /** @defaultValue `{ type: 'sqlite', path: './data/webhook-state.db' }` */
-  state: webhookStateSchema.default({ type: 'sqlite', path: './data/webhook-state.db' }),
+  /**
+   * Where checkpoints, dead letters and the copy of delivered records are kept: a SQL database, configured as its sink would be.
+   * @defaultValue `{ type: 'sqlite', path: './data/webhook-state.db' }`
+   */
+  state: sqlStoreConfigSchema.default({ type: 'sqlite', path: './data/webhook-state.db' }),
   /** Bound on one whole attempt (connect, headers and body). @defaultValue 10000 */
   timeoutMs: z.int().min(1).default(10_000),
   /** Records per POST; the engine splits larger pages. @defaultValue 500 */
@@ -50,5 +49,4 @@ export const webhookConfigSchema = z.strictObject({
 });
 
 export type WebhookConfig = z.output<typeof webhookConfigSchema>;
-export type WebhookStateConfig = z.output<typeof webhookStateSchema>;
 export type WebhookRetryConfig = z.output<typeof webhookRetrySchema>;

@@ -2,38 +2,37 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { Sink, SinkDeps } from '../../src/sink.js';
 import { ManagedSink } from '../managed-sink.js';
+import type { StateStore } from '../parts.js';
+import { openSqlStore } from '../sql/open-sql-store.js';
 import type { WebhookConfig } from './config.js';
-import { createStateSink } from './state-sink.js';
-import { WebhookConnector, defaultBatchId, type WebhookRuntime } from './webhook-connector.js';
+import { WebhookTarget, defaultBatchId, type WebhookRuntime } from './webhook-target.js';
 
-/** Replacements for tests: a state sink fake, a clock, deterministic jitter, instant sleeps. */
-export type WebhookOverrides = Partial<Pick<WebhookRuntime, 'stateSink' | 'now' | 'sleep' | 'random' | 'newBatchId'>>;
+/** Replacements for tests: a state store, a clock, deterministic jitter, instant sleeps. */
+export type WebhookOverrides = Partial<Pick<WebhookRuntime, 'now' | 'sleep' | 'random' | 'newBatchId'>> & { readonly store?: StateStore };
 
 /**
- * Builds the webhook sink. Uses `deps.dispatcher` when given (tests pass a MockAgent), otherwise
- * its own keep-alive Agent, closed with the sink. The state sink is opened from `config.state`
- * unless `overrides.stateSink` is given; either way the webhook sink closes it.
+ * Builds the webhook sink: the webhook target composed with the state store opened from
+ * `config.state` (or `overrides.store`); the sink closes both. Uses `deps.dispatcher` when given
+ * (tests pass a MockAgent), otherwise its own keep-alive Agent, closed with the sink.
  */
 export async function createWebhookSink(config: WebhookConfig, deps: SinkDeps, overrides: WebhookOverrides = {}): Promise<Sink> {
   const dispatcher: Dispatcher = deps.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
   const ownedDispatcher = deps.dispatcher === undefined ? dispatcher : undefined;
-  const logger = deps.logger.child({ endpointHost: new URL(config.url).host });
-  let stateSink: Sink;
+  let store: StateStore;
   try {
-    stateSink = overrides.stateSink ?? (await createStateSink(config.state, deps));
+    store = overrides.store ?? (await openSqlStore(config.state, deps.logger.child({ role: 'webhook-state' })));
   } catch (error) {
     await ownedDispatcher?.close();
     throw error;
   }
   const runtime: WebhookRuntime = {
-    logger,
+    logger: deps.logger.child({ endpointHost: new URL(config.url).host }),
     dispatcher,
     ownedDispatcher,
-    stateSink,
     now: overrides.now ?? Date.now,
     sleep: overrides.sleep ?? ((ms) => delay(ms).then(() => undefined)),
     random: overrides.random ?? Math.random,
     newBatchId: overrides.newBatchId ?? defaultBatchId,
   };
-  return new ManagedSink(new WebhookConnector(config, runtime), deps.logger);
+  return new ManagedSink({ type: 'webhook', store, target: new WebhookTarget(config, runtime) }, deps.logger);
 }

@@ -15,3 +15,9 @@ export function idempotencyKey(businessId: string, stream: string, records: read
   const hash = createHash('sha256').update(JSON.stringify([businessId, stream, entries])).digest('hex');
   return `cs1_${hash}`;
 }
+
+/** The key of a `deleted` event: the same ids of one business and stream, in any order, give the same key. */
+export function deletionIdempotencyKey(businessId: string, stream: string, ids: readonly string[]): string {
+  const sorted = [...ids].sort();
+  return `cs1_${createHash('sha256').update(JSON.stringify(['deleted', businessId, stream, sorted])).digest('hex')}`;
+}

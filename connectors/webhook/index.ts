@@ -2,7 +2,7 @@ import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { webhookConfigSchema, type WebhookConfig } from './config.js';
 import { createWebhookSink } from './create-webhook-sink.js';
 
-export type { WebhookConfig, WebhookStateConfig, WebhookRetryConfig } from './config.js';
+export type { WebhookConfig, WebhookRetryConfig } from './config.js';
 export { webhookConfigSchema } from './config.js';
 export { createWebhookSink, type WebhookOverrides } from './create-webhook-sink.js';
 export { verifyWebhookSignature, type VerifyWebhookSignatureInput } from './verify-webhook-signature.js';

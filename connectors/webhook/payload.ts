@@ -1,5 +1,5 @@
 import type { Batch, ColumnValue, Json, RecordSource } from '../../src/sink.js';
-import { idempotencyKey } from './idempotency-key.js';
+import { deletionIdempotencyKey, idempotencyKey } from './idempotency-key.js';
 
 /** One record as the receiver sees it: the normalized columns flattened beside the reserved keys. */
 export interface WebhookRecord {
@@ -14,9 +14,14 @@ export interface WebhookRecord {
 export interface WebhookPayload {
   readonly business_id: string;
   readonly stream: string;
+  /** Records to store; empty in a `deleted` event, so a receiver that ignores `event` changes nothing. */
   readonly records: readonly WebhookRecord[];
   /** Identifies this delivery (the same on every retry of one write) for receivers' logs. */
   readonly batch_id: string;
+  /** Present only on deletions: `deleted`. */
+  readonly event?: 'deleted';
+  /** The records upstream no longer lists, by id: mark them deleted (the sink never hard-deletes). */
+  readonly deleted?: readonly { readonly id: string; readonly deleted_at: string }[];
 }
 
 export interface PreparedDelivery {
@@ -43,6 +48,19 @@ export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): 
     body: JSON.stringify(payload),
     idempotencyKey: idempotencyKey(batch.businessId, batch.table.stream, batch.records),
   };
+}
+
+/** Builds a `deleted` event for records upstream no longer lists. */
+export function buildDeletion(businessId: string, stream: string, ids: readonly string[], batchId: string, deletedAt: string): PreparedDelivery {
+  const payload: WebhookPayload = {
+    business_id: businessId,
+    stream,
+    records: [],
+    batch_id: batchId,
+    event: 'deleted',
+    deleted: ids.map((id) => ({ id, deleted_at: deletedAt })),
+  };
+  return { payload, body: JSON.stringify(payload), idempotencyKey: deletionIdempotencyKey(businessId, stream, ids) };
 }
 
 export { isoSeconds } from '../../src/normalize/index.js';

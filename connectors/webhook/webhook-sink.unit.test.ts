@@ -1,7 +1,8 @@
 import { pino, type Logger } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Batch, Checkpoint, DeadLetter, Sink, StoredDeadLetter, SyncRecord } from '../../src/sink.js';
+import type { Batch, Checkpoint, DeadLetter, JsonObject, Sink, SyncRecord } from '../../src/sink.js';
+import { MemoryStateStore } from '../../test/fakes/memory-state-store.js';
 import { webhookConfigSchema } from './config.js';
 import { createWebhookSink } from './create-webhook-sink.js';
 import { verifyWebhookSignature } from './verify-webhook-signature.js';
@@ -13,34 +14,8 @@ const now = Date.parse('2025-01-01T00:00:00Z');
 const table = { stream: 'calls', table: 'calls', columns: [{ name: 'direction', type: 'text' as const }] };
 const record = (id: string): SyncRecord => ({ businessId: 'acme', id, source: 'v1', fields: { direction: 'inbound' }, raw: { id } });
 const batchOf = (records: SyncRecord[], deadLetters: DeadLetter[] = []): Batch => ({ businessId: 'acme', table, records, deadLetters });
-const checkpoint = (cursor: string): Checkpoint => ({ businessId: 'acme', stream: 'calls', position: { cursor }, recordsSynced: 0 });
-
-/** Just enough of a SQL state sink: dead letters and checkpoint stored together on write. */
-class MemoryStateSink implements Sink {
-  readonly capabilities = { transactionalCheckpoint: true, maxBatchSize: 500 };
-  readonly stored = new Map<string, Checkpoint>();
-  readonly letters: StoredDeadLetter[] = [];
-  readonly batches: Batch[] = [];
-  closed = 0;
-  readonly checkpoints = {
-    load: (businessId: string, stream: string) => Promise.resolve(this.stored.get(`${businessId}/${stream}`)),
-    save: (value: Checkpoint) => Promise.resolve(void this.stored.set(`${value.businessId}/${value.stream}`, value)),
-  };
-  readonly deadLetters = {
-    list: () => Promise.resolve([...this.letters]),
-    remove: () => Promise.resolve(),
-  };
-  prepare = (): Promise<void> => Promise.resolve();
-  ping = (): Promise<void> => Promise.resolve();
-  close = (): Promise<void> => Promise.resolve(void (this.closed += 1));
-  write(batch: Batch, value: Checkpoint): Promise<{ written: number; unchanged: number; deadLettered: number }> {
-    this.batches.push(batch);
-    for (const letter of batch.deadLetters) this.letters.push({ ...letter, id: this.letters.length + 1, firstSeenAt: 'now', attempts: 1 });
-    const before = this.stored.get(`${value.businessId}/${value.stream}`)?.recordsSynced ?? 0;
-    this.stored.set(`${value.businessId}/${value.stream}`, { ...value, recordsSynced: before + batch.records.length });
-    return Promise.resolve({ written: batch.records.length, unchanged: 0, deadLettered: batch.deadLetters.length });
-  }
-}
+const at = (cursor: string): JsonObject => ({ cursor });
+const checkpoint = (cursor: string, recordsSynced = 0): Checkpoint => ({ businessId: 'acme', stream: 'calls', position: at(cursor), recordsSynced });
 
 interface Captured {
   readonly headers: Record<string, string>;
@@ -48,7 +23,7 @@ interface Captured {
 }
 
 let agent: MockAgent;
-let state: MemoryStateSink;
+let state: MemoryStateStore;
 let sleeps: number[];
 let logLines: string[];
 let logger: Logger;
@@ -56,7 +31,7 @@ let logger: Logger;
 beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
-  state = new MemoryStateSink();
+  state = new MemoryStateStore();
   sleeps = [];
   logLines = [];
   logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
@@ -76,7 +51,7 @@ async function sink(overrides: Record<string, unknown> = {}): Promise<Sink> {
     ...overrides,
   });
   return createWebhookSink(config, { logger, dispatcher: agent }, {
-    stateSink: state,
+    store: state,
     now: () => now,
     random: () => 0.5,
     sleep: (ms) => Promise.resolve(void sleeps.push(ms)),
@@ -103,7 +78,7 @@ function respond(...replies: { status: number; body?: string; headers?: Record<s
 describe('webhook sink over a MockAgent', () => {
   it('POSTs a signed batch, then stores the checkpoint and counts the records', async () => {
     const captured = respond({ status: 200 });
-    const result = await (await sink()).write(batchOf([record('c1'), record('c2')]), checkpoint('n1'));
+    const result = await (await sink()).write(batchOf([record('c1'), record('c2')]), at('n1'));
 
     expect(result).toEqual({ written: 2, unchanged: 0, deadLettered: 0 });
     const [request] = captured;
@@ -112,15 +87,16 @@ describe('webhook sink over a MockAgent', () => {
     const signature = request?.headers['x-callsync-signature'];
     expect(verifyWebhookSignature({ secret, timestamp: request?.headers['x-callsync-timestamp'], body: request?.body ?? '', signature, now })).toBe(true);
     expect(JSON.parse(request?.body ?? '')).toMatchObject({ business_id: 'acme', stream: 'calls', batch_id: 'batch-1', records: [{ id: 'c1' }, { id: 'c2' }] });
-    expect(state.stored.get('acme/calls')).toEqual({ ...checkpoint('n1'), recordsSynced: 2 });
-    expect(state.batches[0]?.records).toEqual([]);
+    expect(state.stored.get('acme/calls')).toEqual(checkpoint('n1', 2));
+    // The state store keeps a copy of what the receiver acknowledged, committed with the checkpoint.
+    expect(state.commits.map((commit) => commit.records.map((stored) => stored.id))).toEqual([['c1', 'c2']]);
     agent.assertNoPendingInterceptors();
   });
 
   it('fails a request the mock did not expect instead of reaching the network', async () => {
     respond({ status: 200 });
     const webhook = await sink({ url: `${origin}/elsewhere` });
-    const error = await webhook.write(batchOf([record('c1')]), checkpoint('n1')).catch((caught: unknown) => caught);
+    const error = await webhook.write(batchOf([record('c1')]), at('n1')).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(WebhookDeliveryError);
     expect(error).toMatchObject({ kind: 'invalid', attempts: 1 });
@@ -131,7 +107,7 @@ describe('webhook sink over a MockAgent', () => {
 
   it('retries 503 with full-jitter backoff and then delivers', async () => {
     const captured = respond({ status: 503 }, { status: 503 }, { status: 204 });
-    const result = await (await sink()).write(batchOf([record('c1')]), checkpoint('n1'));
+    const result = await (await sink()).write(batchOf([record('c1')]), at('n1'));
 
     expect(result.written).toBe(1);
     expect(captured).toHaveLength(3);
@@ -142,13 +118,13 @@ describe('webhook sink over a MockAgent', () => {
 
   it('waits as long as a 429 Retry-After asks', async () => {
     respond({ status: 429, headers: { 'retry-after': '7' } }, { status: 200 });
-    await (await sink({ retry: { maxAttempts: 3, maxDelayMs: 10_000 } })).write(batchOf([record('c1')]), checkpoint('n1'));
+    await (await sink({ retry: { maxAttempts: 3, maxDelayMs: 10_000 } })).write(batchOf([record('c1')]), at('n1'));
     expect(sleeps).toEqual([7000]);
   });
 
   it('hands a Retry-After longer than maxDelayMs back to the engine without moving the checkpoint', async () => {
     respond({ status: 429, headers: { 'retry-after': '120' } });
-    const error = await (await sink()).write(batchOf([record('c1')]), checkpoint('n1')).catch((caught: unknown) => caught);
+    const error = await (await sink()).write(batchOf([record('c1')]), at('n1')).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'WebhookDeliveryError', kind: 'rate_limited', retryAfterMs: 120_000 });
     expect(state.stored.size).toBe(0);
     expect(sleeps).toEqual([]);
@@ -156,7 +132,7 @@ describe('webhook sink over a MockAgent', () => {
 
   it('gives up after maxAttempts with a transient error and keeps the checkpoint', async () => {
     const captured = respond({ status: 500 }, { status: 502 }, { status: 500, body: `echo ${secret}` });
-    const error = await (await sink()).write(batchOf([record('c1')]), checkpoint('n1')).catch((caught: unknown) => caught);
+    const error = await (await sink()).write(batchOf([record('c1')]), at('n1')).catch((caught: unknown) => caught);
     expect(captured).toHaveLength(3);
     expect(error).toMatchObject({ kind: 'transient', attempts: 3 });
     expect((error as Error).message).toContain('https://hooks.example.com/callsync: gave up after 3 attempts: webhook receiver answered HTTP 500');
@@ -169,8 +145,8 @@ describe('webhook sink over a MockAgent', () => {
     respond({ status: 400, body: `bad record; signed with ${secret}` }, { status: 200 });
     const webhook = await sink();
     const earlier: DeadLetter = { businessId: 'acme', stream: 'calls', reason: 'created_at: unparseable', raw: { id: 'x' } };
-    const rejected = await webhook.write(batchOf([record('c1'), record('c2')], [earlier]), checkpoint('n1'));
-    const next = await webhook.write(batchOf([record('c3')]), checkpoint('n2'));
+    const rejected = await webhook.write(batchOf([record('c1'), record('c2')], [earlier]), at('n1'));
+    const next = await webhook.write(batchOf([record('c3')]), at('n2'));
 
     expect(rejected).toEqual({ written: 0, unchanged: 0, deadLettered: 3 });
     expect(next.written).toBe(1);
@@ -180,14 +156,14 @@ describe('webhook sink over a MockAgent', () => {
       [{ id: 'c1' }, 'webhook receiver answered HTTP 400: bad record; signed with [redacted]'],
       [{ id: 'c2' }, 'webhook receiver answered HTTP 400: bad record; signed with [redacted]'],
     ]);
-    expect(await webhook.checkpoints.load('acme', 'calls')).toEqual({ ...checkpoint('n2'), recordsSynced: 1 });
+    expect(await webhook.checkpoints.load('acme', 'calls')).toEqual(checkpoint('n2', 1));
   });
 
   it('reports what the receiver acknowledged and counts only new records', async () => {
     respond({ status: 200, body: '{"written":1,"unchanged":1}' }, { status: 200, headers: { 'idempotent-replayed': 'true' } });
     const webhook = await sink();
-    expect(await webhook.write(batchOf([record('c1'), record('c2')]), checkpoint('n1'))).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
-    expect(await webhook.write(batchOf([record('c1'), record('c2')]), checkpoint('n1'))).toEqual({ written: 0, unchanged: 2, deadLettered: 0 });
+    expect(await webhook.write(batchOf([record('c1'), record('c2')]), at('n1'))).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
+    expect(await webhook.write(batchOf([record('c1'), record('c2')]), at('n1'))).toEqual({ written: 0, unchanged: 2, deadLettered: 0 });
     expect(state.stored.get('acme/calls')?.recordsSynced).toBe(1);
   });
 
@@ -195,21 +171,21 @@ describe('webhook sink over a MockAgent', () => {
     const captured = respond({ status: 200 });
     const first = { ...record('c1'), raw: { id: 'c1', v: 1 } };
     const second = { ...record('c1'), raw: { id: 'c1', v: 2 } };
-    expect((await (await sink()).write(batchOf([first, second]), checkpoint('n1'))).written).toBe(1);
+    expect((await (await sink()).write(batchOf([first, second]), at('n1'))).written).toBe(1);
     expect((JSON.parse(captured[0]?.body ?? '') as { records: unknown[] }).records).toMatchObject([{ id: 'c1', raw: { v: 2 } }]);
   });
 
   it('stores the checkpoint of an empty batch without any request', async () => {
     const letter: DeadLetter = { businessId: 'acme', stream: 'calls', reason: 'no id', raw: {} };
-    const result = await (await sink()).write(batchOf([], [letter]), checkpoint('n9'));
+    const result = await (await sink()).write(batchOf([], [letter]), at('n9'));
     expect(result).toEqual({ written: 0, unchanged: 0, deadLettered: 1 });
     expect(state.stored.get('acme/calls')?.position).toEqual({ cursor: 'n9' });
     expect(state.letters).toHaveLength(1);
   });
 
-  it('declares its capabilities from the config and closes the state sink once', async () => {
+  it('declares its capabilities from the config and closes the state store once', async () => {
     const webhook = await sink({ batchSize: 50 });
-    expect(webhook.capabilities).toEqual({ transactionalCheckpoint: false, maxBatchSize: 50 });
+    expect(webhook.capabilities).toEqual({ maxBatchSize: 50 });
     await webhook.close();
     await webhook.close();
     expect(state.closed).toBe(1);
@@ -217,7 +193,7 @@ describe('webhook sink over a MockAgent', () => {
 
   it('never logs the secret or the query string', async () => {
     respond({ status: 503, body: `nope ${secret}` }, { status: 400, body: secret });
-    await (await sink()).write(batchOf([record('c1')]), checkpoint('n1'));
+    await (await sink()).write(batchOf([record('c1')]), at('n1'));
     const log = logLines.join('\n');
     expect(log).toContain('retrying');
     expect(log).not.toContain(secret);

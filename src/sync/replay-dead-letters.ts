@@ -39,7 +39,7 @@ export async function replayDeadLetters(
     const checkpoint = await sink.checkpoints.load(letter.businessId, letter.stream);
     const result = await sink.write(
       { businessId: letter.businessId, table: descriptor.table, records: page.records, deadLetters: page.deadLetters },
-      checkpoint ?? { businessId: letter.businessId, stream: letter.stream, position: {}, recordsSynced: 0 },
+      checkpoint?.position ?? {},
     );
     if (page.records.length === 1 && result.deadLettered === 0) {
       await sink.deadLetters.remove([letter.id]);

@@ -1,4 +1,4 @@
-import type { Checkpoint, JsonObject, Sink, WriteResult } from '../sink.js';
+import type { JsonObject, Sink, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import { chunk, toPageRecords } from './to-batch.js';
 import type { WalkPage } from './walkers/index.js';
@@ -20,16 +20,9 @@ export async function storePage(
   const total = { written: 0, unchanged: 0, deadLettered: 0 };
   for (const [index, part] of parts.entries()) {
     const last = index === parts.length - 1;
-    const checkpoint: Checkpoint = {
-      businessId,
-      stream: descriptor.name,
-      position: (last ? page.position : positionBefore) ?? {},
-      // Sinks add what they wrote to the stored count (see Checkpoint.recordsSynced).
-      recordsSynced: 0,
-    };
     const result = await sink.write(
       { businessId, table: descriptor.table, records: part, deadLetters: index === 0 ? deadLetters : [] },
-      checkpoint,
+      (last ? page.position : positionBefore) ?? {},
     );
     total.written += result.written;
     total.unchanged += result.unchanged;

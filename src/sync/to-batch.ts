@@ -7,8 +7,8 @@ export interface PageRecords {
 }
 
 /**
- * Splits a page into records and dead letters. An id seen twice in one page keeps its last
- * version: upserts must not touch one row twice in a statement, and the later copy is the newer.
+ * Splits a page into records and dead letters, in page order. A repeated id is kept as it came:
+ * the sink collapses repeats (the later copy wins) for every connector.
  */
 export function toPageRecords(
   businessId: string,
@@ -16,17 +16,13 @@ export function toPageRecords(
   source: RecordSource,
   items: readonly WalkItem[],
 ): PageRecords {
-  const byId = new Map<string, SyncRecord>();
+  const records: SyncRecord[] = [];
   const deadLetters: DeadLetter[] = [];
   for (const { raw, result } of items) {
-    if (result.ok) {
-      byId.delete(result.id);
-      byId.set(result.id, { businessId, id: result.id, source, fields: result.fields, raw });
-    } else {
-      deadLetters.push({ businessId, stream, reason: result.reason, raw });
-    }
+    if (result.ok) records.push({ businessId, id: result.id, source, fields: result.fields, raw });
+    else deadLetters.push({ businessId, stream, reason: result.reason, raw });
   }
-  return { records: [...byId.values()], deadLetters };
+  return { records, deadLetters };
 }
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {

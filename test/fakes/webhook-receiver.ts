@@ -29,13 +29,16 @@ interface Payload {
   readonly business_id: string;
   readonly stream: string;
   readonly records: readonly ReceivedRecord[];
+  readonly event?: string;
+  readonly deleted?: readonly { readonly id: string; readonly deleted_at: string }[];
 }
 
 /**
  * A webhook receiver that behaves like the README asks real ones to: it verifies the signature
  * with the exported function (401 otherwise), drops a batch whose `Idempotency-Key` it has seen
  * (`Idempotent-Replayed: true`), upserts records by (business, stream, id) and answers
- * `{ written, unchanged }`. Scripted responses come first, for outages and refusals.
+ * `{ written, unchanged }`; a `deleted` event marks stored records deleted, and a record sent
+ * again is no longer deleted. Scripted responses come first, for outages and refusals.
  */
 export class WebhookReceiver {
   readonly requests: ReceivedRequest[] = [];
@@ -43,7 +46,7 @@ export class WebhookReceiver {
   readonly #secret: string;
   readonly #script: ScriptedResponse[] = [];
   readonly #seenKeys = new Set<string>();
-  readonly #records = new Map<string, { businessId: string; stream: string; record: ReceivedRecord }>();
+  readonly #records = new Map<string, { businessId: string; stream: string; record: ReceivedRecord; deletedAt?: string }>();
   #url = '';
 
   private constructor(secret: string) {
@@ -73,12 +76,20 @@ export class WebhookReceiver {
     this.#script.push(...responses);
   }
 
-  /** Stored records of one business and stream, sorted by id. */
+  /** Stored records of one business and stream not marked deleted, sorted by id. */
   rows(businessId: string, stream: string): ReceivedRecord[] {
     return [...this.#records.values()]
-      .filter((entry) => entry.businessId === businessId && entry.stream === stream)
+      .filter((entry) => entry.businessId === businessId && entry.stream === stream && entry.deletedAt === undefined)
       .map((entry) => entry.record)
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Ids of one business and stream a `deleted` event marked, sorted. */
+  deleted(businessId: string, stream: string): string[] {
+    return [...this.#records.values()]
+      .filter((entry) => entry.businessId === businessId && entry.stream === stream && entry.deletedAt !== undefined)
+      .map((entry) => entry.record.id)
+      .sort();
   }
 
   async close(): Promise<void> {
@@ -111,12 +122,18 @@ export class WebhookReceiver {
     if (this.#seenKeys.has(key)) {
       return { status: 200, headers: { 'idempotent-replayed': 'true' }, body: JSON.stringify({ written: 0, unchanged: payload.records.length }) };
     }
+    const keyOf = (id: string): string => JSON.stringify([payload.business_id, payload.stream, id]);
+    for (const { id, deleted_at: deletedAt } of payload.event === 'deleted' ? (payload.deleted ?? []) : []) {
+      const entry = this.#records.get(keyOf(id));
+      if (entry !== undefined) entry.deletedAt = deletedAt;
+    }
     let written = 0;
     for (const record of payload.records) {
-      const id = JSON.stringify([payload.business_id, payload.stream, record.id]);
+      const id = keyOf(record.id);
       const { synced_at: _new, ...content } = record;
-      const { synced_at: _old, ...stored } = this.#records.get(id)?.record ?? ({} as Record<string, unknown>);
-      if (JSON.stringify(stored) === JSON.stringify(content)) continue;
+      const existing = this.#records.get(id);
+      const { synced_at: _old, ...stored } = existing?.record ?? ({} as Record<string, unknown>);
+      if (existing?.deletedAt === undefined && JSON.stringify(stored) === JSON.stringify(content)) continue;
       this.#records.set(id, { businessId: payload.business_id, stream: payload.stream, record });
       written += 1;
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { associateDefault } from './associations.js';
+import { batchArchiveCalls, batchReadCalls } from './batch-archive.js';
 import { batchUpsertCalls, type InvalidInputMode } from './batch-upsert.js';
 import { createContact, searchContacts } from './contacts.js';
 import { errorReply, type Reply } from './errors.js';
@@ -34,6 +35,8 @@ export interface FakeHubSpot {
   readonly baseUrl: string;
   readonly token: string;
   calls(): FakeObject[];
+  /** Calls archived through `batch/archive`. */
+  archivedCalls(): FakeObject[];
   contacts(): FakeObject[];
   associations(): FakeAssociation[];
   callProperties(): FakeProperty[];
@@ -74,6 +77,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promis
     baseUrl: `http://127.0.0.1:${port}`,
     token,
     calls: () => [...store.calls.values()].map((call) => structuredClone(call)),
+    archivedCalls: () => [...store.archivedCalls.values()].map((call) => structuredClone(call)),
     contacts: () => [...store.contacts.values()].map((contact) => structuredClone(contact)),
     associations: () => [...store.associations],
     callProperties: () => [...store.callProperties.values()],
@@ -92,6 +96,8 @@ function route(store: FakeStore, method: string, path: string, body: unknown, mo
   if (method === 'GET' && property?.[1] !== undefined) return readCallProperty(store, decodeURIComponent(property[1]));
   if (method === 'POST' && path === '/crm/v3/properties/calls') return createCallProperty(store, body);
   if (method === 'POST' && path === '/crm/v3/objects/calls/batch/upsert') return batchUpsertCalls(store, body, mode);
+  if (method === 'POST' && path === '/crm/v3/objects/calls/batch/read') return batchReadCalls(store, body);
+  if (method === 'POST' && path === '/crm/v3/objects/calls/batch/archive') return batchArchiveCalls(store, body);
   if (method === 'POST' && path === '/crm/v3/objects/contacts/search') return searchContacts(store, body);
   if (method === 'POST' && path === '/crm/v3/objects/contacts') return createContact(store, body);
   if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default') return associateDefault(store, body);
@@ -116,6 +122,11 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 function send(response: ServerResponse, reply: Reply, headers: Record<string, string>): void {
+  if (reply.body === undefined) {
+    response.writeHead(reply.status, headers);
+    response.end();
+    return;
+  }
   response.writeHead(reply.status, { 'content-type': 'application/json;charset=utf-8', ...headers });
   response.end(JSON.stringify(reply.body));
 }

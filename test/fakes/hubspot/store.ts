@@ -52,6 +52,8 @@ export function defaultCallProperties(): FakeProperty[] {
 
 export class FakeStore {
   readonly calls = new Map<string, FakeObject>();
+  /** Archived calls (HubSpot's recycling bin), by object id; an upsert never matches them. */
+  readonly archivedCalls = new Map<string, FakeObject>();
   readonly contacts = new Map<string, FakeObject>();
   readonly associations: FakeAssociation[] = [];
   readonly callProperties = new Map<string, FakeProperty>();
@@ -86,6 +88,13 @@ export class FakeStore {
     const object = { id: this.newId(), properties: { ...properties, [idProperty]: value }, createdAt: now, updatedAt: now };
     this.calls.set(object.id, object);
     return { object, created: true };
+  }
+
+  archiveCall(id: string): void {
+    const call = this.calls.get(id);
+    if (call === undefined) return;
+    this.calls.delete(id);
+    this.archivedCalls.set(id, call);
   }
 
   associate(callId: string, contactId: string): void {

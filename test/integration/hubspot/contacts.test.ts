@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Checkpoint } from '../../../src/sink.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, voicemail, type HubSpotTarget } from './harness.js';
 
 const A = 'acme';
-const at = (stream: string): Checkpoint => ({ businessId: A, stream, position: {}, recordsSynced: 0 });
 const searches = (target: HubSpotTarget) => target.fake.requests().filter((request) => request.path === '/crm/v3/objects/contacts/search');
 
 describe('hubspot call ↔ contact association', () => {
@@ -15,9 +13,9 @@ describe('hubspot call ↔ contact association', () => {
     target = await startTarget({ contacts: [{ firstname: 'Ann', phone: '+14155550123' }, { firstname: 'Bo', mobilephone: '+14155550199' }] });
     const [ann, bo] = target.fake.contacts();
     const calls = [inboundCall(A, '1'), inboundCall(A, '2'), inboundCall(A, '3', { direction: 'outbound', to_number: '+14155550199' })];
-    await target.sink.write({ businessId: A, table: callsTable, records: calls, deadLetters: [] }, at('calls'));
-    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '4')], deadLetters: [] }, at('calls'));
-    await target.sink.write({ businessId: A, table: voicemailsTable, records: [voicemail(A, '5', { from_number: '+19995550000' })], deadLetters: [] }, at('voicemails'));
+    await target.sink.write({ businessId: A, table: callsTable, records: calls, deadLetters: [] }, {});
+    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '4')], deadLetters: [] }, {});
+    await target.sink.write({ businessId: A, table: voicemailsTable, records: [voicemail(A, '5', { from_number: '+19995550000' })], deadLetters: [] }, {});
 
     const idOf = new Map(target.fake.calls().map((call) => [call.properties.callsync_id, call.id]));
     const pairs = target.fake.associations().map((association) => [association.fromId, association.toId, association.associationTypeId]);
@@ -43,7 +41,7 @@ describe('hubspot call ↔ contact association', () => {
 
   it('creates a contact for an unknown caller when createContacts is on', async () => {
     target = await startTarget({}, { createContacts: true });
-    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1'), inboundCall(A, '2')], deadLetters: [] }, at('calls'));
+    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1'), inboundCall(A, '2')], deadLetters: [] }, {});
     const contacts = target.fake.contacts();
     expect(contacts.map((contact) => contact.properties)).toEqual([{ phone: '+14155550123' }]);
     expect(target.fake.associations().map((association) => association.toId)).toEqual([contacts[0]?.id, contacts[0]?.id]);

@@ -1,12 +1,10 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isHubSpotError } from '../../../connectors/hubspot/errors.js';
-import type { Checkpoint } from '../../../src/sink.js';
 import { callsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, type HubSpotTarget } from './harness.js';
 
 const A = 'acme';
-const at = (position: Checkpoint['position']): Checkpoint => ({ businessId: A, stream: 'calls', position, recordsSynced: 0 });
 const upserts = (target: HubSpotTarget) => target.fake.requests().filter((request) => request.path === '/crm/v3/objects/calls/batch/upsert');
 const hundred = (bad: number) =>
   Array.from({ length: 100 }, (_, index) => inboundCall(A, `c${index}`, index === bad ? { created_at: 'yesterday-ish' } : {}));
@@ -25,7 +23,7 @@ describe('hubspot sink under failures', () => {
     target = await startTarget({}, { associateContacts: false });
     await target.sink.prepare([callsTable]);
     target.fake.setFaults({ rateLimitNext: 2 });
-    const result = await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, at({ cursor: 'a' }));
+    const result = await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, { cursor: 'a' });
     expect(result.written).toBe(1);
     expect(upserts(target).map((request) => request.status)).toEqual([429, 429, 200]);
     expect(target.fake.calls()).toHaveLength(1);
@@ -35,7 +33,7 @@ describe('hubspot sink under failures', () => {
     target = await startTarget({}, { associateContacts: false });
     await target.sink.prepare([callsTable]);
     target.fake.setFaults({ serverErrorsNext: 3 });
-    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, at({ cursor: 'a' }));
+    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, { cursor: 'a' });
     expect(upserts(target).map((request) => request.status)).toEqual([500, 500, 500, 200]);
   });
 
@@ -43,7 +41,7 @@ describe('hubspot sink under failures', () => {
     target = await startTarget({}, { associateContacts: false });
     await target.sink.prepare([callsTable]);
     target.fake.setFaults({ dailyExhausted: true });
-    const write = () => target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, at({ cursor: 'a' }));
+    const write = () => target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, { cursor: 'a' });
     const error = await write().catch((caught: unknown) => caught);
     expect(isHubSpotError(error) && error.kind).toBe('daily_limit');
     expect(String(error)).toMatch(/daily/i);
@@ -58,7 +56,7 @@ describe('hubspot sink under failures', () => {
   it.each(['multi-status', 'reject-batch'] as const)('dead-letters the one bad record of 100 with HubSpot message (%s)', async (mode) => {
     target = await startTarget({ invalidInputs: mode }, { associateContacts: false });
     const records = hundred(37);
-    const result = await target.sink.write({ businessId: A, table: callsTable, records, deadLetters: [] }, at({ cursor: 'b' }));
+    const result = await target.sink.write({ businessId: A, table: callsTable, records, deadLetters: [] }, { cursor: 'b' });
     expect(result).toEqual({ written: 99, unchanged: 0, deadLettered: 1 });
     expect(target.fake.calls()).toHaveLength(99);
     const letters = await target.sink.deadLetters.list({ businessId: A, stream: 'calls' });
@@ -72,7 +70,7 @@ describe('hubspot sink under failures', () => {
   it('stops on a refused token and never shows it', async () => {
     const wrong = 'pat-na1-00000000-wrong-token-value';
     target = await startTarget({}, { token: wrong, associateContacts: false });
-    const error = await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, at({ cursor: 'a' })).catch((caught: unknown) => caught);
+    const error = await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, { cursor: 'a' }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: 'auth', status: 401 });
     expect(target.fake.requests()).toHaveLength(1);
     for (const value of [inspect(error, { depth: 8 }), JSON.stringify(error), target.logs.join('\n')]) expect(value).not.toContain(wrong);

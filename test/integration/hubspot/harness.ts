@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema, type HubSpotConfig } from '../../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
-import { sqliteSinkFactory } from '../../../connectors/sqlite/index.js';
+import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
 import type { ColumnValue, Sink, SyncRecord } from '../../../src/sink.js';
 import { startFakeHubSpot, type FakeHubSpot, type FakeHubSpotOptions } from '../../fakes/hubspot/index.js';
 
@@ -34,9 +34,9 @@ export async function startTarget(
     retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200 },
     ...config,
   });
-  const stateSink = await sqliteSinkFactory.create(parsed.state as { type: 'sqlite'; path: string }, { logger });
+  const store = await openSqlStore(parsed.state, logger);
   const dispatcher = new Agent();
-  const sink = createHubSpotSink(parsed, { logger, dispatcher, stateSink });
+  const sink = createHubSpotSink(parsed, { logger, dispatcher, store });
   return {
     fake,
     sink,

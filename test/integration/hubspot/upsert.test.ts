@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LEFT_VOICEMAIL_DISPOSITION } from '../../../connectors/hubspot/mapping.js';
-import type { Checkpoint, StreamTable } from '../../../src/sink.js';
+import type { StreamTable } from '../../../src/sink.js';
 import { chunk } from '../../../src/sync/to-batch.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, voicemail, type HubSpotTarget } from './harness.js';
 
 const A = 'acme';
-const at = (stream: string, position: Checkpoint['position']): Checkpoint => ({ businessId: A, stream, position, recordsSynced: 0 });
 const numbersTable: StreamTable = { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] };
 
 describe('hubspot sink against the fake portal', () => {
@@ -19,13 +18,13 @@ describe('hubspot sink against the fake portal', () => {
     await target.sink.prepare([callsTable, voicemailsTable]);
     const records = Array.from({ length: 150 }, (_, index) => inboundCall(A, `c${index}`));
     for (const part of chunk(records, target.sink.capabilities.maxBatchSize)) {
-      await target.sink.write({ businessId: A, table: callsTable, records: part, deadLetters: [] }, at('calls', { cursor: 'p1' }));
+      await target.sink.write({ businessId: A, table: callsTable, records: part, deadLetters: [] }, { cursor: 'p1' });
     }
     const upserts = () => target.fake.requests().filter((request) => request.path === '/crm/v3/objects/calls/batch/upsert');
     expect(upserts().map((request) => (request.body as { inputs: unknown[] }).inputs.length)).toEqual([100, 50]);
     expect(target.fake.calls()).toHaveLength(150);
 
-    const replay = await target.sink.write({ businessId: A, table: callsTable, records: records.slice(0, 100), deadLetters: [] }, at('calls', { cursor: 'p2' }));
+    const replay = await target.sink.write({ businessId: A, table: callsTable, records: records.slice(0, 100), deadLetters: [] }, { cursor: 'p2' });
     expect(replay).toEqual({ written: 0, unchanged: 100, deadLettered: 0 });
     expect(target.fake.calls()).toHaveLength(150);
     const propertyCreations = target.fake.requests().filter((request) => request.method === 'POST' && request.path === '/crm/v3/properties/calls');
@@ -36,8 +35,8 @@ describe('hubspot sink against the fake portal', () => {
 
   it('writes calls and voicemails with the documented properties', async () => {
     target = await startTarget({}, { associateContacts: false });
-    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '7', { duration_seconds: null })], deadLetters: [] }, at('calls', {}));
-    await target.sink.write({ businessId: A, table: voicemailsTable, records: [voicemail(A, '9')], deadLetters: [] }, at('voicemails', {}));
+    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '7', { duration_seconds: null })], deadLetters: [] }, {});
+    await target.sink.write({ businessId: A, table: voicemailsTable, records: [voicemail(A, '9')], deadLetters: [] }, {});
     const byId = new Map(target.fake.calls().map((call) => [call.properties.callsync_id, call.properties]));
     expect(byId.get('acme:calls:7')).toEqual({
       callsync_id: 'acme:calls:7',
@@ -62,7 +61,7 @@ describe('hubspot sink against the fake portal', () => {
   it('keeps numbers as dead letters with the reason and still moves the checkpoint', async () => {
     target = await startTarget();
     const record = { businessId: A, id: 'n1', source: 'v1' as const, fields: { number: '+15550100001' }, raw: { id: 'n1', number: '+15550100001' } };
-    const result = await target.sink.write({ businessId: A, table: numbersTable, records: [record], deadLetters: [] }, at('numbers', { done: true }));
+    const result = await target.sink.write({ businessId: A, table: numbersTable, records: [record], deadLetters: [] }, { done: true });
     expect(result).toEqual({ written: 0, unchanged: 0, deadLettered: 1 });
     expect(await target.sink.deadLetters.list({ businessId: A, stream: 'numbers' })).toMatchObject([
       { reason: expect.stringMatching(/stream "numbers" is not synced to HubSpot/) as unknown, raw: record.raw },

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
-import { sqliteSinkFactory } from '../../../connectors/sqlite/index.js';
+import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
 import type { Json } from '../../../src/sink.js';
 import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
 import { voicemailRecord } from './fixtures.js';
@@ -16,6 +16,7 @@ import { describeSinkConformance, type StoredRow } from './suite.js';
 // fake portal through the record property, which holds each record as synced.
 describeSinkConformance({
   name: 'hubspot',
+  deliveredBeforeCommit: true,
   customTables: false,
   async create() {
     const fake = await startFakeHubSpot();
@@ -31,9 +32,9 @@ describeSinkConformance({
       recordProperty: 'callsync_record',
       retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 },
     });
-    const stateSink = await sqliteSinkFactory.create({ type: 'sqlite', path: statePath }, { logger });
+    const store = await openSqlStore(config.state, logger);
     const dispatcher = new Agent();
-    const sink = createHubSpotSink(config, { logger, dispatcher, stateSink });
+    const sink = createHubSpotSink(config, { logger, dispatcher, store });
     const withState = <T>(body: (db: Database.Database) => T): T => {
       const db = new Database(statePath);
       try {
@@ -54,6 +55,14 @@ describeSinkConformance({
             return { businessId, id: (call.properties.callsync_id ?? '').slice(prefix.length), source: record.source, fields: record.fields, raw: record.raw };
           });
         return Promise.resolve(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+      },
+      // Archived (in HubSpot's recycling bin) and not live again as a new call.
+      readDeleted(table, businessId) {
+        const prefix = `${businessId}:${table.stream}:`;
+        const idsOf = (calls: { properties: Record<string, string> }[]) =>
+          calls.map((call) => call.properties.callsync_id ?? '').filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+        const live = new Set(idsOf(fake.calls()));
+        return Promise.resolve([...new Set(idsOf(fake.archivedCalls()))].filter((id) => !live.has(id)).sort());
       },
       rejectableRecord: (businessId) => ({
         record: voicemailRecord(businessId, 'v2', { created_at: 'not a date' }),

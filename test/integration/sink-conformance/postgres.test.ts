@@ -8,6 +8,7 @@ import { describeSinkConformance } from './suite.js';
 
 describeSinkConformance({
   name: 'postgres',
+  deliveredBeforeCommit: false,
   async create() {
     const schema = uniqueName('sink');
     const sink = await postgresSinkFactory.create(
@@ -19,10 +20,17 @@ describeSinkConformance({
       sink,
       async readRows(table, businessId) {
         const result = await pool.query<Record<string, unknown>>(
-          `select * from "${schema}"."${table.table}" where business_id = $1 order by id`,
+          `select * from "${schema}"."${table.table}" where business_id = $1 and deleted_at is null order by id`,
           [businessId],
         );
         return result.rows.map((row) => toStoredRow(row, table, integerColumns(table)));
+      },
+      async readDeleted(table, businessId) {
+        const result = await pool.query<{ id: string }>(
+          `select id from "${schema}"."${table.table}" where business_id = $1 and deleted_at is not null order by id`,
+          [businessId],
+        );
+        return result.rows.map((row) => row.id);
       },
       rejectableRecord: (businessId) => ({
         record: voicemailRecord(businessId, 'v2', { transcription_text: 'cut \u0000 off' }),

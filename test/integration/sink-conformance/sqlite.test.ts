@@ -10,6 +10,7 @@ import { describeSinkConformance } from './suite.js';
 
 describeSinkConformance({
   name: 'sqlite',
+  deliveredBeforeCommit: false,
   async create() {
     const dir = await mkdtemp(join(tmpdir(), 'callsync-sink-'));
     // A missing parent directory is part of the contract: the sink creates it.
@@ -29,9 +30,18 @@ describeSinkConformance({
         Promise.resolve(
           withDatabase((db) =>
             db
-              .prepare<[string], Record<string, unknown>>(`select * from "${table.table}" where business_id = ? order by id`)
+              .prepare<[string], Record<string, unknown>>(`select * from "${table.table}" where business_id = ? and deleted_at is null order by id`)
               .all(businessId)
               .map((row) => toStoredRow(row, table, integerColumns(table))),
+          ),
+        ),
+      readDeleted: (table, businessId) =>
+        Promise.resolve(
+          withDatabase((db) =>
+            db
+              .prepare<[string], { id: string }>(`select id from "${table.table}" where business_id = ? and deleted_at is not null order by id`)
+              .all(businessId)
+              .map((row) => row.id),
           ),
         ),
       rejectableRecord: (businessId) => ({

@@ -6,12 +6,15 @@ import { pino } from 'pino';
 import { webhookConfigSchema, webhookSinkFactory } from '../../../connectors/webhook/index.js';
 import type { ColumnValue, Json } from '../../../src/sink.js';
 import { WebhookReceiver } from '../../fakes/webhook-receiver.js';
+import { voicemailRecord } from './fixtures.js';
 import { describeSinkConformance } from './suite.js';
 
 const secret = 'whsec_conformance_0123456789';
 
 describeSinkConformance({
   name: 'webhook',
+  deliveredBeforeCommit: true,
+  targetCountsReplays: true,
   async create() {
     const dir = await mkdtemp(join(tmpdir(), 'callsync-webhook-sink-'));
     const statePath = join(dir, 'state', 'webhook-state.db');
@@ -46,6 +49,13 @@ describeSinkConformance({
             syncedAt: String(record.synced_at),
           })),
         ),
+      readDeleted: (table, businessId) => Promise.resolve(receiver.deleted(businessId, table.stream)),
+      // A receiver refuses whole batches, never one record (webhook.test.ts covers that); the record
+      // refused here is one the sink itself cannot store.
+      rejectableRecord: (businessId) => ({
+        record: { ...voicemailRecord(businessId, 'v2'), raw: { uuid: 2, transcription: 'cut \ud83d off' } },
+        reason: /^raw\.transcription: lone surrogate/,
+      }),
       // The receiver acknowledges, then the state store fails to take the checkpoint.
       breakCheckpoints() {
         withState((db) =>

@@ -1,23 +1,22 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { Batch, Checkpoint, DeadLetter, Sink, StreamTable, SyncRecord, WriteResult } from '../../src/sink.js';
-import type { SinkConnector } from '../sink-connector.js';
+import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
+import type { Target, TargetOutcome } from '../parts.js';
+import { archiveCalls } from './archive.js';
 import { associateCallsWithContacts, type CallContactPair } from './associations.js';
 import { HubSpotBudget } from './budget.js';
 import type { HubSpotConfig } from './config.js';
 import { ContactResolver } from './contacts.js';
 import { isHubSpotError } from './errors.js';
 import { HubSpotHttp } from './http-client.js';
-import { mapRecordToCall, resolveMapping, supportedStreams, type CallPropertyMapping } from './mapping.js';
+import { callUniqueValue, mapRecordToCall, resolveMapping, supportedStreams, type CallPropertyMapping } from './mapping.js';
 import { recordPropertyValue, ensureRecordProperty } from './record-property.js';
 import { systemClock, type Clock } from './rolling-window.js';
 import { ensureUniqueProperty } from './unique-property.js';
 import { upsertCalls, type CallInput } from './upsert.js';
 
-export interface HubSpotConnectorOptions {
+export interface HubSpotTargetOptions {
   readonly config: HubSpotConfig;
-  /** SQL sink that keeps checkpoints, dead letters and a copy of what HubSpot acknowledged. Closed with the connector. */
-  readonly stateSink: Sink;
   readonly dispatcher: Dispatcher;
   /** Close the dispatcher on `close()` (true when the connector created it). */
   readonly ownsDispatcher: boolean;
@@ -33,26 +32,21 @@ interface Pending {
 
 /**
  * Calls and voicemails → HubSpot Calls engagements, upserted by a unique custom property, then
- * associated with the caller's contact. After HubSpot acknowledges, one state-sink write stores
- * the acknowledged records' local copy, the dead letters and the checkpoint in one transaction.
+ * associated with the caller's contact; deletion is HubSpot's archive. The state store keeps the
+ * checkpoint, dead letters and a copy of what HubSpot acknowledged.
  */
-export class HubSpotConnector implements SinkConnector {
-  readonly type = 'hubspot';
-  readonly capabilities = { transactionalCheckpoint: false, maxBatchSize: 100 } as const;
-  readonly checkpoints: Sink['checkpoints'];
-  readonly deadLetters: Sink['deadLetters'];
-  readonly #options: HubSpotConnectorOptions;
+export class HubSpotTarget implements Target {
+  readonly capabilities = { maxBatchSize: 100 } as const;
+  readonly #options: HubSpotTargetOptions;
   readonly #http: HubSpotHttp;
   readonly #contacts: ContactResolver;
   readonly #mapping: CallPropertyMapping;
   #propertiesReady: Promise<void> | undefined;
 
-  constructor(options: HubSpotConnectorOptions) {
+  constructor(options: HubSpotTargetOptions) {
     this.#options = options;
     const { config, logger } = options;
     const clock = options.clock ?? systemClock;
-    this.checkpoints = options.stateSink.checkpoints;
-    this.deadLetters = options.stateSink.deadLetters;
     this.#mapping = resolveMapping(config.mapping);
     this.#http = new HubSpotHttp({
       baseUrl: config.baseUrl,
@@ -68,7 +62,6 @@ export class HubSpotConnector implements SinkConnector {
   }
 
   async prepare(tables: readonly StreamTable[]): Promise<void> {
-    await this.#options.stateSink.prepare(tables);
     await this.#ensureProperties();
     const unsupported = tables.filter((table) => !supportedStreams.has(table.stream)).map((table) => table.stream);
     if (unsupported.length > 0) {
@@ -76,39 +69,42 @@ export class HubSpotConnector implements SinkConnector {
     }
   }
 
-  async write(batch: Batch, checkpoint: Checkpoint): Promise<WriteResult> {
+  async send(batch: Batch): Promise<TargetOutcome> {
     await this.#ensureProperties();
     const { config } = this.#options;
     const stream = batch.table.stream;
-    const deadLetters: DeadLetter[] = [...batch.deadLetters];
-    const inputs = new Map<string, CallInput<Pending>>();
+    const rejected: DeadLetter[] = [];
+    const inputs: CallInput<Pending>[] = [];
     for (const record of batch.records) {
       const mapped = mapRecordToCall(record, stream, config.uniqueProperty, this.#mapping);
       if (!mapped.ok) {
-        deadLetters.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
+        rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
         continue;
       }
       const properties = config.recordProperty === null ? mapped.properties : { ...mapped.properties, [config.recordProperty]: recordPropertyValue(record) };
-      // HubSpot refuses a batch with one id twice; the later copy is the newer one.
-      inputs.delete(mapped.uniqueValue);
-      inputs.set(mapped.uniqueValue, { uniqueValue: mapped.uniqueValue, properties, item: { record, contactNumber: mapped.contactNumber } });
+      inputs.push({ uniqueValue: mapped.uniqueValue, properties, item: { record, contactNumber: mapped.contactNumber } });
     }
-    const outcome = await upsertCalls(this.#http, config.uniqueProperty, [...inputs.values()]);
+    const outcome = await upsertCalls(this.#http, config.uniqueProperty, inputs);
     for (const { input, reason } of outcome.rejected) {
-      deadLetters.push({ businessId: batch.businessId, stream, reason, raw: input.item.record.raw });
+      rejected.push({ businessId: batch.businessId, stream, reason, raw: input.item.record.raw });
     }
     if (config.associateContacts) await this.#associate(outcome.stored.map(({ input, hubspotId }) => ({ callId: hubspotId, number: input.item.contactNumber })));
-    const records = outcome.stored.map(({ input }) => input.item.record);
-    return this.#options.stateSink.write({ businessId: batch.businessId, table: batch.table, records, deadLetters }, checkpoint);
+    return { stored: outcome.stored.map(({ input }) => input.item.record), rejected };
+  }
+
+  async delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void> {
+    if (!supportedStreams.has(table.stream)) return;
+    await this.#ensureProperties();
+    const { uniqueProperty } = this.#options.config;
+    const archived = await archiveCalls(this.#http, uniqueProperty, ids.map((id) => callUniqueValue(businessId, table.stream, id)));
+    this.#options.logger.info({ businessId, stream: table.stream, requested: ids.length, archived }, 'hubspot calls archived');
   }
 
   async ping(): Promise<void> {
-    await this.#options.stateSink.ping();
     await this.#http.send('GET', `/crm/v3/properties/calls/${encodeURIComponent(this.#options.config.uniqueProperty)}`);
   }
 
   async close(): Promise<void> {
-    await this.#options.stateSink.close();
     if (this.#options.ownsDispatcher) await this.#options.dispatcher.close();
   }
 

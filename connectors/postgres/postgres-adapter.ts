@@ -1,5 +1,6 @@
+import type { ColumnDefinitionBuilder } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
-import type { SqlFlavor } from '../sql/sql-flavor.js';
+import type { SqlAdapter } from '../sql/sql-dialect.js';
 
 const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'bigint', timestamp: 'timestamptz' };
 
@@ -23,16 +24,17 @@ function decodeTimestamp(value: unknown): string {
   return value instanceof Date ? value.toISOString() : String(value);
 }
 
-/** Postgres flavour for one schema: JSONB `raw`, timestamptz, bigint counters. */
-export function postgresFlavor(schema: string): SqlFlavor {
+/** Postgres for one schema: JSONB `raw`, timestamptz, bigint counters, `unnest` upserts. */
+export function postgresAdapter(schema: string): SqlAdapter {
   return Object.freeze({
-    dialect: 'postgres',
     schema,
     maxBindParameters: 65_535,
+    supportsUnnestUpsert: true,
     columnType: (type: ColumnType) => COLUMN_TYPES[type],
     jsonType: 'jsonb',
     timestampType: 'timestamptz',
     counterType: 'bigint',
+    identityColumn: (column: ColumnDefinitionBuilder) => column.primaryKey().generatedAlwaysAsIdentity(),
     tableOptions: undefined,
     placeholder: (index: number) => `$${index}`,
     differs: (left: string, right: string) => `${left} is distinct from ${right}`,

@@ -1,25 +1,38 @@
-import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
-import type { SinkDatabase } from '../sql/sink-database.js';
-import type { SqlExecutor } from '../sql/sql-executor.js';
-import type { SqlFlavor } from '../sql/sql-flavor.js';
-import type { SqlBackend } from '../sql/sql-sink.js';
-import type { PostgresHandles } from './postgres-dialect.js';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { SinkDatabase } from '../sql/schema.js';
+import type { SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
+import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './postgres-config.js';
+
+/** One pg pool: kysely (bound to the configured schema) for queries and DDL, the pool itself for the write path. */
+export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): PostgresDriver {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize ?? DEFAULT_POOL_SIZE,
+    // A page and its checkpoint commit together, so a commit lost in a server crash only means that
+    // page is fetched again: waiting for the WAL flush on every page buys nothing and costs throughput.
+    options: '-c synchronous_commit=off',
+  });
+  // An idle client losing its server emits 'error' on the pool; unhandled, that would end the process.
+  pool.on('error', (error) => logger.warn({ err: error }, 'postgres idle connection failed; the pool replaces it'));
+  return new PostgresDriver(pool, config.schema);
+}
 
 /**
  * Writes run on a pooled pg client directly, not through kysely: kysely cannot name a statement,
  * and a named statement is parsed and planned once per connection instead of once per batch.
- * Statements are parameterised, never interpolated.
+ * Statements are parameterised, never interpolated. pg connects on first query.
  */
-export class PostgresBackend implements SqlBackend {
+export class PostgresDriver implements SqlDriver {
   readonly db: Kysely<SinkDatabase>;
-  readonly flavor: SqlFlavor;
-  readonly #pool: PostgresHandles['pool'];
+  readonly #pool: pg.Pool;
+  readonly #schema: string;
 
-  constructor(handles: PostgresHandles, flavor: SqlFlavor) {
-    this.db = handles.db;
-    this.#pool = handles.pool;
-    this.flavor = flavor;
+  constructor(pool: pg.Pool, schema: string) {
+    this.#pool = pool;
+    this.#schema = schema;
+    this.db = new Kysely<SinkDatabase>({ dialect: new PostgresDialect({ pool }) }).withSchema(schema);
   }
 
   async transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T> {
@@ -55,7 +68,7 @@ export class PostgresBackend implements SqlBackend {
    * concurrent `create table if not exists` can fail on Postgres' catalog unique indexes.
    */
   withSchemaLock<T>(body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T> {
-    const key = `callsync schema ${this.flavor.schema ?? ''}`;
+    const key = `callsync schema ${this.#schema}`;
     return this.db.connection().execute(async (db) => {
       await sql`select pg_advisory_lock(hashtext(${key}))`.execute(db);
       try {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
+import type { ColumnDefinitionBuilder } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
-import type { SqlFlavor } from '../sql/sql-flavor.js';
+import type { SqlAdapter } from '../sql/sql-dialect.js';
 
 const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'integer', timestamp: 'text' };
 
@@ -14,14 +15,15 @@ function isRecordRejection(error: unknown): boolean {
 }
 
 /** SQLite: STRICT tables (a text in an integer column is refused, not stored), JSON and timestamps as text. */
-export const sqliteFlavor: SqlFlavor = Object.freeze({
-  dialect: 'sqlite',
+export const sqliteAdapter: SqlAdapter = Object.freeze({
   schema: undefined,
   maxBindParameters: 32_766,
+  supportsUnnestUpsert: false,
   columnType: (type: ColumnType) => COLUMN_TYPES[type],
   jsonType: 'text',
   timestampType: 'text',
   counterType: 'integer',
+  identityColumn: (column: ColumnDefinitionBuilder) => column.primaryKey().autoIncrement(),
   tableOptions: 'strict',
   placeholder: () => '?',
   differs: (left: string, right: string) => `${left} is not ${right}`,

@@ -1,0 +1,73 @@
+import type {
+  Batch,
+  CheckpointStore,
+  DeadLetter,
+  DeadLetterStore,
+  JsonObject,
+  SinkCapabilities,
+  StoredRecords,
+  StreamTable,
+  SyncRecord,
+  WriteResult,
+} from '../src/sink.js';
+
+/**
+ * The two parts a connector is made of; `managed-sink.ts` composes them into the engine's
+ * {@link import('../src/sink.js').Sink}. A SQL connector is a state store alone (its own tables
+ * are the target, written in the same transaction); HubSpot and webhook are a target plus a SQL
+ * state store.
+ */
+
+/** Counts a target reports for what it stored, when it knows them better than the state store. */
+export interface TargetCounts {
+  readonly written: number;
+  readonly unchanged: number;
+}
+
+/** What a target did with one batch. */
+export interface TargetOutcome {
+  /** Records the target acknowledged; the state store keeps a copy of them. */
+  readonly stored: readonly SyncRecord[];
+  /** Records the target refused for good, with its reason. */
+  readonly rejected: readonly DeadLetter[];
+  /** The target's own counts (a webhook receiver's acknowledgement); else the state store counts its copy. */
+  readonly counts?: TargetCounts;
+}
+
+/** Where records go when that is not the state store itself (a CRM, a webhook receiver). */
+export interface Target {
+  /** Flags the target declares; the rest take {@link defaultCapabilities}. */
+  readonly capabilities?: Partial<SinkCapabilities>;
+  /** Target-side set-up (properties, …); called after the state store is prepared. */
+  prepare(tables: readonly StreamTable[]): Promise<void>;
+  /** Sends one valid batch (one record per id). Throws when the target cannot take it now: nothing is committed then. */
+  send(batch: Batch): Promise<TargetOutcome>;
+  /** Deletes records the way the target does (an archive call, a `deleted` event). */
+  delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Checkpoints, dead letters, counts and the copy of stored records, committed together.
+ * `records.markDeleted` only marks rows here; the managed sink asks the target first.
+ */
+export interface StateStore {
+  readonly checkpoints: CheckpointStore;
+  readonly deadLetters: DeadLetterStore;
+  readonly records: StoredRecords;
+  /** Runs migrations and creates the given tables; the managed sink calls it for tables not yet prepared. */
+  prepare(tables: readonly StreamTable[]): Promise<void>;
+  /**
+   * In one transaction: upserts `batch.records`, stores `batch.deadLetters` and every record the
+   * database refuses (as a dead letter with its reason), moves the checkpoint to `position` and
+   * adds `written` (the target's `counts` when given, else the rows this commit changed) to
+   * `recordsSynced`.
+   */
+  commit(batch: Batch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What a sink promises when it says nothing; a new flag gets a default here so no connector breaks. */
+export const defaultCapabilities: SinkCapabilities = Object.freeze({ maxBatchSize: 500 });

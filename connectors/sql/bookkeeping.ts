@@ -1,0 +1,135 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import {
+  DEFAULT_ID_PAGE,
+  type Checkpoint,
+  type CheckpointStore,
+  type DeadLetterStore,
+  type Json,
+  type JsonObject,
+  type StoredDeadLetter,
+  type StoredRecords,
+  type StreamTable,
+} from '../../src/sink.js';
+import { qualifiedTable, type SinkDatabase } from './schema.js';
+import type { SqlAdapter } from './sql-dialect.js';
+
+/** The reads and operator actions of a SQL store; the write path (`write-batch.ts`) moves checkpoints inside its transaction. */
+
+/** Default page of {@link SqlDeadLetterStore.list}. */
+export const DEFAULT_DEAD_LETTER_LIMIT = 100;
+
+/** Ids per `markDeleted` statement, well under every bind limit. */
+const MARK_CHUNK = 500;
+
+export class SqlCheckpointStore implements CheckpointStore {
+  constructor(
+    readonly db: Kysely<SinkDatabase>,
+    readonly adapter: SqlAdapter,
+  ) {}
+
+  async load(businessId: string, stream: string): Promise<Checkpoint | undefined> {
+    const row = await this.db
+      .selectFrom('sync_state')
+      .select(['position', 'records_synced'])
+      .where('business_id', '=', businessId)
+      .where('stream', '=', stream)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      businessId,
+      stream,
+      position: this.adapter.decodeJson(row.position) as JsonObject,
+      recordsSynced: this.adapter.decodeInteger(row.records_synced),
+    };
+  }
+
+  async save(checkpoint: Checkpoint): Promise<void> {
+    const row = {
+      business_id: checkpoint.businessId,
+      stream: checkpoint.stream,
+      position: JSON.stringify(checkpoint.position),
+      records_synced: checkpoint.recordsSynced,
+      updated_at: new Date().toISOString(),
+    };
+    await this.db
+      .insertInto('sync_state')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict.columns(['business_id', 'stream']).doUpdateSet((eb) => ({
+          position: eb.ref('excluded.position'),
+          records_synced: eb.ref('excluded.records_synced'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** `dead_letters` as operators see it, oldest first. */
+export class SqlDeadLetterStore implements DeadLetterStore {
+  constructor(
+    readonly db: Kysely<SinkDatabase>,
+    readonly adapter: SqlAdapter,
+  ) {}
+
+  /** @param filter.limit - at most this many rows; @defaultValue 100 */
+  async list(filter: { businessId?: string; stream?: string; limit?: number }): Promise<StoredDeadLetter[]> {
+    let query = this.db
+      .selectFrom('dead_letters')
+      .select(['id', 'business_id', 'stream', 'reason', 'raw', 'first_seen_at', 'attempts'])
+      .orderBy('id')
+      .limit(filter.limit ?? DEFAULT_DEAD_LETTER_LIMIT);
+    if (filter.businessId !== undefined) query = query.where('business_id', '=', filter.businessId);
+    if (filter.stream !== undefined) query = query.where('stream', '=', filter.stream);
+    const rows = await query.execute();
+    return rows.map((row) => ({
+      id: this.adapter.decodeInteger(row.id),
+      businessId: row.business_id,
+      stream: row.stream,
+      reason: row.reason,
+      raw: JSON.parse(row.raw) as Json,
+      firstSeenAt: this.adapter.decodeTimestamp(row.first_seen_at),
+      attempts: this.adapter.decodeInteger(row.attempts),
+    }));
+  }
+
+  async remove(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.deleteFrom('dead_letters').where('id', 'in', [...ids]).execute();
+  }
+}
+
+/** The rows of stream tables, for reconciliation; paged by the primary key (business_id, id). */
+export class SqlStoredRecords implements StoredRecords {
+  constructor(
+    readonly db: Kysely<SinkDatabase>,
+    readonly adapter: SqlAdapter,
+  ) {}
+
+  async listIds(businessId: string, table: StreamTable, options: { after?: string; limit?: number } = {}): Promise<string[]> {
+    const from = sql.raw(qualifiedTable(this.adapter, table.table));
+    const after = options.after === undefined ? sql`` : sql`and id > ${options.after}`;
+    const limit = options.limit ?? DEFAULT_ID_PAGE;
+    const { rows } = await sql<{ id: string }>`select id from ${from} where business_id = ${businessId} and deleted_at is null ${after} order by id limit ${limit}`.execute(this.db);
+    return rows.map((row) => row.id);
+  }
+
+  async count(businessId: string, table: StreamTable): Promise<number> {
+    const from = sql.raw(qualifiedTable(this.adapter, table.table));
+    const { rows } = await sql<{ n: unknown }>`select count(*) as n from ${from} where business_id = ${businessId} and deleted_at is null`.execute(this.db);
+    return this.adapter.decodeInteger(rows[0]?.n ?? 0);
+  }
+
+  async markDeleted(businessId: string, table: StreamTable, ids: readonly string[]): Promise<number> {
+    const from = sql.raw(qualifiedTable(this.adapter, table.table));
+    const now = new Date().toISOString();
+    let marked = 0;
+    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
+      const chunk = ids.slice(start, start + MARK_CHUNK);
+      const result = await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(chunk)})`.execute(this.db);
+      marked += Number(result.numAffectedRows ?? 0);
+    }
+    return marked;
+  }
+}

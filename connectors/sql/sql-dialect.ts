@@ -1,0 +1,67 @@
+import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
+import type { ColumnType, Json } from '../../src/sink.js';
+import type { SinkDatabase } from './schema.js';
+
+/**
+ * A SQL dialect is two parts, as in kysely: an adapter (what the database accepts and how its
+ * values come back: pure data and functions) and a driver (its connections). Shared code in
+ * `connectors/sql` asks the adapter's flags, never which database it is.
+ */
+export interface SqlAdapter {
+  /** Schema holding every table; undefined for SQLite's main database. */
+  readonly schema: string | undefined;
+  /** Most bind parameters one statement may carry; VALUES-list upserts are chunked below it. */
+  readonly maxBindParameters: number;
+  /**
+   * True when one statement can upsert any number of rows from one array parameter per column
+   * (`unnest`): same text and plan for every batch, no chunking.
+   * @defaultValue false (a multi-row VALUES list per chunk)
+   */
+  readonly supportsUnnestUpsert: boolean;
+  /** Column type for a stream column type. */
+  columnType(type: ColumnType): string;
+  /** Column type of `raw` and `sync_state.position`. */
+  readonly jsonType: string;
+  readonly timestampType: string;
+  /** Counters (`records_synced`, `attempts`) and the `dead_letters.id` key. */
+  readonly counterType: string;
+  /** Makes a counter column the table's generated primary key. */
+  identityColumn(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** Appended after a CREATE TABLE's column list (SQLite: `strict`). */
+  readonly tableOptions: string | undefined;
+  /** The n-th (1-based) bind placeholder. */
+  placeholder(index: number): string;
+  /** SQL true when `left` and `right` differ, NULLs compared as values. */
+  differs(left: string, right: string): string;
+  /** True when the error is the database refusing this record's data, not the connection or the schema. */
+  isRecordRejection(error: unknown): boolean;
+  /** The database's own words for a rejection, as stored in `dead_letters.reason`. */
+  rejectionReason(error: unknown): string;
+  decodeJson(value: unknown): Json;
+  decodeTimestamp(value: unknown): string;
+  decodeInteger(value: unknown): number;
+}
+
+/** One connection inside an open transaction, as the write path uses it. */
+export interface SqlExecutor {
+  /**
+   * Runs one statement and resolves with the number of rows it inserted or changed. A `name`
+   * lets the driver keep it prepared on the connection (always the same `sql` for one name).
+   */
+  run(sql: string, parameters: readonly unknown[], name?: string): Promise<number>;
+}
+
+/** A dialect's connections. */
+export interface SqlDriver {
+  /** Kysely for bookkeeping queries and DDL, already bound to the adapter's schema. */
+  readonly db: Kysely<SinkDatabase>;
+  /** Runs `body` in one transaction on one connection: commits when it resolves, rolls back when it rejects. */
+  transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` on one connection while holding a lock that serialises schema changes with every
+   * other process and sink on the same database, so concurrent starts migrate exactly once.
+   */
+  withSchemaLock<T>(body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T>;
+  /** Closes every connection. */
+  destroy(): Promise<void>;
+}

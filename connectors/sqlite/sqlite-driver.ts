@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { SinkDatabase } from '../sql/schema.js';
+import type { SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteSinkConfig } from './sqlite-config.js';
+
+const STATEMENT_CACHE_SIZE = 64;
+/** How long schema changes wait for another writer of the file before giving up. */
+const SCHEMA_LOCK_TIMEOUT_MS = 60_000;
+const BUSY_RETRY_MS = 25;
+
+/**
+ * Opens the file (creating its directory) with WAL, so readers never block the writer, and
+ * synchronous=NORMAL, which in WAL mode loses at most the last commits on power loss, never consistency.
+ */
+export function openSqliteDriver(config: SqliteSinkConfig): SqliteDriver {
+  if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+  const raw = new Database(config.path, { timeout: config.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+  try {
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
+  return new SqliteDriver(raw);
+}
+
+/**
+ * Writes go through better-sqlite3 prepared statements, cached by SQL text: kysely's driver
+ * prepares every query anew, which costs more than the insert itself at 500-row batches.
+ * The transaction holds kysely's connection lock, so no kysely query interleaves with it.
+ */
+export class SqliteDriver implements SqlDriver {
+  readonly db: Kysely<SinkDatabase>;
+  readonly #raw: Database.Database;
+  readonly #busyTimeoutMs: number;
+  readonly #statements = new Map<string, Database.Statement<unknown[]>>();
+  readonly #executor: SqlExecutor = { run: (sql, parameters) => Promise.resolve(this.#run(sql, parameters)) };
+
+  constructor(raw: Database.Database) {
+    this.#raw = raw;
+    this.db = new Kysely<SinkDatabase>({ dialect: new SqliteDialect({ database: raw }) });
+    this.#busyTimeoutMs = Number(raw.pragma('busy_timeout', { simple: true }));
+  }
+
+  transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T> {
+    // IMMEDIATE takes the write lock up front, so a busy file waits busy_timeout instead of failing mid-batch.
+    return this.#immediate(this.#busyTimeoutMs, () => body(this.#executor));
+  }
+
+  /**
+   * Holds the file's write lock (`BEGIN IMMEDIATE`) around `body`, so processes sharing the file
+   * migrate one at a time: kysely's SQLite migration lock only guards one connection.
+   */
+  withSchemaLock<T>(body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T> {
+    return this.#immediate(Math.max(SCHEMA_LOCK_TIMEOUT_MS, this.#busyTimeoutMs), body);
+  }
+
+  destroy(): Promise<void> {
+    // kysely's SqliteDriver closes the raw handle.
+    return this.db.destroy();
+  }
+
+  /** `body` gets the connection kysely has locked for it; `this.db` would wait for that lock forever. */
+  #immediate<T>(lockTimeoutMs: number, body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async (db) => {
+      await this.#beginImmediate(lockTimeoutMs);
+      try {
+        const result = await body(db);
+        this.#raw.exec('commit');
+        return result;
+      } catch (error) {
+        if (this.#raw.inTransaction) this.#raw.exec('rollback');
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * `BEGIN IMMEDIATE` without blocking the event loop. better-sqlite3 waits for a busy file by
+   * sleeping the thread, so a second connection of this same process would stall the holder it
+   * waits for; with busy_timeout 0 the wait is an async retry loop instead.
+   */
+  async #beginImmediate(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    this.#raw.pragma('busy_timeout = 0');
+    try {
+      for (;;) {
+        try {
+          this.#raw.exec('begin immediate');
+          return;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+        }
+        await sleep(BUSY_RETRY_MS);
+      }
+    } finally {
+      // Restored for the statements outside this helper (reads that meet a WAL checkpoint).
+      this.#raw.pragma(`busy_timeout = ${String(this.#busyTimeoutMs)}`);
+    }
+  }
+
+  #run(sql: string, parameters: readonly unknown[]): number {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear();
+      statement = this.#raw.prepare<unknown[]>(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement.run(...parameters).changes;
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
