@@ -1,8 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { SinkDatabase } from '../sql/schema.js';
-import type { SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
+import type { SinkDatabase, SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
 import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './postgres-config.js';
 
 /** One pg pool: kysely (bound to the configured schema) for queries and DDL, the pool itself for the write path. */

@@ -11,8 +11,8 @@ import {
   type StoredRecords,
   type StreamTable,
 } from '../../src/sink.js';
-import { qualifiedTable, type SinkDatabase } from './schema.js';
-import type { SqlAdapter } from './sql-dialect.js';
+import { qualifiedTable } from './schema.js';
+import type { SinkDatabase, SqlAdapter } from './sql-dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`write-batch.ts`) moves checkpoints inside its transaction. */
 

@@ -30,33 +30,6 @@ export function qualifiedTable(adapter: SqlAdapter, table: string): string {
 }
 
 /**
- * Kysely's view of the bookkeeping tables. Value types are loose because SQLite and Postgres
- * hand back different JS types; the adapter decodes them.
- */
-export interface SinkDatabase {
-  sync_state: {
-    business_id: string;
-    stream: string;
-    /** JSON text on insert; JSON text (SQLite) or parsed JSON (Postgres) on select. */
-    position: unknown;
-    records_synced: unknown;
-    updated_at: unknown;
-  };
-  dead_letters: {
-    id: unknown;
-    business_id: string;
-    stream: string;
-    reason: string;
-    /** Always JSON text, so a record the database refused as JSONB can still be kept. */
-    raw: string;
-    fingerprint: string;
-    first_seen_at: unknown;
-    last_seen_at: unknown;
-    attempts: unknown;
-  };
-}
-
-/**
  * Tables of the built-in streams, created by migration `002_built_in_stream_tables`. Changing a
  * column list here needs a new migration as well: migrations that already ran never run again.
  */

@@ -1,6 +1,5 @@
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
-import type { SinkDatabase } from './schema.js';
 
 /**
  * A SQL dialect is two parts, as in kysely: an adapter (what the database accepts and how its
@@ -40,6 +39,33 @@ export interface SqlAdapter {
   decodeJson(value: unknown): Json;
   decodeTimestamp(value: unknown): string;
   decodeInteger(value: unknown): number;
+}
+
+/**
+ * Kysely's view of the bookkeeping tables. Value types are loose because SQLite and Postgres
+ * hand back different JS types; the adapter decodes them.
+ */
+export interface SinkDatabase {
+  sync_state: {
+    business_id: string;
+    stream: string;
+    /** JSON text on insert; JSON text (SQLite) or parsed JSON (Postgres) on select. */
+    position: unknown;
+    records_synced: unknown;
+    updated_at: unknown;
+  };
+  dead_letters: {
+    id: unknown;
+    business_id: string;
+    stream: string;
+    reason: string;
+    /** Always JSON text, so a record the database refused as JSONB can still be kept. */
+    raw: string;
+    fingerprint: string;
+    first_seen_at: unknown;
+    last_seen_at: unknown;
+    attempts: unknown;
+  };
 }
 
 /** One connection inside an open transaction, as the write path uses it. */

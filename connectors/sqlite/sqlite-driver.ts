@@ -3,8 +3,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { SinkDatabase } from '../sql/schema.js';
-import type { SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
+import type { SinkDatabase, SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteSinkConfig } from './sqlite-config.js';
 
 const STATEMENT_CACHE_SIZE = 64;
