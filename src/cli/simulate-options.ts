@@ -37,6 +37,9 @@ export interface SimulateFlags {
   echoCredentialsAt?: number;
   unavailableRequests?: number;
   unavailableRetryAfter?: string;
+  deepRecord?: number;
+  loneSurrogateRecord?: boolean;
+  oversizedRecordBytes?: number;
   json?: boolean;
 }
 
@@ -109,6 +112,13 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (Object.keys(broken).length > 0) options.brokenPaging = broken;
   const hostile = hostileOptions(flags);
   if (Object.keys(hostile).length > 0) options.hostile = hostile;
+  if (flags.deepRecord !== undefined || flags.loneSurrogateRecord === true || flags.oversizedRecordBytes !== undefined) {
+    options.hostileRecords = {
+      deepNesting: flags.deepRecord ?? 0,
+      loneSurrogate: flags.loneSurrogateRecord === true,
+      oversizedFieldBytes: flags.oversizedRecordBytes ?? 0,
+    };
+  }
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }

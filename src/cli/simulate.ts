@@ -80,6 +80,9 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--echo-credentials-at <n>', 'hostile: every request gets a 500 whose message holds the credential at character n', integerArg)
     .option('--unavailable-requests <n>', 'hostile: the first n requests get 503 with Retry-After', integerArg)
     .option('--unavailable-retry-after <value>', 'Retry-After of those 503s (seconds or an HTTP date; default 30)')
+    .option('--deep-record <depth>', 'one call per business (index 10) nests custom_data this deep', integerArg)
+    .option('--lone-surrogate-record', 'one call per business has a lone surrogate in its transcription')
+    .option('--oversized-record-bytes <n>', 'one call per business has a transcription of n bytes', integerArg)
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
       const sim = await startSimulator(toSimulatorOptions(flags));

@@ -15,10 +15,12 @@ export interface CallContext {
   initialCount: number;
 }
 
-/** A late transcription replaces the text and bumps `updated_at`. */
+/** What differs from the seed: a late transcription (new text, bumped `updated_at`) or a hostile field. */
 export interface CallOverride {
-  transcription: string;
-  updatedAtSec: number;
+  transcription?: string;
+  updatedAtSec?: number;
+  /** Depth of a nested-array `custom_data` field (`hostileRecords.deepNesting`). */
+  customDataDepth?: number;
 }
 
 /**
@@ -76,5 +78,6 @@ export function makeCall(
     transcription: override?.transcription ?? text,
     createdAtSec,
     updatedAtSec: override?.updatedAtSec ?? (live ? createdAtSec : createdAtSec + durationSec + rng.int(5, 300)),
+    ...(override?.customDataDepth === undefined ? {} : { customDataDepth: override.customDataDepth }),
   };
 }

@@ -128,9 +128,14 @@ export class CallStore {
   updateTranscription(id: string, text: string, nowSec: number): boolean {
     const index = this.indexOf(id);
     if (index < 0) return false;
-    this.#overrides.set(index, { transcription: text, updatedAtSec: nowSec });
-    this.#json[index] = undefined;
+    this.override(index, { transcription: text, updatedAtSec: nowSec });
     return true;
+  }
+
+  /** Changes fields of call `index` from what the seed says; earlier changes stay unless replaced. */
+  override(index: number, patch: CallOverride): void {
+    this.#overrides.set(index, { ...this.#overrides.get(index), ...patch });
+    this.#json[index] = undefined;
   }
 
   #push(atSec: number): void {

@@ -3,6 +3,7 @@ export { startSimulator, DEFAULT_RECORDINGS_BASE_URL } from './start.js';
 export { V2_PREFIX } from './server.js';
 export { KEY_PREFIX, MAX_ACTIVE_KEYS } from './api-keys.js';
 export { SESSION_COOKIE } from './sessions.js';
+export { LONE_SURROGATE_TEXT } from './hostile-records.js';
 export type {
   AddVoicemailsOptions,
   BrokenPaging,
@@ -10,6 +11,7 @@ export type {
   FaultCounters,
   Faults,
   Hostile,
+  HostileRecords,
   RateLimitOptions,
   RateWindow,
   SimBusiness,

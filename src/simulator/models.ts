@@ -27,6 +27,8 @@ export interface CallModel {
   transcription: string;
   createdAtSec: number;
   updatedAtSec: number;
+  /** A v1 `custom_data` field of this many nested arrays: a record hostile to the sink. */
+  customDataDepth?: number;
 }
 
 export interface VoicemailModel {

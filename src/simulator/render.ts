@@ -30,7 +30,15 @@ function v2Json(record: Record<string, unknown>, uuid: number, uuidText: string)
   return uuidText === String(uuid) ? text : `{"uuid":${uuidText}${text.slice(text.indexOf(','))}`;
 }
 
+/** `depth` nested empty arrays, built without recursion. */
+function nestedArrays(depth: number): unknown {
+  let value: unknown[] = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+}
+
 export function callV1(call: CallModel, options: RenderOptions): Record<string, unknown> {
+  const custom = call.customDataDepth === undefined ? {} : { custom_data: nestedArrays(call.customDataDepth) };
   return {
     id: call.id,
     to_number: call.toNumber,
@@ -43,7 +51,13 @@ export function callV1(call: CallModel, options: RenderOptions): Record<string, 
     created_at: isoSeconds(call.createdAtSec),
     updated_at: isoSeconds(call.updatedAtSec),
     tracking_number_id: call.trackingNumber.id,
+    ...custom,
   };
+}
+
+function customJson(call: CallModel): string {
+  const depth = call.customDataDepth;
+  return depth === undefined ? '' : `,"custom_data":${'['.repeat(depth)}${']'.repeat(depth)}`;
 }
 
 /**
@@ -57,7 +71,7 @@ export function callV1Json(call: CallModel, options: RenderOptions): string {
     `"direction":"${call.direction}","status":"${call.status}","duration_seconds":${call.durationSec},` +
     `"recording_url":${recording},"transcription_text":${JSON.stringify(call.transcription)},` +
     `"created_at":"${isoSeconds(call.createdAtSec)}","updated_at":"${isoSeconds(call.updatedAtSec)}",` +
-    `"tracking_number_id":"${call.trackingNumber.id}"}`
+    `"tracking_number_id":"${call.trackingNumber.id}"${customJson(call)}}`
   );
 }
 

@@ -6,6 +6,7 @@ import { BusinessData } from './business.js';
 import { CounterBook } from './counters.js';
 import { FaultInjector } from './faults.js';
 import { NO_HOSTILE } from './hostile.js';
+import { appendHostile, makeHostile } from './hostile-records.js';
 import { mix } from './prng.js';
 import { FixedWindowLimiter } from './rate-limiter.js';
 import { v2UuidText } from './render.js';
@@ -44,6 +45,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         keys,
       ),
   );
+  if (options.hostileRecords !== undefined) for (const b of businesses) makeHostile(b.calls, options.hostileRecords);
   const counters = new CounterBook(businesses.map((b) => b.name));
   const clock = (): number => Date.now();
   const state: SimState = {
@@ -94,6 +96,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const createdAtSec = at?.createdAt === undefined ? nowSec() : Math.floor(at.createdAt.getTime() / 1000);
       find(name).voicemails.append(count, createdAtSec);
     },
+    addHostileCalls: (name, records) => appendHostile(find(name).calls, records, nowSec()),
     deleteCalls: (name, ids) => {
       const store = find(name).calls;
       const unknown = ids.filter((id) => !store.has(id));

@@ -62,6 +62,21 @@ export interface Hostile {
   unavailable: { requests: number; retryAfter: string } | null;
 }
 
+/**
+ * v1 calls that a sink may fail to store (issue 11), each on its own call at consecutive
+ * ascending indexes from `firstIndex`, in this order, only the switched-on ones taking a slot.
+ */
+export interface HostileRecords {
+  /** Depth of a `custom_data` field of nested arrays (6000 overflows `JSON.stringify`). 0 = off. */
+  deepNesting: number;
+  /** A `transcription_text` with a lone surrogate (`\ud800` in the JSON text). */
+  loneSurrogate: boolean;
+  /** A `transcription_text` of this many bytes. 0 = off. */
+  oversizedFieldBytes: number;
+  /** Ascending index (0 = oldest call) of the first hostile call. @defaultValue 10 */
+  firstIndex: number;
+}
+
 /** A fixed-window rate limit: `limit` requests per window of `windowMs`, windows aligned to the epoch. */
 export interface RateLimitOptions {
   limit: number;
@@ -123,6 +138,8 @@ export interface SimulatorOptions {
   brokenPaging?: Partial<BrokenPaging>;
   /** Hostile bounds; change them live with `setHostile`. @defaultValue all off */
   hostile?: Partial<Hostile>;
+  /** Calls hostile to the sink in every business's history. @defaultValue none */
+  hostileRecords?: Partial<HostileRecords>;
 }
 
 /** When added voicemails say they were created. */
@@ -225,6 +242,8 @@ export interface Simulator {
   addVoicemails(business: string, count: number, options?: AddVoicemailsOptions): void;
   /** Upstream deletes these calls: gone from every list (v1 and v2), `total` and the truth. Unknown ids throw. */
   deleteCalls(business: string, ids: readonly string[]): void;
+  /** New calls, one per switched-on hostile record (`firstIndex` ignored), created now; returns their ids. */
+  addHostileCalls(business: string, records: Partial<HostileRecords>): string[];
   /** Upstream deletes these voicemails (uuids as in the truth). Unknown uuids throw. */
   deleteVoicemails(business: string, uuids: readonly string[]): void;
   /** Serves `raw` as the newest v2 voicemail exactly as given (a contract-breaking record); not in the truth. */

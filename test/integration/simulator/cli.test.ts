@@ -99,7 +99,7 @@ describe('callsync simulate', () => {
     }
   });
 
-  it('the hostile flags reach the simulator', async () => {
+  it('the hostile and hostile-record flags reach the simulator', async () => {
     const args = ['--port', '0', '--businesses', '1', '--calls', '9', '--no-rate-limit', '--exhausted-until', '32503680000'];
     const { sim } = await run([...args, '--unavailable-requests', '1', '--unavailable-retry-after', '9', '--echo-credentials-at', '100']);
     try {
@@ -112,12 +112,16 @@ describe('callsync simulate', () => {
     } finally {
       await sim.close();
     }
-    const other = await run(['--port', '0', '--businesses', '1', '--calls', '9', '--rate-limit', '1', '--retry-after-429', '999999999', '--huge-body-bytes', '5000']);
+    const other = await run(['--port', '0', '--businesses', '1', '--calls', '19', '--rate-limit', '1', '--retry-after-429', '999999999', '--huge-body-bytes', '5000', '--deep-record', '7', '--lone-surrogate-record', '--oversized-record-bytes', '999']);
     try {
       const token = other.sim.businesses[0]!.apiKey;
       const huge = await call(`${other.sim.baseUrl}/api/v1/calls`, { token });
       expect(huge.text).toHaveLength(5000);
       expect((await call(`${other.sim.baseUrl}/api/v1/calls`, { token })).headers['retry-after']).toBe('999999999');
+      const truth = other.sim.truth('biz-1').calls.map((c) => c.raw as { custom_data?: unknown; transcription_text: string });
+      expect(truth[10]!.custom_data).toEqual([[[[[[[]]]]]]]);
+      expect(truth[11]!.transcription_text).toContain('\ud800');
+      expect(truth[12]!.transcription_text).toHaveLength(999);
     } finally {
       await other.sim.close();
     }
