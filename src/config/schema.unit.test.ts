@@ -39,6 +39,7 @@ describe('config schema', () => {
         pageSize: 500,
         v2Limit: 100,
         v2MaxLimit: 1000,
+        order: 'auto',
         retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 },
         revisit: { window: 86_400_000, every: 3_600_000 },
       },

@@ -46,6 +46,8 @@ function durationMs(defaultValue: string) {
     .prefault(defaultValue);
 }
 
+const listOrderSetting = z.enum(['auto', 'oldest_first', 'newest_first']).default('auto');
+
 export const upstreamSchema = z.strictObject({
   baseUrl: httpUrl,
   v2BaseUrl: httpUrl.optional(),
@@ -56,6 +58,8 @@ export const upstreamSchema = z.strictObject({
   v2Limit: z.int().min(1).max(1000).default(100),
   // v2 has no paging: the largest `limit` a walk widens to before it reports a gap.
   v2MaxLimit: z.int().min(1).max(100_000).default(1_000),
+  // Which end of the v1 lists comes first; the spec does not say. `auto` detects it from the records.
+  order: listOrderSetting,
   retry: z
     .strictObject({
       maxAttempts: z.int().min(1).default(8),
@@ -100,6 +104,8 @@ export const extraStreamSchema = z.strictObject({
   paging: z.enum(['cursor', 'offset', 'page', 'none']).default('offset'),
   idField: z.string().min(1).default('id'),
   createdAtField: z.string().min(1).optional(),
+  /** @defaultValue `upstream.order` */
+  order: listOrderSetting.unwrap().optional(),
 });
 
 export const scheduleSchema = z.strictObject({ every: durationMs('60s') });

@@ -4,6 +4,7 @@ import { revisitSettings } from '../sync/plan-businesses.js';
 import { syncStream, type StreamRunResult } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../sync/upstream-fetch.js';
 import { failureReason, pausedNow, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd } from '../state/index.js';
+import { walkSettings } from '../sync/walkers/index.js';
 import type { SyncJobDeps } from './job-deps.js';
 import { JobReporter } from './job-reporter.js';
 
@@ -44,7 +45,7 @@ export async function runStreamJob(deps: SyncJobDeps, plan: BusinessPlan, descri
       }),
       sink: deps.sink,
       normalizeContext: plan.normalizeContext,
-      paging: { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit },
+      paging: walkSettings(upstream),
       revisit: revisitSettings(deps.config),
       signal,
       onPage: reporter.page,

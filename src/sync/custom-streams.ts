@@ -1,5 +1,5 @@
 import { genericColumns, normalizeV1Generic } from '../normalize/index.js';
-import type { StreamDescriptor } from './stream-descriptor.js';
+import type { OrderSetting, StreamDescriptor } from './stream-descriptor.js';
 
 /** A config-declared v1 list endpoint (`streams:` in the config file). */
 export interface CustomStreamSpec {
@@ -9,6 +9,8 @@ export interface CustomStreamSpec {
   readonly paging: 'cursor' | 'offset' | 'page' | 'none';
   readonly idField: string;
   readonly createdAtField?: string;
+  /** Undefined: `upstream.order`. */
+  readonly order?: OrderSetting;
 }
 
 /** Extra v1 endpoints (SMS, forms, call flows...) sync through the generic normalizer, no code needed. */
@@ -19,6 +21,7 @@ export function customStream(spec: CustomStreamSpec): StreamDescriptor {
     path: spec.path,
     recordsKey: spec.recordsKey,
     paging: spec.paging,
+    order: spec.order,
     source: 'v1',
     table: { stream: spec.name, table: spec.name, columns: genericColumns },
     normalize: normalizeV1Generic(spec.idField, spec.createdAtField),

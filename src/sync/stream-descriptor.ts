@@ -5,6 +5,12 @@ import type { RecordSource, StreamTable } from '../sink.js';
 export type PagingMode = 'cursor' | 'offset' | 'page' | 'none' | 'v2-newest-first';
 
 /**
+ * Which end of a v1 list comes first: `auto` detects it from the records' `created_at` and the
+ * walk's own history; the spec does not say (v2 lists are newest first).
+ */
+export type OrderSetting = 'auto' | 'oldest_first' | 'newest_first';
+
+/**
  * A stream as data: everything the engine needs to sync one endpoint. Built-in streams live in
  * `builtin-streams.ts`; config-declared v1 list endpoints become descriptors in `custom-streams.ts`.
  */
@@ -17,6 +23,8 @@ export interface StreamDescriptor {
   /** Key of the record array inside the (unwrapped) payload. */
   readonly recordsKey: string;
   readonly paging: PagingMode;
+  /** v1 list walks only; undefined: `upstream.order`. */
+  readonly order?: OrderSetting;
   readonly source: RecordSource;
   readonly table: StreamTable;
   readonly normalize: Normalizer;

@@ -2,7 +2,7 @@ import type { NormalizeContext } from '../normalize/index.js';
 import type { JsonObject, Sink } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import { storePage } from './store-page.js';
-import { walkerFor, type Query, type RevisitSettings } from './walkers/index.js';
+import { walkerFor, type Query, type RevisitSettings, type WalkSettings } from './walkers/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
 export type FetchPayload = (descriptor: StreamDescriptor, query: Query) => Promise<JsonObject>;
@@ -23,7 +23,7 @@ export interface StreamRunOptions {
   readonly fetchPayload: FetchPayload;
   readonly sink: Sink;
   readonly normalizeContext: NormalizeContext;
-  readonly paging: { readonly pageSize: number; readonly v2Limit: number; readonly v2MaxLimit: number };
+  readonly paging: WalkSettings;
   /** Re-read records created within a window, for late upstream changes; undefined: never. */
   readonly revisit?: RevisitSettings;
   /** Aborting stops the run after the page in flight is stored. */

@@ -7,6 +7,7 @@ import type { BusinessPlan } from '../../sync/business-plan.js';
 import { revisitSettings } from '../../sync/plan-businesses.js';
 import { syncBusiness, type BusinessOutcome } from '../../sync/sync-business.js';
 import { upstreamFetch } from '../../sync/upstream-fetch.js';
+import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent, createUpstreamClient } from '../../upstream/index.js';
 import type { BackfillReporter } from './reporter.js';
 
@@ -31,7 +32,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
   const limiter = createMemoryRateLimiter();
   const limit = pLimit(config.backfill.concurrency);
-  const paging = { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit };
+  const paging = walkSettings(upstream);
   try {
     await sink.prepare([...new Map(options.plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
     return await Promise.all(

@@ -1,22 +1,21 @@
 import type { PagingMode } from '../stream-descriptor.js';
-import { walkCursor } from './cursor-walker.js';
 import { walkFullRefresh } from './full-refresh-walker.js';
+import { walkList } from './list-walker.js';
 import { walkNewestFirst } from './newest-first-walker.js';
-import { walkOffset } from './offset-walker.js';
-import { walkPages } from './page-walker.js';
 import { withRevisit } from './revisit.js';
 import type { RevisitSettings, Walker } from './walker.js';
 
-export type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker, Query } from './walker.js';
+export type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker, WalkSettings, Query } from './walker.js';
+export { walkSettings } from './walker.js';
 export { PayloadShapeError } from './page-fields.js';
 
 export { withRevisit } from './revisit.js';
 
 /** One walker per paging mode; the checkpoint position each stores is documented on the walker. */
 export const walkers: Readonly<Record<PagingMode, Walker>> = {
-  cursor: walkCursor,
-  offset: walkOffset,
-  page: walkPages,
+  cursor: walkList,
+  offset: walkList,
+  page: walkList,
   none: walkFullRefresh,
   'v2-newest-first': walkNewestFirst,
 };

@@ -19,11 +19,34 @@ export const revisitFields = z.object({
   revisitedAt: z.number().optional(),
 });
 
-/** Offset walks (and cursor walks that fell back to offset): `offset` counts records consumed. */
-export const offsetPosition = revisitFields.extend({ mode: z.literal('offset'), offset: count });
+/** Which end of a v1 list comes first; the spec does not say (v2 lists are newest first). */
+export const listOrder = z.enum(['oldest_first', 'newest_first']);
 
-/** Cursor walks: the cursor to resume from, and the consumed count as the fallback mark. */
-export const cursorPosition = revisitFields.extend({ mode: z.literal('cursor'), cursor: z.string().min(1), offset: count });
+/** The head of a list as a walk saw it: its newest `created_at` and the ids at the top. */
+export const headMark = z.object({ createdAt: z.string().nullable(), ids: z.array(z.string()) });
+
+/**
+ * A newest-first walk from the head in progress: `top` is the head it started from (stored as
+ * the new head once the walk is done), `stopAt` the head of the walk before it, where it stops.
+ * `revisitFrom` lowers the stop to the start of the revisit window when a revisit is due.
+ */
+export const descent = z.object({ top: headMark.nullable(), stopAt: headMark.nullable(), revisitFrom: z.string().optional() });
+
+const listFields = revisitFields.extend({
+  /** Detected (with `order: auto`) or configured; absent while the records have not shown it. */
+  order: listOrder.optional(),
+  /** Newest first: what completed walks stored at the head. Order unknown: the head last seen. */
+  head: headMark.optional(),
+  descent: descent.optional(),
+});
+
+/**
+ * Where a v1 list walk stands. Oldest first, `cursor`/`offset` are the end of what is stored
+ * (`offset` counts records consumed, the fallback when a cursor is rejected); newest first,
+ * they are the place of the walk in progress.
+ */
+export const offsetPosition = listFields.extend({ mode: z.literal('offset'), offset: count });
+export const cursorPosition = listFields.extend({ mode: z.literal('cursor'), cursor: z.string().min(1), offset: count });
 
 export const listPosition = z.discriminatedUnion('mode', [cursorPosition, offsetPosition]);
 
@@ -40,6 +63,9 @@ export const fullPosition = z.object({ mode: z.literal('full'), count });
 
 export type RevisitFields = z.infer<typeof revisitFields>;
 export type ListPosition = z.infer<typeof listPosition>;
+export type ListOrder = z.infer<typeof listOrder>;
+export type HeadMark = z.infer<typeof headMark>;
+export type Descent = z.infer<typeof descent>;
 export type HighWaterPosition = z.infer<typeof highWaterPosition>;
 export type FullPosition = z.infer<typeof fullPosition>;
 

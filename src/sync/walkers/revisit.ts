@@ -15,8 +15,9 @@ type Mark = [number, string];
 const MAX_MARKS = 2_000;
 
 /**
- * Wraps an oldest-first walker (cursor, offset, page) so records created within the window are
- * read again every `everyMs`: the walk remembers where each recent page began (`marks`), and when a
+ * Wraps a v1 list walker (cursor, offset, page) so that, on an oldest-first list, records created
+ * within the window are read again every `everyMs` (newest-first walks reach down into the window
+ * themselves, see `head-walk.ts`): the walk remembers where each recent page began (`marks`), and when a
  * revisit is due it re-reads by offset from the page before the window to the stored end. Rows
  * that did not change are not rewritten (the sinks compare `raw`), so a revisit costs requests in
  * proportion to the window, once per interval, and never a full re-sync.
@@ -28,7 +29,7 @@ export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
     const stored = readPosition(listPosition, position, context.descriptor.name);
     let marks: Mark[] = stored?.marks ?? [];
     let revisitedAt = stored?.revisitedAt ?? now;
-    if (stored !== undefined && position !== undefined && now - revisitedAt >= settings.everyMs && marks.length > 0) {
+    if (stored !== undefined && position !== undefined && byOffset(stored) && now - revisitedAt >= settings.everyMs && marks.length > 0) {
       revisitedAt = now;
       const done: ListPosition = { ...stored, marks, revisitedAt };
       yield* revisitFrom(context, startOffset(marks, windowStart), stored.offset, position, storable(done));
@@ -36,6 +37,10 @@ export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
     for await (const page of inner(context, position)) {
       const walked = readPosition(listPosition, page.position, context.descriptor.name);
       if (walked === undefined) throw new Error(`${context.descriptor.path}: the walk yielded no position`);
+      if (!byOffset(walked)) {
+        yield page;
+        continue;
+      }
       marks = addMark(marks, walked.offset - page.items.length, page.items, windowStart);
       const at: ListPosition = { ...walked, marks, revisitedAt };
       yield { ...page, position: storable(at) };
@@ -77,4 +82,9 @@ function addMark(marks: readonly Mark[], offset: number, items: readonly WalkIte
   const firstInWindow = next.findIndex(([, at]) => at >= windowStart);
   const keepFrom = firstInWindow === -1 ? Math.max(0, next.length - 1) : Math.max(0, firstInWindow - 1);
   return next.slice(keepFrom).slice(-MAX_MARKS);
+}
+
+/** Walks from the head (newest first, or order not known yet) revisit by walking further down instead. */
+function byOffset(position: ListPosition): boolean {
+  return position.order !== 'newest_first' && position.descent === undefined;
 }

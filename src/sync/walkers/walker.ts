@@ -1,6 +1,6 @@
 import type { NormalizeResult } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink.js';
-import type { StreamDescriptor } from '../stream-descriptor.js';
+import type { OrderSetting, StreamDescriptor } from '../stream-descriptor.js';
 
 /** How far back records may still change upstream (a transcription that appears after the call). */
 export interface RevisitSettings {
@@ -28,15 +28,26 @@ export interface WalkPage {
 
 export type Query = Record<string, string | number | undefined>;
 
-/** What a walker may use; the engine supplies budget, retries and normalization behind it. */
-export interface WalkContext {
-  readonly descriptor: StreamDescriptor;
+/** The `upstream` settings walks read (see the config reference). */
+export interface WalkSettings {
   /** v1 page size (`limit` / `per_page`), at most 500. */
   readonly pageSize: number;
   /** First `limit` a v2 walk asks for. */
   readonly v2Limit: number;
   /** Largest `limit` a v2 walk widens to before it reports a gap. */
   readonly v2MaxLimit: number;
+  /** Order of v1 lists unless a stream says otherwise (`upstream.order`). */
+  readonly order: OrderSetting;
+}
+
+/** The walk settings out of the config's `upstream` section. */
+export function walkSettings(upstream: WalkSettings): WalkSettings {
+  return { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit, order: upstream.order };
+}
+
+/** What a walker may use; the engine supplies budget, retries and normalization behind it. */
+export interface WalkContext extends WalkSettings {
+  readonly descriptor: StreamDescriptor;
   /** Records created within this window may still change upstream and are read again; undefined: never. */
   readonly revisit?: RevisitSettings;
   fetch(query: Query): Promise<JsonObject>;

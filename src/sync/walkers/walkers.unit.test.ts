@@ -1,44 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Json, JsonObject } from '../../sink.js';
+import type { JsonObject } from '../../sink.js';
 import { UpstreamError } from '../../upstream/index.js';
-import type { StreamDescriptor } from '../stream-descriptor.js';
-import { walkers, type Query, type WalkContext, type WalkPage } from './index.js';
-
-type Raw = { id: string; created_at: string };
-
-const descriptor = { name: 'calls', path: '/calls', recordsKey: 'calls' } as StreamDescriptor;
-
-function context(fetch: (query: Query) => JsonObject, options: Partial<WalkContext> = {}) {
-  const queries: Query[] = [];
-  const warnings: string[] = [];
-  const walkContext: WalkContext = {
-    descriptor,
-    pageSize: 2,
-    v2Limit: 2,
-    v2MaxLimit: 8,
-    fetch: (query) => {
-      queries.push(query);
-      return Promise.resolve(fetch(query));
-    },
-    normalize: (raw: Json) => {
-      const record = raw as Raw;
-      return { ok: true, id: record.id, fields: { created_at: record.created_at } };
-    },
-    warn: (message) => warnings.push(message),
-    ...options,
-  };
-  return { walkContext, queries, warnings };
-}
-
-async function collect(pages: AsyncGenerator<WalkPage>): Promise<WalkPage[]> {
-  const out: WalkPage[] = [];
-  for await (const page of pages) out.push(page);
-  return out;
-}
-
-const ids = (pages: readonly WalkPage[]): string[] => pages.flatMap((page) => page.items.map((item) => (item.raw as Raw).id));
-const records = (n: number, from = 0): Raw[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `r${from + i}`, created_at: `2025-01-01T00:00:${String(from + i).padStart(2, '0')}Z` }));
+import { collect, context, descriptorFor, ids, records, type Raw } from './fake-lists.unit.js';
+import { walkers, type Query } from './index.js';
 
 /** An oldest-first list served by offset, by page, and by a cursor that is the offset in disguise. */
 function oldestFirst(all: Raw[]) {
@@ -58,7 +22,7 @@ describe('cursor walker', () => {
     const pages = await collect(walkers.cursor(first.walkContext, undefined));
     expect(ids(pages)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
     const position = pages.at(-1)?.position;
-    expect(position).toEqual({ mode: 'cursor', cursor: 'c5', offset: 5 });
+    expect(position).toEqual({ mode: 'cursor', cursor: 'c5', offset: 5, order: 'oldest_first' });
     const again = context(oldestFirst(all));
     expect(ids(await collect(walkers.cursor(again.walkContext, position)))).toEqual([]);
     expect(again.queries).toHaveLength(1);
@@ -73,7 +37,7 @@ describe('cursor walker', () => {
       }
       return serve(query);
     });
-    const pages = await collect(walkers.cursor(rejecting.walkContext, { mode: 'cursor', cursor: 'old', offset: 5 }));
+    const pages = await collect(walkers.cursor(rejecting.walkContext, { mode: 'cursor', cursor: 'old', offset: 5, order: 'oldest_first' }));
     expect(rejecting.queries[1]).toEqual({ limit: 2, offset: 3 });
     expect(ids(pages)).toEqual(['r3', 'r4', 'r5', 'r6']);
     expect(rejecting.warnings[0]).toMatch(/cursor rejected.*offset from 3/);
@@ -89,11 +53,11 @@ describe('cursor walker', () => {
 
 describe('page walker', () => {
   it('resumes inside a partly consumed page without repeating stored records', async () => {
-    const walk = context(oldestFirst(records(5)));
-    const pages = await collect(walkers.page(walk.walkContext, { mode: 'offset', offset: 3 }));
+    const walk = context(oldestFirst(records(5)), { descriptor: descriptorFor('page') });
+    const pages = await collect(walkers.page(walk.walkContext, { mode: 'offset', offset: 3, order: 'oldest_first' }));
     expect(walk.queries[0]).toEqual({ page: 2, per_page: 2 });
     expect(ids(pages)).toEqual(['r3', 'r4']);
-    expect(pages.at(-1)?.position).toEqual({ mode: 'offset', offset: 5 });
+    expect(pages.at(-1)?.position).toEqual({ mode: 'offset', offset: 5, order: 'oldest_first' });
   });
 });
 

@@ -1,0 +1,120 @@
+import type { JsonObject } from '../../sink.js';
+import { isUpstreamError } from '../../upstream/index.js';
+import { normalizeAll, numberField, PayloadShapeError, recordsOf, stringField } from './page-fields.js';
+import type { WalkContext, WalkItem } from './walker.js';
+
+/** Where a v1 list walk is: a cursor to send, and the records consumed from the head so far. */
+export interface Place {
+  readonly cursor?: string;
+  readonly offset: number;
+}
+
+export interface ListPage {
+  readonly items: readonly WalkItem[];
+  readonly total?: number;
+  /** Where the next page starts; on the last page, where a later walk resumes. */
+  readonly after: Place;
+  /** The list has no more records after this page. */
+  readonly done: boolean;
+}
+
+type Mode = 'cursor' | 'offset' | 'page';
+
+/**
+ * Reads a v1 list page after page from `from` in its paging mode (cursor, offset or page), in
+ * whatever order the server lists it. Every page passes the progress guards first: a server
+ * that repeats or cycles cursors, answers "more" with an empty page, repeats the previous page
+ * (ignores `offset`/`page`) or states a negative `total` stops the walk with a message naming
+ * the symptom and the endpoint, before that page moves the position, so nothing loops and the
+ * stored position never passes what was stored. A server that returns fewer records than asked
+ * while saying there are more caps the page size silently: the walk adopts its size.
+ */
+export async function* listPages(context: WalkContext, from: Place): AsyncGenerator<ListPage> {
+  const paging = context.descriptor.paging;
+  let mode: Mode = paging === 'offset' || paging === 'page' ? paging : from.cursor === undefined && from.offset > 0 ? 'offset' : 'cursor';
+  let place = from;
+  let size = context.pageSize;
+  const guard = new ProgressGuard(`GET ${context.descriptor.path}`);
+  for (;;) {
+    // Page paging asks for the page holding `place.offset`; the records before it there are skipped.
+    const pageStart = mode === 'page' ? Math.floor(place.offset / size) * size : place.offset;
+    const query = mode === 'cursor' ? { limit: size, cursor: place.cursor } : mode === 'offset' ? { limit: size, offset: place.offset } : { page: pageStart / size + 1, per_page: size };
+    let payload: JsonObject;
+    try {
+      payload = await context.fetch(query);
+    } catch (error) {
+      if (mode !== 'cursor' || place.cursor === undefined || !isRejectedCursor(error)) throw error;
+      // An expired or rejected cursor: go on by offset one page before the stored count. Records
+      // only ever move away from the head in either order, so this repeats a page, never skips.
+      const resumeAt = Math.max(0, place.offset - context.pageSize);
+      context.warn(`${context.descriptor.path}: stored cursor rejected (${String((error as Error).message)}); resuming by offset from ${resumeAt}`);
+      mode = 'offset';
+      place = { offset: resumeAt };
+      continue;
+    }
+    const raws = recordsOf(payload, context.descriptor);
+    const consumed = pageStart + raws.length;
+    const items = normalizeAll(context, raws.slice(place.offset - pageStart));
+    const total = guard.total(numberField(payload, 'total'));
+    const hasMore = payload.has_more === true;
+    const next = stringField(payload, 'next_cursor');
+    const more = mode === 'cursor' ? hasMore : hasMore || (total !== undefined ? consumed < total : raws.length >= size);
+    guard.check({ items, records: raws.length, full: raws.length >= size, more, sent: mode === 'cursor' ? place.cursor : undefined, next: more ? next : undefined });
+    if (more && raws.length < size) {
+      context.warn(`${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come; the server caps the page size, going on with ${raws.length}`);
+      size = raws.length;
+    }
+    const resumable = mode === 'cursor' ? (next ?? (more ? undefined : place.cursor)) : undefined;
+    place = resumable === undefined ? { offset: consumed } : { cursor: resumable, offset: consumed };
+    yield { items, total, after: place, done: !more };
+    if (!more) return;
+    // `has_more` without a cursor: an instance without cursor support; go on by offset.
+    if (mode === 'cursor' && next === undefined) mode = 'offset';
+  }
+}
+
+function isRejectedCursor(error: unknown): boolean {
+  return isUpstreamError(error) && error.status === 400;
+}
+
+function idsOf(items: readonly WalkItem[]): string[] {
+  return items.flatMap((item) => (item.result.ok ? [item.result.id] : []));
+}
+
+/** The progress guards of one walk; each violation is a `PayloadShapeError` (the stream stops). */
+class ProgressGuard {
+  readonly #endpoint: string;
+  readonly #cursors = new Set<string>();
+  #previousIds = new Set<string>();
+
+  constructor(endpoint: string) {
+    this.#endpoint = endpoint;
+  }
+
+  total(total: number | undefined): number | undefined {
+    if (total !== undefined && (total < 0 || !Number.isSafeInteger(total))) this.#stop(`"total" is ${total}, not a count of records`);
+    return total;
+  }
+
+  check(page: { items: readonly WalkItem[]; records: number; full: boolean; more: boolean; sent: string | undefined; next: string | undefined }): void {
+    if (page.more && page.records === 0) this.#stop('the server says there are more records but sent an empty page');
+    if (page.sent !== undefined) this.#cursors.add(page.sent);
+    if (page.next !== undefined && page.next === page.sent) this.#stop(`next_cursor repeats the cursor just sent (${short(page.next)})`);
+    if (page.next !== undefined && this.#cursors.has(page.next)) this.#stop(`next_cursor ${short(page.next)} was already used in this walk (the cursors cycle)`);
+    const ids = idsOf(page.items);
+    // Only a full page counts: a short one at the end of a newest-first list may repeat records
+    // that arrivals pushed down, which is harmless.
+    if (page.full && ids.length > 0 && ids.every((id) => this.#previousIds.has(id))) {
+      this.#stop('the page holds only records of the previous page (the server ignores offset/page or the cursor)');
+    }
+    this.#previousIds = new Set(ids);
+  }
+
+  #stop(symptom: string): never {
+    throw new PayloadShapeError(`${this.#endpoint}: ${symptom}; the walk stopped instead of looping, the position stays at the last good page`);
+  }
+}
+
+function short(cursor: string): string {
+  return JSON.stringify(cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor);
+}
