@@ -20,6 +20,8 @@ export interface Misbehaviour {
   stuckCursor?: boolean;
   cyclingCursor?: boolean;
   emptyPagesWithMore?: boolean;
+  /** Every cursor is a new string (`c{boundary}.{n}`), as opaque cursors with a timestamp are. */
+  mintCursors?: boolean;
   total?: number;
 }
 
@@ -31,6 +33,8 @@ export class FakeList {
   readonly all: Raw[];
   readonly order: 'oldest' | 'newest';
   bad: Misbehaviour = {};
+  #cycle: [number, number] | undefined;
+  #minted = 0;
 
   constructor(count: number, order: 'oldest' | 'newest') {
     this.all = records(count);
@@ -50,7 +54,7 @@ export class FakeList {
     const asked = Number(query.limit ?? query.per_page);
     const size = Math.min(asked, this.bad.cap ?? asked);
     const total = this.bad.total ?? this.all.length;
-    if ('cursor' in query) return this.#cursorPage(query.cursor === undefined ? undefined : Number(String(query.cursor).slice(1)), size, total);
+    if ('cursor' in query) return this.#cursorPage(query.cursor === undefined ? undefined : Number.parseInt(String(query.cursor).slice(1), 10), size, total);
     const start = this.bad.ignoreOffset ? 0 : query.page !== undefined ? (Number(query.page) - 1) * size : Number(query.offset ?? 0);
     const slice = this.#listed().slice(start, start + size);
     const more = start + slice.length < this.all.length;
@@ -72,9 +76,14 @@ export class FakeList {
     }
     const more = this.order === 'oldest' ? next < length : next > 0;
     if (this.bad.stuckCursor) next = boundary ?? next;
-    if (this.bad.cyclingCursor && boundary !== undefined) next = boundary === 2 ? 4 : 2;
+    // Cycling: the cursor of page 3 leads back to page 2 (both real pages).
+    if (this.bad.cyclingCursor && boundary !== undefined) {
+      this.#cycle ??= [boundary, next];
+      if (boundary === this.#cycle[1]) next = this.#cycle[0];
+    }
     if (this.bad.emptyPagesWithMore && boundary !== undefined) return { calls: [], total, has_more: true, next_cursor: `c${next + 1}` };
-    return { calls: slice, total, has_more: more || this.bad.stuckCursor === true || this.bad.cyclingCursor === true, next_cursor: `c${next}` };
+    const cursor = this.bad.mintCursors ? `c${next}.${(this.#minted += 1)}` : `c${next}`;
+    return { calls: slice, total, has_more: more || this.bad.stuckCursor === true || this.bad.cyclingCursor === true, next_cursor: cursor };
   }
 }
 
@@ -126,11 +135,18 @@ export class Mirror {
   /** One run of `walker`; `pages` cuts it off after that many stored pages (a kill). */
   async run(walker: Walker, list: FakeList, options: Partial<WalkContext> = {}, pages?: number): Promise<{ queries: Query[]; warnings: string[] }> {
     const walk = context(list.serve, options);
-    for (const page of await collect(walker(walk.walkContext, this.position), pages)) {
-      for (const id of ids([page])) this.stored.add(id);
-      this.position = page.position;
+    let stored = 0;
+    try {
+      // Like the engine: each page is stored with its position as it comes.
+      for await (const page of walker(walk.walkContext, this.position)) {
+        for (const id of ids([page])) this.stored.add(id);
+        this.position = page.position;
+        stored += 1;
+        if (pages !== undefined && stored >= pages) break;
+      }
+    } finally {
+      this.requests += walk.queries.length;
     }
-    this.requests += walk.queries.length;
     return { queries: walk.queries, warnings: walk.warnings };
   }
 

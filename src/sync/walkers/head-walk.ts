@@ -32,7 +32,7 @@ export async function* walkFromHead(context: WalkContext, stored: ListPosition |
   const revisitedAt = position?.revisitedAt ?? now;
   const due = context.revisit !== undefined && position?.head?.createdAt != null && now - revisitedAt >= context.revisit.everyMs;
   const descent: Descent = { top: null, stopAt: position?.head ?? null, revisitFrom: due && context.revisit !== undefined ? revisitWindowStart(context.revisit) : undefined };
-  yield* descend(context, listPages(context, { offset: 0 }), descent, position, known, true);
+  yield* descend(context, listPages(context, { offset: 0, pageCap: position?.pageCap }), descent, position, known, true);
 }
 
 async function* descend(

@@ -7,6 +7,8 @@ import type { WalkContext, WalkItem } from './walker.js';
 export interface Place {
   readonly cursor?: string;
   readonly offset: number;
+  /** The page size the server was found to cap pages at (see `ListPosition.pageCap`). */
+  readonly pageCap?: number;
 }
 
 export interface ListPage {
@@ -33,7 +35,8 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
   const paging = context.descriptor.paging;
   let mode: Mode = paging === 'offset' || paging === 'page' ? paging : from.cursor === undefined && from.offset > 0 ? 'offset' : 'cursor';
   let place = from;
-  let size = context.pageSize;
+  let size = Math.min(context.pageSize, from.pageCap ?? context.pageSize);
+  let pageCap = from.pageCap;
   const guard = new ProgressGuard(`GET ${context.descriptor.path}`);
   for (;;) {
     // Page paging asks for the page holding `place.offset`; the records before it there are skipped.
@@ -49,7 +52,7 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
       const resumeAt = Math.max(0, place.offset - context.pageSize);
       context.warn(`${context.descriptor.path}: stored cursor rejected (${String((error as Error).message)}); resuming by offset from ${resumeAt}`);
       mode = 'offset';
-      place = { offset: resumeAt };
+      place = { offset: resumeAt, pageCap };
       continue;
     }
     const raws = recordsOf(payload, context.descriptor);
@@ -63,9 +66,13 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
     if (more && raws.length < size) {
       context.warn(`${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come; the server caps the page size, going on with ${raws.length}`);
       size = raws.length;
+      pageCap = size;
+      // Page numbers count pages of the server's size: past page 1 this page is not where we
+      // thought it was, so it is asked for again with the right number.
+      if (mode === 'page' && pageStart > 0) continue;
     }
     const resumable = mode === 'cursor' ? (next ?? (more ? undefined : place.cursor)) : undefined;
-    place = resumable === undefined ? { offset: consumed } : { cursor: resumable, offset: consumed };
+    place = resumable === undefined ? { offset: consumed, pageCap } : { cursor: resumable, offset: consumed, pageCap };
     yield { items, total, after: place, done: !more };
     if (!more) return;
     // `has_more` without a cursor: an instance without cursor support; go on by offset.
@@ -86,6 +93,8 @@ class ProgressGuard {
   readonly #endpoint: string;
   readonly #cursors = new Set<string>();
   #previousIds = new Set<string>();
+  /** Every page of the walk by its records (count, first and last id): a few bytes a page. */
+  readonly #pages = new Map<string, number>();
 
   constructor(endpoint: string) {
     this.#endpoint = endpoint;
@@ -108,6 +117,15 @@ class ProgressGuard {
       this.#stop('the page holds only records of the previous page (the server ignores offset/page or the cursor)');
     }
     this.#previousIds = new Set(ids);
+    // Opaque cursors may be minted afresh for the same place, so a cycle shows in the records.
+    const first = ids[0];
+    if (first === undefined) return;
+    const key = `${ids.length}\u0000${first}\u0000${ids.at(-1) ?? ''}`;
+    const earlier = this.#pages.get(key);
+    if (earlier !== undefined) {
+      this.#stop(`page ${this.#pages.size + 1} repeats page ${earlier} of this walk (the same ${ids.length} records from id ${JSON.stringify(first)}; the cursors cycle or the server ignores offset/page)`);
+    }
+    this.#pages.set(key, this.#pages.size + 1);
   }
 
   #stop(symptom: string): never {

@@ -38,6 +38,8 @@ const listFields = revisitFields.extend({
   /** Newest first: what completed walks stored at the head. Order unknown: the head last seen. */
   head: headMark.optional(),
   descent: descent.optional(),
+  /** The page size the server turned out to cap `limit`/`per_page` at, asked for from then on. */
+  pageCap: z.int().positive().optional(),
 });
 
 /**

@@ -7,12 +7,14 @@ import type { WalkContext, WalkItem, WalkPage } from './walker.js';
 
 /** Where a stored list position stands. */
 export function placeOf(position: ListPosition): Place {
-  return position.mode === 'cursor' ? { cursor: position.cursor, offset: position.offset } : { offset: position.offset };
+  const { offset, pageCap } = position;
+  return position.mode === 'cursor' ? { cursor: position.cursor, offset, pageCap } : { offset, pageCap };
 }
 
 /** The list position after a page: resumable by cursor when there is one, else by offset. */
-export function listPositionAt(place: Place, fields: Omit<ListPosition, 'mode' | 'cursor' | 'offset'>): JsonObject {
-  const at: ListPosition = place.cursor === undefined ? { ...fields, mode: 'offset', offset: place.offset } : { ...fields, mode: 'cursor', cursor: place.cursor, offset: place.offset };
+export function listPositionAt(place: Place, fields: Omit<ListPosition, 'mode' | 'cursor' | 'offset' | 'pageCap'>): JsonObject {
+  const { offset, pageCap } = place;
+  const at: ListPosition = place.cursor === undefined ? { ...fields, mode: 'offset', offset, pageCap } : { ...fields, mode: 'cursor', cursor: place.cursor, offset, pageCap };
   return storable(at);
 }
 

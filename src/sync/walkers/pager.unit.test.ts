@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { PagingMode } from '../stream-descriptor.js';
+import { descriptorFor, FakeList, Mirror, type Misbehaviour } from './fake-lists.unit.js';
+import { walkers } from './index.js';
+
+const walk = walkers.cursor;
+
+describe.each([
+  ['cursor', { stuckCursor: true }, /GET \/calls: next_cursor repeats the cursor just sent \("c\d+"\)/],
+  ['cursor', { cyclingCursor: true }, /GET \/calls: next_cursor "c\d+" was already used in this walk \(the cursors cycle\)/],
+  ['cursor', { cyclingCursor: true, mintCursors: true }, /GET \/calls: page 4 repeats page 2 of this walk \(the same 2 records from id "r\d"; the cursors cycle/],
+  ['cursor', { emptyPagesWithMore: true }, /GET \/calls: the server says there are more records but sent an empty page/],
+  ['offset', { emptyPagesWithMore: true }, /GET \/calls: the server says there are more records but sent an empty page/],
+  ['offset', { ignoreOffset: true }, /GET \/calls: the page holds only records of the previous page/],
+  ['page', { ignoreOffset: true }, /GET \/calls: the page holds only records of the previous page/],
+  ['offset', { total: -1 }, /GET \/calls: "total" is -1, not a count of records/],
+] as const)('%s paging against %j', (mode: PagingMode, bad: Misbehaviour, message) => {
+  it.each(['oldest', 'newest'] as const)('list %s first: stops naming the symptom, the position never passes what was stored', async (order) => {
+    const list = new FakeList(9, order);
+    list.bad = bad;
+    const mirror = new Mirror();
+    const options = { descriptor: descriptorFor(mode), pageSize: 2 };
+    await expect(mirror.run(walk, list, options)).rejects.toThrow(message);
+    // Nothing looped: a handful of requests, and the stored offset counts only records stored.
+    expect(mirror.requests).toBeGreaterThan(0);
+    expect(mirror.requests).toBeLessThanOrEqual(6);
+    const offset = Number(mirror.position?.offset ?? 0);
+    expect(offset).toBeLessThanOrEqual(mirror.stored.size);
+
+    // Once the server is fixed the walk goes on from there and ends exact.
+    list.bad = {};
+    await mirror.run(walk, list, options);
+    expect(mirror.missing(list)).toEqual([]);
+  });
+});
+
+describe.each(['cursor', 'offset', 'page'] as const)('a server capping the page size silently (%s paging)', (mode) => {
+  it.each(['oldest', 'newest'] as const)('list %s first: adopts the cap, keeps it, and misses nothing', async (order) => {
+    const list = new FakeList(23, order);
+    list.bad = { cap: 4 };
+    const mirror = new Mirror();
+    const options = { descriptor: descriptorFor(mode), pageSize: 10 };
+    const first = await mirror.run(walk, list, options, 3);
+    expect(first.warnings.filter((warning) => /caps the page size, going on with 4/.test(warning))).toHaveLength(1);
+    expect(mirror.position?.pageCap).toBe(4);
+    list.add(6);
+    const rest = await mirror.run(walk, list, options);
+    expect(mirror.missing(list)).toEqual([]);
+    expect(rest.queries.every((query) => (query.limit ?? query.per_page) === 4)).toBe(true);
+  });
+});
