@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
+import { inject } from 'vitest';
+import './cli-build.js';
 
 export interface CliProcess {
   readonly child: ChildProcess;
@@ -13,9 +12,14 @@ export interface CliProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** `node` and its arguments for `callsync <args>`, from the run's compiled CLI (see cli-build.ts). */
+export function cliCommand(args: readonly string[]): [string, string[]] {
+  return [process.execPath, [inject('callsyncMain'), ...args]];
+}
+
 /** Runs `callsync <args>` as a real process, the way users and containers run it. */
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const child = spawn(...cliCommand(args), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Simulator } from '../../../src/simulator/index.js';
 import { redisUrl, uniqueName } from '../services.js';
+import { cliCommand } from '../support/cli-process.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -88,9 +89,9 @@ export interface RunProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns a real `callsync run` process (TypeScript through tsx). */
+/** Spawns a real `callsync run` process. */
 export function spawnRun(configPath: string, args: readonly string[] = ['run']): RunProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--config', configPath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...cliCommand([...args, '--config', configPath]), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
