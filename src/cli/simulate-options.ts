@@ -124,3 +124,20 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   }
   return options;
 }
+
+/** The other readings and hostile switches in effect, one `name=value` each, for the startup summary. */
+export function describeSwitches(options: SimulatorOptions): string[] {
+  const out: string[] = [];
+  const add = (prefix: string, values: object | undefined): void => {
+    for (const [key, value] of Object.entries(values ?? {})) {
+      if (value === undefined || value === null || value === false || value === 0 || value === '') continue;
+      out.push(`${prefix}${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    }
+  };
+  const { v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid } = options;
+  add('', { v1Order: v1Order === 'oldest' ? undefined : v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid });
+  add('brokenPaging.', options.brokenPaging);
+  add('hostile.', options.hostile);
+  add('hostileRecords.', options.hostileRecords);
+  return out;
+}

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { Simulator } from '../simulator/index.js';
+import type { Simulator, SimulatorOptions } from '../simulator/index.js';
 import { startSimulator } from '../simulator/index.js';
 import type { SimulateFlags } from './simulate-options.js';
-import { integerArg, orderArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
+import { describeSwitches, integerArg, orderArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
 
 /** Seams for tests: where output goes and which process signals stop the simulator. */
 export interface SimulateDeps {
@@ -26,7 +26,8 @@ function startupLine(sim: Simulator): string {
   });
 }
 
-function summary(sim: Simulator, flags: SimulateFlags): string {
+function summary(sim: Simulator, flags: SimulateFlags, options: SimulatorOptions): string {
+  const switches = describeSwitches(options);
   const limit = flags.rateLimit === false ? 'off' : `${flags.rateLimit} per ${flags.rateWindowMs} ms`;
   const lines = [
     `call-tracking simulator listening`,
@@ -34,6 +35,7 @@ function summary(sim: Simulator, flags: SimulateFlags): string {
     `  v2:         ${sim.v2BaseUrl}/api/all/voicemails, /api/all/calls`,
     `  recordings: ${sim.recordingsBaseUrl}`,
     `  rate limit: ${limit}; ${flags.calls} calls and ${flags.voicemails} voicemails per business (seed ${flags.seed})`,
+    ...(switches.length === 0 ? [] : [`  switches:   ${switches.join(', ')}`]),
     ...sim.businesses.map((b) => `  ${b.name}: apiKey ${b.apiKey}  v2Token ${b.v2Token}  login ${b.email} / ${b.password}`),
     'Ctrl-C to stop.',
   ];
@@ -85,8 +87,9 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--oversized-record-bytes <n>', 'one call per business has a transcription of n bytes', integerArg)
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
-      const sim = await startSimulator(toSimulatorOptions(flags));
-      deps.write(flags.json === true ? `${startupLine(sim)}\n` : summary(sim, flags));
+      const options = toSimulatorOptions(flags);
+      const sim = await startSimulator(options);
+      deps.write(flags.json === true ? `${startupLine(sim)}\n` : summary(sim, flags, options));
       const stop = (): void => {
         for (const signal of deps.signals) process.off(signal, stop);
         void sim.close();

@@ -21,6 +21,8 @@ export interface CallOverride {
   updatedAtSec?: number;
   /** Depth of a nested-array `custom_data` field (`hostileRecords.deepNesting`). */
   customDataDepth?: number;
+  /** A clock-skewed `created_at`: served as given while the call keeps its arrival slot and id. */
+  createdAtSec?: number;
 }
 
 /**
@@ -64,6 +66,7 @@ export function makeCall(
   const recordingId = rng.hex(32);
   const text = recorded && rng.chance(0.8) ? transcription(rng) : '';
   const live = index >= ctx.initialCount;
+  const created = override?.createdAtSec ?? createdAtSec;
   return {
     index,
     id,
@@ -76,8 +79,8 @@ export function makeCall(
     fromNumber: direction === 'inbound' ? other : tracking.number,
     recordingPath: recorded ? `/${ctx.userFolder}/recordings/${tracking.folder}/${recordingId}.wav` : null,
     transcription: override?.transcription ?? text,
-    createdAtSec,
-    updatedAtSec: override?.updatedAtSec ?? (live ? createdAtSec : createdAtSec + durationSec + rng.int(5, 300)),
+    createdAtSec: created,
+    updatedAtSec: override?.updatedAtSec ?? (live ? created : created + durationSec + rng.int(5, 300)),
     ...(override?.customDataDepth === undefined ? {} : { customDataDepth: override.customDataDepth }),
   };
 }

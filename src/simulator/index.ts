@@ -5,7 +5,7 @@ export { KEY_PREFIX, MAX_ACTIVE_KEYS } from './api-keys.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { LONE_SURROGATE_TEXT } from './hostile-records.js';
 export type {
-  AddVoicemailsOptions,
+  AddRecordsOptions,
   BrokenPaging,
   BusinessCounters,
   FaultCounters,

@@ -19,6 +19,10 @@ import type { Simulator, SimulatorOptions } from './types.js';
 
 export const DEFAULT_RECORDINGS_BASE_URL = 'https://media.calltrack.test';
 
+function epochSec(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -91,11 +95,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     v2BaseUrl: `${baseUrl}${V2_PREFIX}`,
     recordingsBaseUrl,
     businesses: businesses.map((b) => ({ ...b.credentials })),
-    addCalls: (name, count) => find(name).calls.append(count, nowSec()),
-    addVoicemails: (name, count, at) => {
-      const createdAtSec = at?.createdAt === undefined ? nowSec() : Math.floor(at.createdAt.getTime() / 1000);
-      find(name).voicemails.append(count, createdAtSec);
+    addCalls: (name, count, at) => {
+      const store = find(name).calls;
+      store.append(count, nowSec());
+      if (at?.createdAt === undefined) return;
+      for (let i = store.length - count; i < store.length; i++) store.override(i, { createdAtSec: epochSec(at.createdAt) });
     },
+    addVoicemails: (name, count, at) => find(name).voicemails.append(count, at?.createdAt === undefined ? nowSec() : epochSec(at.createdAt)),
     addHostileCalls: (name, records) => appendHostile(find(name).calls, records, nowSec()),
     deleteCalls: (name, ids) => {
       const store = find(name).calls;

@@ -142,9 +142,9 @@ export interface SimulatorOptions {
   hostileRecords?: Partial<HostileRecords>;
 }
 
-/** When added voicemails say they were created. */
-export interface AddVoicemailsOptions {
-  /** Their `voicemail_created_at`; a future date models a clock-skewed upstream. @defaultValue now */
+/** When added records say they were created. */
+export interface AddRecordsOptions {
+  /** Their `created_at`; a future date models a clock-skewed upstream. @defaultValue now */
   createdAt?: Date;
 }
 
@@ -236,10 +236,13 @@ export interface Simulator {
   v2BaseUrl: string;
   recordingsBaseUrl: string;
   businesses: SimBusiness[];
-  /** New calls arrive now (newest). */
-  addCalls(business: string, count: number): void;
+  /**
+   * New calls arrive now (newest). With `createdAt` they still take the newest slots (lists and
+   * ids keep arrival order) but are served with that `created_at`: later arrivals come after them.
+   */
+  addCalls(business: string, count: number, options?: AddRecordsOptions): void;
   /** New voicemails, created now unless `createdAt` says otherwise (v2 serves them by created_at). */
-  addVoicemails(business: string, count: number, options?: AddVoicemailsOptions): void;
+  addVoicemails(business: string, count: number, options?: AddRecordsOptions): void;
   /** Upstream deletes these calls: gone from every list (v1 and v2), `total` and the truth. Unknown ids throw. */
   deleteCalls(business: string, ids: readonly string[]): void;
   /** New calls, one per switched-on hostile record (`firstIndex` ignored), created now; returns their ids. */

@@ -44,6 +44,7 @@ describe('callsync simulate', () => {
     try {
       expect(output).toContain(`${sim.baseUrl}/api/v1/`);
       expect(output).toContain('rate limit: off');
+      expect(output).not.toContain('switches:');
       const res = await call(`${sim.baseUrl}/api/v1/calls`, { token: sim.businesses[0]!.apiKey });
       expect(res.status).toBe(500);
       expect(res.headers['x-ratelimit-limit']).toBeUndefined();
@@ -72,8 +73,9 @@ describe('callsync simulate', () => {
 
   it('--v1-limit-cap and the broken-paging flags reach the simulator', async () => {
     const args = ['--port', '0', '--businesses', '1', '--calls', '90', '--no-rate-limit', '--v1-limit-cap', '25'];
-    const { sim } = await run([...args, '--stuck-cursor', '--negative-total', '--ignore-offset', '--empty-pages-forever']);
+    const { sim, output } = await run([...args, '--stuck-cursor', '--negative-total', '--ignore-offset', '--empty-pages-forever']);
     try {
+      expect(output).toContain('switches:   v1LimitCap=25, brokenPaging.stuckCursor=true,');
       const token = sim.businesses[0]!.apiKey;
       const first = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=100`, { token });
       expect(first.body.data.calls).toHaveLength(25);

@@ -44,6 +44,19 @@ describe('simulator v2 readings', () => {
     expect(truth).toHaveLength(254);
   });
 
+  it('a future-dated call keeps its arrival slot: calls arriving after it are served above it on v2, after it on v1', async () => {
+    const future = new Date(Date.now() + 30 * 86400_000);
+    sim.addCalls('biz-2', 1, { createdAt: future });
+    sim.addCalls('biz-2', 2);
+    const served = (await call<{ calls: V2Call[] }>(`${sim.v2BaseUrl}/api/all/calls?limit=3`, { token: sim.businesses[1]!.v2Token })).body.calls;
+    expect(served).toEqual(sim.truth('biz-2').v2Calls.slice(0, 3).map((c) => c.raw));
+    expect(served[2]!.call_created_at).toBe(future.toISOString().slice(0, 19).replace('T', ' '));
+    expect(served[0]!.call_created_at < served[2]!.call_created_at).toBe(true);
+    const v1 = sim.truth('biz-2').calls.slice(-3).map((c) => c.expected.created_at);
+    expect(v1[0]).toBe(`${future.toISOString().slice(0, 19)}Z`);
+    expect(String(v1[2]) < String(v1[0])).toBe(true);
+  });
+
   it('v2FractionalUuid: one record per list carries its predecessor uuid plus .0000000001; the truth names it by that text', async () => {
     const token = sim.businesses[0]!.v2Token;
     const calls = await call<{ calls: V2Call[] }>(`${sim.v2BaseUrl}/api/all/calls?limit=1000`, { token });
