@@ -36,6 +36,8 @@ describe('config schema', () => {
         recordingsBaseUrl: 'https://calls.example.com',
         rateLimit: { requests: 60, perMs: 60_000 },
         timeoutMs: 30_000,
+        maxWaitMs: 900_000,
+        maxBodyBytes: 67_108_864,
         pageSize: 500,
         v2Limit: 100,
         v2MaxLimit: 1000,

@@ -53,7 +53,12 @@ export const upstreamSchema = z.strictObject({
   v2BaseUrl: httpUrl.optional(),
   recordingsBaseUrl: httpUrl.optional(),
   rateLimit: rateLimitSchema.prefault({}),
+  // One deadline per request, headers and body together.
   timeoutMs: z.int().positive().default(30_000),
+  // Longest wait a server's Retry-After or X-RateLimit-Reset may impose (at most a day).
+  maxWaitMs: z.int().positive().max(86_400_000).default(900_000),
+  // Largest response body read; a longer one is a transient failure (64 MiB).
+  maxBodyBytes: z.int().positive().default(67_108_864),
   pageSize: z.int().min(1).max(500).default(500),
   v2Limit: z.int().min(1).max(1000).default(100),
   // v2 has no paging: the largest `limit` a walk widens to before it reports a gap.

@@ -45,6 +45,16 @@ export interface CappedWait {
   readonly askedMs?: number;
 }
 
+/** A server-named wait that was longer than `maxWaitMs` and was cut to it: what a warning names. */
+export interface CappedWaitNote {
+  /** What the server asked for, ms. */
+  readonly askedMs: number;
+  /** What is waited instead (`maxWaitMs`). */
+  readonly waitMs: number;
+  /** `Retry-After`, `X-RateLimit-Reset`, … */
+  readonly source: string;
+}
+
 /** Cuts a server-named wait to `maxWaitMs`: no answer of a server may stop callsync for longer. */
 export function capWait(waitMs: number, maxWaitMs: number): CappedWait {
   const wait = Math.max(0, waitMs);

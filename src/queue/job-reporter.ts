@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CallsyncMetrics } from '../server/index.js';
 import type { StatusPatch, StatusStore } from '../state/index.js';
 import type { PageProgress } from '../sync/sync-stream.js';
-import type { FetchEvent } from '../upstream/index.js';
+import { waitCappedMessage, type FetchEvent } from '../upstream/index.js';
 
 /** Longest a page's counters wait before they reach the status store. */
 const COUNTER_FLUSH_MS = 500;
@@ -46,6 +46,8 @@ export class JobReporter {
       if (event.status === 429) metrics.upstreamRateLimited(business);
     } else if (event.type === 'budget-wait') {
       metrics.budgetWaited(business, event.waitMs / 1000);
+    } else if (event.type === 'wait-capped') {
+      this.#options.logger.warn({ ...this.#labels, source: event.source, askedMs: event.askedMs, waitMs: event.waitMs }, waitCappedMessage(event));
     }
   };
 

@@ -42,7 +42,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   // BullMQ's blocking commands need a connection that retries forever.
   const bullRedis = new Redis(config.redis.url, { maxRetriesPerRequest: null });
   const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
-  const limiter = createRedisRateLimiter({ redis, prefix: config.redis.prefix });
+  const limiter = createRedisRateLimiter({ redis, prefix: config.redis.prefix, maxWaitMs: config.upstream.maxWaitMs });
   const metrics = createMetrics({
     lagSource: async () => (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, lagSeconds: s.lagSeconds })),
   });

@@ -20,6 +20,8 @@ export function upstreamClients(upstream: UpstreamConfig, dispatcher: Dispatcher
           baseUrl: upstream.baseUrl,
           v2BaseUrl: upstream.v2BaseUrl,
           timeoutMs: upstream.timeoutMs,
+          maxWaitMs: upstream.maxWaitMs,
+          maxBodyBytes: upstream.maxBodyBytes,
           credentials: plan.credentials,
           dispatcher,
         });

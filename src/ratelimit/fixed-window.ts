@@ -26,6 +26,18 @@ export function guardFor(windowMs: number, guardMs = DEFAULT_GUARD_MS): number {
   return Math.max(0, Math.min(guardMs, Math.floor(windowMs / 10)));
 }
 
+/**
+ * No stored wait outlives `maxWaitMs`: a block, or a window end (beyond two windows, as far as a
+ * believable reset goes), further ahead is brought back to it. A server's absurd reset cannot stop a
+ * business for good, nor survive a restart.
+ */
+export function clampState(state: WindowState, now: number, maxWaitMs: number): WindowState {
+  const blockLimit = now + maxWaitMs;
+  const windowLimit = now + Math.max(maxWaitMs, 2 * state.windowMs);
+  if (state.blockedUntilMs <= blockLimit && state.windowEndMs <= windowLimit) return state;
+  return { ...state, blockedUntilMs: Math.min(state.blockedUntilMs, blockLimit), windowEndMs: Math.min(state.windowEndMs, windowLimit) };
+}
+
 export function emptyState(windowMs: number): WindowState {
   return { windowEndMs: 0, remaining: 0, learnedLimit: null, blockedUntilMs: 0, windowMs };
 }

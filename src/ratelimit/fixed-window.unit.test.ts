@@ -123,3 +123,28 @@ describe('fixed-window limiter against a fixed-window server', () => {
     expect(utilization).toBeGreaterThanOrEqual(0.97);
   });
 });
+
+describe('the wait cap', () => {
+  const config: BucketConfig = { limit: 3, windowMs: 60_000 };
+  const cap = 15 * 60_000;
+
+  it('keeps no block beyond maxWaitMs, and the business recovers by itself when it passes', async () => {
+    const clock = fakeClock(1_000_000_000_000);
+    const limiter = createMemoryRateLimiter({ now: clock.now, maxWaitMs: cap });
+    await limiter.block('acme', Date.UTC(3000, 0, 1));
+    expect((await limiter.inspect('acme', config)).blockedUntilMs).toBe(clock.now() + cap);
+    const refused = await limiter.take('acme', config);
+    expect(refused).toEqual({ granted: false, waitMs: cap });
+    clock.set(clock.now() + cap + 60_000);
+    expect(await limiter.take('acme', config)).toEqual({ granted: true });
+  });
+
+  it('brings a spent window that resets in the year 3000 back to the cap', async () => {
+    const clock = fakeClock(1_000_000_000_000);
+    const limiter = createMemoryRateLimiter({ now: clock.now, maxWaitMs: cap });
+    await limiter.observe('acme', { limit: 3, remaining: 0, resetAtMs: Date.UTC(3000, 0, 1) }, config);
+    const refused = await limiter.take('acme', config);
+    expect(refused.granted).toBe(false);
+    if (!refused.granted) expect(refused.waitMs).toBeLessThanOrEqual(cap + 25);
+  });
+});

@@ -1,4 +1,5 @@
-import { blockUntil, emptyState, guardFor, observeInfo, takeToken, viewOf } from './fixed-window.js';
+import { DEFAULT_MAX_WAIT_MS } from '../http-policy/server-wait.js';
+import { blockUntil, clampState, emptyState, guardFor, observeInfo, takeToken, viewOf } from './fixed-window.js';
 import type { WindowState } from './fixed-window.js';
 import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from './types.js';
 
@@ -7,6 +8,8 @@ export interface MemoryRateLimiterOptions {
   readonly now?: () => number;
   /** Guard around window boundaries, capped at a tenth of the window. @defaultValue 25 */
   readonly guardMs?: number;
+  /** Longest block or window end kept (`upstream.maxWaitMs`). @defaultValue 15 min */
+  readonly maxWaitMs?: number;
 }
 
 /**
@@ -17,24 +20,27 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions | (() 
   const opts = typeof options === 'function' ? { now: options } : options;
   const now = opts.now ?? Date.now;
   const buckets = new Map<string, WindowState>();
-  const stateOf = (key: string, windowMs: number): WindowState => buckets.get(key) ?? emptyState(windowMs);
+  const maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  const stateOf = (key: string, windowMs: number): WindowState => clampState(buckets.get(key) ?? emptyState(windowMs), now(), maxWaitMs);
+  const store = (key: string, state: WindowState): void => {
+    buckets.set(key, clampState(state, now(), maxWaitMs));
+  };
   const guard = (windowMs: number): number => guardFor(windowMs, opts.guardMs);
 
   return {
     take(key: string, config: BucketConfig): Promise<TakeResult> {
       const { state, result } = takeToken(stateOf(key, config.windowMs), config, now(), guard(config.windowMs));
-      buckets.set(key, state);
+      store(key, state);
       return Promise.resolve(result);
     },
     observe(key: string, info: RateLimitInfo, config: BucketConfig): Promise<void> {
-      const state = observeInfo(stateOf(key, config.windowMs), info, config, now(), guard(config.windowMs));
-      buckets.set(key, state);
+      store(key, observeInfo(stateOf(key, config.windowMs), info, config, now(), guard(config.windowMs)));
       return Promise.resolve();
     },
     block(key: string, untilMs: number): Promise<void> {
       const state = buckets.get(key);
       const windowMs = state?.windowMs ?? 0;
-      buckets.set(key, blockUntil(state ?? emptyState(windowMs), untilMs, now(), guard(windowMs)));
+      store(key, blockUntil(stateOf(key, windowMs), untilMs, now(), guard(windowMs)));
       return Promise.resolve();
     },
     inspect(key: string, config: BucketConfig): Promise<BucketView> {

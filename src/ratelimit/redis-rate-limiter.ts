@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { DEFAULT_MAX_WAIT_MS } from '../http-policy/server-wait.js';
 import { DEFAULT_GUARD_MS } from './fixed-window.js';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from './redis-scripts.js';
 import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from './types.js';
@@ -10,6 +11,8 @@ export interface RedisRateLimiterOptions {
   readonly prefix: string;
   /** Guard around window boundaries, capped at a tenth of the window. @defaultValue 25 */
   readonly guardMs?: number;
+  /** Longest block or window end stored (`upstream.maxWaitMs`); older, longer ones are cut on next use. @defaultValue 15 min */
+  readonly maxWaitMs?: number;
 }
 
 type Script = (key: string, ...args: (string | number)[]) => Promise<unknown>;
@@ -35,6 +38,18 @@ function integers(reply: unknown, length: number): number[] {
   return reply.map((value) => Number(value));
 }
 
+function rateLimitKey(prefix: string, key: string): string {
+  return `${prefix}:ratelimit:${key}`;
+}
+
+/**
+ * Forgets a business's bucket, its block included (`callsync resume`): the next request starts a
+ * fresh window, and a server still refusing blocks it again by its own (capped) wait.
+ */
+export async function clearRateLimitBlock(redis: Redis, prefix: string, key: string): Promise<void> {
+  await redis.del(rateLimitKey(prefix, key));
+}
+
 /**
  * The shared limiter for `run`: one Redis hash per bucket, changed only by one atomic Lua script per
  * operation on Redis's clock, so every worker replica and every key of a business draw from one
@@ -43,11 +58,12 @@ function integers(reply: unknown, length: number): number[] {
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const scripts = defineScripts(options.redis);
   const guard = options.guardMs ?? DEFAULT_GUARD_MS;
-  const keyOf = (key: string): string => `${options.prefix}:ratelimit:${key}`;
+  const maxWait = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  const keyOf = (key: string): string => rateLimitKey(options.prefix, key);
 
   return {
     async take(key: string, config: BucketConfig): Promise<TakeResult> {
-      const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard);
+      const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait);
       const [granted, waitMs] = integers(reply, 2);
       return granted === 1 ? { granted: true } : { granted: false, waitMs: waitMs ?? 0 };
     },
@@ -60,13 +76,14 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
         Math.round(info.limit),
         Math.round(info.remaining),
         Math.round(info.resetAtMs),
+        maxWait,
       );
     },
     async block(key: string, untilMs: number): Promise<void> {
-      await scripts.callsyncRateLimitBlock(keyOf(key), Math.round(untilMs), guard);
+      await scripts.callsyncRateLimitBlock(keyOf(key), Math.round(untilMs), guard, maxWait);
     },
     async inspect(key: string, config: BucketConfig): Promise<BucketView> {
-      const reply = await scripts.callsyncRateLimitInspect(keyOf(key), config.limit, config.windowMs, guard);
+      const reply = await scripts.callsyncRateLimitInspect(keyOf(key), config.limit, config.windowMs, guard, maxWait);
       const [limit = 0, remaining = 0, resetAtMs = 0, blockedUntilMs = 0, now = 0] = integers(reply, 5);
       return {
         limit,

@@ -24,6 +24,11 @@ local function advance(s, limit, now, guard)
   s.we = s.we + skipped * s.wms
   s.rem = s.lim or limit
 end
+-- Keep in step with clampState: no stored block or window end outlives the wait cap.
+local function clamp(s, now, maxwait)
+  s.bu = math.min(s.bu, now + maxwait)
+  s.we = math.min(s.we, now + math.max(maxwait, 2 * s.wms))
+end
 local function save(key, s, now)
   redis.call('HSET', key, 'we', string.format('%d', s.we), 'rem', string.format('%d', s.rem),
     'bu', string.format('%d', s.bu), 'wms', string.format('%d', s.wms))
@@ -33,13 +38,17 @@ local function save(key, s, now)
 end
 `;
 
-/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs → { granted 1|0, waitMs }. */
+/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs → { granted 1|0, waitMs }. */
 export const TAKE_LUA = `${PRELUDE}
 local now = now_ms()
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
 local guard = guard_for(wms, tonumber(ARGV[3]))
 local s = load(KEYS[1], wms)
-if s.bu > now then return { 0, s.bu - now } end
+clamp(s, now, tonumber(ARGV[4]))
+if s.bu > now then
+  save(KEYS[1], s, now)
+  return { 0, s.bu - now }
+end
 advance(s, limit, now, guard)
 if s.rem <= 0 or now >= s.we - guard then
   save(KEYS[1], s, now)
@@ -50,7 +59,7 @@ save(KEYS[1], s, now)
 return { 1, 0 }
 `;
 
-/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs. */
+/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs, maxWaitMs. */
 export const OBSERVE_LUA = `${PRELUDE}
 local now = now_ms()
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -69,11 +78,12 @@ if now < info_reset + guard then
     s.rem = math.max(0, math.min(s.rem, info_remaining))
   end
 end
+clamp(s, now, tonumber(ARGV[7]))
 save(KEYS[1], s, now)
 return 1
 `;
 
-/** KEYS[1] bucket; ARGV untilMs, maxGuardMs. */
+/** KEYS[1] bucket; ARGV untilMs, maxGuardMs, maxWaitMs. */
 export const BLOCK_LUA = `${PRELUDE}
 local now = now_ms()
 local s = load(KEYS[1], nil)
@@ -81,15 +91,17 @@ if s.we > 0 and s.wms > 0 then advance(s, 0, now, guard_for(s.wms, tonumber(ARGV
 s.rem = 0
 s.bu = math.max(s.bu, tonumber(ARGV[1]))
 if s.wms == 0 then s.wms = 1000 end
+clamp(s, now, tonumber(ARGV[3]))
 save(KEYS[1], s, now)
 return 1
 `;
 
-/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs → { limit, remaining, resetAtMs, blockedUntilMs, now }. */
+/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs → { limit, remaining, resetAtMs, blockedUntilMs, now }. */
 export const INSPECT_LUA = `${PRELUDE}
 local now = now_ms()
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
 local s = load(KEYS[1], wms)
+clamp(s, now, tonumber(ARGV[4]))
 advance(s, limit, now, guard_for(wms, tonumber(ARGV[3])))
 return { s.lim or limit, s.rem, s.we, s.bu, now }
 `;

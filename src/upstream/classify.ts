@@ -1,5 +1,5 @@
 import { classifyHttp, DEFAULT_MAX_WAIT_MS, servicePolicy, UPSTREAM_TRAITS } from '../http-policy/index.js';
-import type { HeaderBag, HttpFailureKind, HttpVerdict, ServicePolicy } from '../http-policy/index.js';
+import type { CappedWaitNote, HeaderBag, HttpFailureKind, HttpVerdict, ServicePolicy } from '../http-policy/index.js';
 import { parseErrorBody } from './envelopes.js';
 import { isUpstreamError, UpstreamErrorCode } from './errors.js';
 import type { UpstreamErrorKind } from './errors.js';
@@ -24,8 +24,8 @@ export interface Classification {
   readonly retry: boolean;
   /** How long the server said to wait (cut to `maxWaitMs`); a 429 naming none waits one window. */
   readonly waitMs?: number;
-  /** Set when the server asked for longer than `maxWaitMs`: what it asked. */
-  readonly askedWaitMs?: number;
+  /** Set when the server asked for longer than `maxWaitMs`. */
+  readonly waitCapped?: CappedWaitNote;
   /** Short human-readable cause, free of secrets. */
   readonly reason: string;
   /** Stable code for an `UpstreamError` built from this failure. */
@@ -57,9 +57,10 @@ const BODY_PROBLEMS = {
   too_large: [UpstreamErrorCode.BodyTooLarge, 'body exceeds upstream.maxBodyBytes'],
 } as const;
 
-function waits(verdict: HttpVerdict): Pick<Classification, 'waitMs' | 'askedWaitMs'> {
+function waits(verdict: HttpVerdict, maxWaitMs: number): Pick<Classification, 'waitMs' | 'waitCapped'> {
   const waitMs = verdict.kind === 'rate_limited' ? verdict.waitMs : verdict.serverWaitMs;
-  return { ...(waitMs === undefined ? {} : { waitMs }), ...(verdict.askedWaitMs === undefined ? {} : { askedWaitMs: verdict.askedWaitMs }) };
+  const capped = verdict.askedWaitMs === undefined ? {} : { waitCapped: { askedMs: verdict.askedWaitMs, waitMs: maxWaitMs, source: verdict.waitSource } };
+  return { ...(waitMs === undefined ? {} : { waitMs }), ...capped };
 }
 
 function byStatus(failure: HttpFailure | BodyFailure, policy: ServicePolicy, now: number): Classification {
@@ -74,7 +75,7 @@ function byStatus(failure: HttpFailure | BodyFailure, policy: ServicePolicy, now
   const finalCode = failure.status === 408 ? UpstreamErrorCode.Network : code;
   const source = verdict.waitSource === 'body' ? 'retry_after' : verdict.waitSource;
   const reason = verdict.kind === 'rate_limited' ? `${http}: wait ${verdict.waitMs} ms (${source})` : `${http}: ${what}`;
-  return { kind, retry: verdict.retry, ...waits(verdict), reason, code: finalCode };
+  return { kind, retry: verdict.retry, ...waits(verdict, policy.maxWaitMs), reason, code: finalCode };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

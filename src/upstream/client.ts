@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { CappedWaitNote } from '../http-policy/index.js';
 import { createRedactor, forTerminal } from '../redact/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { apiKeyAuth } from './auth/api-key.js';
@@ -16,6 +17,9 @@ import type { ExchangeSettings, RawResponse } from './read-response.js';
 import { upstreamFailure } from './request-error.js';
 
 export type UpstreamApi = 'v1' | 'v2';
+
+/** `upstream.maxBodyBytes` default: far above any real page, far below what would exhaust memory. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export type QueryParams = Record<string, string | number | undefined>;
 
 export interface UpstreamCredentials {
@@ -32,8 +36,10 @@ export interface UpstreamClientOptions {
   readonly baseUrl: string;
   /** v2 host; v2 paths (`/api/all/voicemails`) are appended as given. */
   readonly v2BaseUrl?: string;
-  /** Connect, headers and body timeout of the default agent, ms. */
+  /** One deadline per request, headers and body together, ms. */
   readonly timeoutMs: number;
+  /** Largest body read; a longer one is a transient failure. @defaultValue 64 MiB */
+  readonly maxBodyBytes?: number;
   readonly credentials: UpstreamCredentials;
   /** Shared by every business's client; tests pass a `MockAgent`. @defaultValue a keep-alive `Agent` this client owns */
   readonly dispatcher?: Dispatcher;
@@ -51,6 +57,8 @@ export interface UpstreamResponse {
   readonly payload: JsonObject;
   readonly envelope: 'data' | 'top-level';
   readonly rateLimit?: RateLimitInfo;
+  /** Set when the rate-limit reset was further ahead than `maxWaitMs` and was cut to it. */
+  readonly waitCapped?: CappedWaitNote;
   /** Body size in bytes. */
   readonly bytes: number;
 }
@@ -86,7 +94,7 @@ function buildUrl(base: string, path: string, query: QueryParams | undefined): U
 
 function toResponse(raw: RawResponse, context: RequestContext, settings: ExchangeSettings): UpstreamResponse {
   const { redact, now, policy } = settings;
-  const rateLimit = raw.rateLimit ? { rateLimit: raw.rateLimit } : {};
+  const rateLimit = { ...(raw.rateLimit ? { rateLimit: raw.rateLimit } : {}), ...(raw.waitCapped ? { waitCapped: raw.waitCapped } : {}) };
   const body = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     const unwrapped = unwrapSuccess(body);
@@ -112,7 +120,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const { apiKey, session, v2Token } = options.credentials;
   let sessionAuth: SessionAuth | undefined;
   const redact = createRedactor(() => [apiKey, v2Token, session?.password, sessionAuth?.cookie]);
-  const settings: ExchangeSettings = { redact, now, policy };
+  const settings: ExchangeSettings = { redact, now, policy, timeoutMs: options.timeoutMs, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES };
   if (apiKey === undefined && session !== undefined) {
     sessionAuth = new SessionAuth({ baseUrl: options.baseUrl, ...session, dispatcher, settings });
   }

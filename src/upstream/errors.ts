@@ -1,3 +1,4 @@
+import type { CappedWaitNote } from '../http-policy/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 
 /** What the engine does about a failure: see DESIGN.md "Errors". */
@@ -34,6 +35,7 @@ export interface UpstreamErrorOptions {
   readonly request: RequestContext;
   readonly status?: number;
   readonly retryAfterMs?: number;
+  readonly waitCapped?: CappedWaitNote;
   readonly rateLimit?: RateLimitInfo;
   readonly cause?: unknown;
 }
@@ -50,6 +52,8 @@ export class UpstreamError extends Error {
   readonly status?: number;
   /** How long the server asked us to wait (429 or `Retry-After` on any status), in ms, cut to `maxWaitMs`. */
   readonly retryAfterMs?: number;
+  /** Set when the server asked for a longer wait than `maxWaitMs` (`retryAfterMs` is the cut one). */
+  readonly waitCapped?: CappedWaitNote;
   /** The `X-RateLimit-*` view the failed response carried. */
   readonly rateLimit?: RateLimitInfo;
   readonly request: RequestContext;
@@ -61,6 +65,7 @@ export class UpstreamError extends Error {
     this.request = options.request;
     if (options.status !== undefined) this.status = options.status;
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.waitCapped !== undefined) this.waitCapped = options.waitCapped;
     if (options.rateLimit !== undefined) this.rateLimit = options.rateLimit;
   }
 }

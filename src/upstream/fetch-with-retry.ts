@@ -21,7 +21,14 @@ export interface RetryPolicy {
 export type FetchEvent =
   | { readonly type: 'response'; readonly api: UpstreamApi; readonly path: string; readonly status?: number; readonly code?: string; readonly ms: number }
   | { readonly type: 'retry'; readonly kind: UpstreamErrorKind; readonly reason: string; readonly waitMs: number; readonly attempt: number }
-  | { readonly type: 'budget-wait'; readonly bucketKey: string; readonly waitMs: number };
+  | { readonly type: 'budget-wait'; readonly bucketKey: string; readonly waitMs: number }
+  /** The server asked for a wait longer than `upstream.maxWaitMs`; callsync waits the cap instead. Log it as a warning. */
+  | { readonly type: 'wait-capped'; readonly api: UpstreamApi; readonly path: string; readonly source: string; readonly askedMs: number; readonly waitMs: number };
+
+/** The one warning line for a cut wait. */
+export function waitCappedMessage(event: Extract<FetchEvent, { type: 'wait-capped' }>): string {
+  return `${event.api} ${event.path}: the server asked to wait ${Math.round(event.askedMs / 1000)} s (${event.source}); waiting upstream.maxWaitMs (${Math.round(event.waitMs / 1000)} s) instead`;
+}
 
 export interface FetchWithRetryOptions {
   readonly client: UpstreamClient;
@@ -81,6 +88,7 @@ export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<Up
     try {
       const response = await client.get(api, path, options.query, signal ? { signal } : {});
       emit({ type: 'response', api, path, status: response.status, ms: now() - started });
+      if (response.waitCapped) emit({ type: 'wait-capped', api, path, ...response.waitCapped });
       // Not awaited: a correction only ever lowers the budget or moves the window on, so it may land
       // after the next take; waiting for it would add a Redis round trip to every page.
       if (counted && response.rateLimit) limiter.observe(bucketKey, response.rateLimit, bucket).catch(() => undefined);
@@ -88,6 +96,7 @@ export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<Up
     } catch (error) {
       if (!isUpstreamError(error)) throw error;
       emit({ type: 'response', api, path, ...(error.status === undefined ? {} : { status: error.status }), code: error.code, ms: now() - started });
+      if (error.waitCapped) emit({ type: 'wait-capped', api, path, ...error.waitCapped });
       if (counted && error.rateLimit) await limiter.observe(bucketKey, error.rateLimit, bucket);
       signal?.throwIfAborted();
       const verdict = classifyFailure(error, now());

@@ -1,4 +1,4 @@
-export { createUpstreamClient } from './client.js';
+export { createUpstreamClient, DEFAULT_MAX_BODY_BYTES } from './client.js';
 export type {
   QueryParams,
   UpstreamApi,
@@ -8,7 +8,7 @@ export type {
   UpstreamGetOptions,
   UpstreamResponse,
 } from './client.js';
-export { fetchWithRetry } from './fetch-with-retry.js';
+export { fetchWithRetry, waitCappedMessage } from './fetch-with-retry.js';
 export type { FetchEvent, FetchWithRetryOptions, RetryPolicy } from './fetch-with-retry.js';
 export { BudgetWaitError, isBudgetWaitError, isUpstreamError, UpstreamError, UpstreamErrorCode } from './errors.js';
 export type { RequestContext, UpstreamErrorKind, UpstreamErrorOptions } from './errors.js';

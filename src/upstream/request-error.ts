@@ -1,3 +1,4 @@
+import type { CappedWaitNote } from '../http-policy/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import type { Redact } from '../redact/index.js';
 import { forTerminal } from '../redact/index.js';
@@ -10,6 +11,8 @@ export interface FailureDetails {
   /** The server's own message (from the error body), if any. */
   readonly serverMessage?: string;
   readonly rateLimit?: RateLimitInfo;
+  /** A rate-limit reset cut to `maxWaitMs` (the classification names a cut `Retry-After` itself). */
+  readonly waitCapped?: CappedWaitNote;
   readonly cause?: unknown;
 }
 
@@ -21,6 +24,7 @@ export function upstreamFailure(
   redact: Redact,
 ): UpstreamError {
   const server = details.serverMessage === undefined ? '' : `: ${details.serverMessage}`;
+  const capped = classification.waitCapped ?? details.waitCapped;
   const message = redact(forTerminal(`${request.method} ${request.host}${request.path} failed: ${classification.reason}${server}`));
   return new UpstreamError(message, {
     code: classification.code,
@@ -29,6 +33,7 @@ export function upstreamFailure(
     ...(details.status === undefined ? {} : { status: details.status }),
     ...(classification.waitMs === undefined ? {} : { retryAfterMs: classification.waitMs }),
     ...(details.rateLimit === undefined ? {} : { rateLimit: details.rateLimit }),
+    ...(capped === undefined ? {} : { waitCapped: capped }),
     ...(details.cause === undefined ? {} : { cause: details.cause }),
   });
 }

@@ -8,7 +8,7 @@ import { revisitSettings } from '../../sync/plan-businesses.js';
 import { syncBusiness, type BusinessOutcome } from '../../sync/sync-business.js';
 import { upstreamFetch } from '../../sync/upstream-fetch.js';
 import { walkSettings } from '../../sync/walkers/index.js';
-import { createUpstreamAgent, createUpstreamClient } from '../../upstream/index.js';
+import { createUpstreamAgent, createUpstreamClient, waitCappedMessage } from '../../upstream/index.js';
 import type { BackfillReporter } from './reporter.js';
 
 export interface BackfillOptions {
@@ -30,7 +30,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
   const { config, sink, reporter } = options;
   const upstream = config.upstream;
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
-  const limiter = createMemoryRateLimiter();
+  const limiter = createMemoryRateLimiter({ maxWaitMs: upstream.maxWaitMs });
   const limit = pLimit(config.backfill.concurrency);
   const paging = walkSettings(upstream);
   try {
@@ -42,6 +42,8 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
             baseUrl: upstream.baseUrl,
             v2BaseUrl: upstream.v2BaseUrl,
             timeoutMs: upstream.timeoutMs,
+            maxWaitMs: upstream.maxWaitMs,
+            maxBodyBytes: upstream.maxBodyBytes,
             credentials: plan.credentials,
             dispatcher,
           });
@@ -55,6 +57,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
             onEvent: (event) => {
               if (event.type === 'response') reporter.request(plan.name, event.status);
               else if (event.type === 'budget-wait') reporter.waiting(plan.name, event.waitMs, 'budget');
+              else if (event.type === 'wait-capped') reporter.warning(plan.name, event.path, waitCappedMessage(event));
               else reporter.waiting(plan.name, event.waitMs, event.reason);
             },
           });

@@ -39,8 +39,8 @@ describe('upstream client over real HTTP', () => {
     expect(server.hits.get('/api/v1/reset')).toBe(2);
   });
 
-  it('fails a silent server with the headers timeout of the default agent', async () => {
-    await expect(client.get('v1', '/silent')).rejects.toMatchObject({ kind: 'transient', code: 'UND_ERR_HEADERS_TIMEOUT' });
+  it('fails a silent server at the request deadline (upstream.timeoutMs)', async () => {
+    await expect(client.get('v1', '/silent')).rejects.toMatchObject({ kind: 'transient', code: 'UPSTREAM_TIMEOUT', message: expect.stringContaining('upstream.timeoutMs') as unknown });
   });
 });
 

@@ -1,0 +1,100 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clearRateLimitBlock, createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ratelimit/index.js';
+import type { RateLimiter } from '../../../src/ratelimit/index.js';
+import { createUpstreamClient, fetchWithRetry, isBudgetWaitError } from '../../../src/upstream/index.js';
+import type { FetchEvent, UpstreamClient } from '../../../src/upstream/index.js';
+import { redisUrl, uniqueName } from '../services.js';
+import { startHostileServer } from './hostile-server.js';
+import type { HostileServer } from './hostile-server.js';
+
+const API_KEY = 'ck_live_bounds_SECRET';
+const MAX_WAIT_MS = 2_000;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+// A short window, so the wait after a 429 (the rest of the server's window) is short too.
+const bucket = { limit: 60, windowMs: 100 };
+
+let server: HostileServer;
+let client: UpstreamClient;
+const redis = new Redis(redisUrl);
+beforeAll(async () => {
+  server = await startHostileServer();
+  client = createUpstreamClient({
+    baseUrl: server.baseUrl, timeoutMs: 500, maxWaitMs: MAX_WAIT_MS, maxBodyBytes: MAX_BODY_BYTES, credentials: { apiKey: API_KEY },
+  });
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+  await redis.quit();
+});
+
+function fetch(path: string, limiter: RateLimiter, maxBudgetWaitMs = Number.POSITIVE_INFINITY) {
+  const events: FetchEvent[] = [];
+  const started = Date.now();
+  const done = fetchWithRetry({
+    client, api: 'v1', path, limiter, bucketKey: uniqueName('acme'), bucket,
+    retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 }, maxBudgetWaitMs, onEvent: (event) => events.push(event),
+  });
+  return { done, events, elapsed: () => Date.now() - started };
+}
+
+describe('bounds on a hostile upstream over real HTTP', () => {
+  it('refuses a 1 GiB body at maxBodyBytes, naming the limit, without holding it', async () => {
+    const before = process.memoryUsage().rss;
+    const error = await client.get('v1', '/huge').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: 'transient', code: 'BODY_TOO_LARGE', status: 200 });
+    expect((error as Error).message).toContain(`upstream.maxBodyBytes (${MAX_BODY_BYTES} bytes)`);
+    // Socket buffers let the server get a little ahead of the cut, nowhere near the whole GiB.
+    expect(server.hugeBytesWritten()).toBeLessThan(256 * 1024 * 1024);
+    expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);
+  });
+
+  it('ends a body trickling a byte every 100 ms at the deadline', async () => {
+    const started = Date.now();
+    const error = await client.get('v1', '/trickle').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: 'transient', code: 'UPSTREAM_TIMEOUT' });
+    expect((error as Error).message).toContain('within 500 ms (upstream.timeoutMs)');
+    // The bound is the deadline; the margin is for a loaded machine, far below the trickle's forever.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('waits a Retry-After of 999999999 s only maxWaitMs, with one warning', async () => {
+    const { done, events, elapsed } = fetch('/retry-after', createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }));
+    expect((await done).payload).toMatchObject({ calls: [{ id: 'c1' }] });
+    expect(elapsed()).toBeLessThan(10_000);
+    expect(events.filter((event) => event.type === 'wait-capped')).toEqual([
+      expect.objectContaining({ source: 'Retry-After', askedMs: 999_999_999_000, waitMs: MAX_WAIT_MS }),
+    ]);
+    expect(events.filter((event) => event.type === 'budget-wait').length).toBeLessThanOrEqual(2);
+  });
+
+  it('in run, a reset in the year 3000 delays the job by at most maxWaitMs, and the Redis block never exceeds it', async () => {
+    const prefix = uniqueName('bounds');
+    const limiter = createRedisRateLimiter({ redis, prefix, maxWaitMs: MAX_WAIT_MS });
+    const key = 'acme';
+    const events: FetchEvent[] = [];
+    const run = (path: string) =>
+      fetchWithRetry({
+        client, api: 'v1', path, limiter, bucketKey: key, bucket, retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
+        maxBudgetWaitMs: 50, onEvent: (event) => events.push(event),
+      });
+    await run('/year-3000');
+    expect(events.filter((event) => event.type === 'wait-capped')).toHaveLength(1);
+    const delayed = await run('/calls').catch((caught: unknown) => caught);
+    expect(isBudgetWaitError(delayed)).toBe(true);
+    expect((delayed as { waitMs: number }).waitMs).toBeLessThanOrEqual(MAX_WAIT_MS + 100);
+    const stored = await redis.hgetall(`${prefix}:ratelimit:${key}`);
+    expect(Number(stored.we) - Date.now()).toBeLessThanOrEqual(MAX_WAIT_MS);
+
+    // A block stored before the cap existed (or by a looser replica) is cut on its next use.
+    await redis.hset(`${prefix}:ratelimit:${key}`, 'bu', String(Date.UTC(3000, 0, 1)));
+    const take = await limiter.take(key, bucket);
+    expect(take.granted ? 0 : take.waitMs).toBeLessThanOrEqual(MAX_WAIT_MS);
+    expect(Number(await redis.hget(`${prefix}:ratelimit:${key}`, 'bu')) - Date.now()).toBeLessThanOrEqual(MAX_WAIT_MS);
+
+    // `callsync resume` forgets the block: a fresh, full window.
+    await clearRateLimitBlock(redis, prefix, key);
+    expect(await limiter.inspect(key, bucket)).toMatchObject({ blockedUntilMs: null, remaining: bucket.limit });
+  });
+});
