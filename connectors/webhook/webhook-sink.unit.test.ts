@@ -191,6 +191,36 @@ describe('webhook sink over a MockAgent', () => {
     expect(state.closed).toBe(1);
   });
 
+  it('sends deletion as a signed deleted event with no records, then marks the copy; a refusal marks nothing', async () => {
+    const captured = respond({ status: 200 }, { status: 200 }, { status: 409, body: 'unknown ids' });
+    const webhook = await sink();
+    await webhook.write(batchOf([record('c1'), record('c2'), record('c3')]), at('n1'));
+    expect(await webhook.records.markDeleted('acme', table, ['c3', 'c1'])).toBe(2);
+    const deletion = captured[1];
+    expect(JSON.parse(deletion?.body ?? '')).toEqual({
+      business_id: 'acme',
+      stream: 'calls',
+      records: [],
+      batch_id: 'batch-1',
+      event: 'deleted',
+      deleted: [
+        { id: 'c3', deleted_at: '2025-01-01T00:00:00Z' },
+        { id: 'c1', deleted_at: '2025-01-01T00:00:00Z' },
+      ],
+    });
+    const signature = deletion?.headers['x-callsync-signature'];
+    expect(verifyWebhookSignature({ secret, timestamp: deletion?.headers['x-callsync-timestamp'], body: deletion?.body ?? '', signature, now })).toBe(true);
+    expect(deletion?.headers['idempotency-key']).toMatch(/^cs1_[0-9a-f]{64}$/);
+    expect(deletion?.headers['idempotency-key']).not.toBe(captured[0]?.headers['idempotency-key']);
+    expect(await webhook.records.listIds('acme', table)).toEqual(['c2']);
+
+    const refused = await webhook.records.markDeleted('acme', table, ['c2']).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(WebhookDeliveryError);
+    expect((refused as Error).message).toContain('webhook receiver answered HTTP 409');
+    expect(await webhook.records.count('acme', table)).toBe(1);
+    agent.assertNoPendingInterceptors();
+  });
+
   it('never logs the secret or the query string', async () => {
     respond({ status: 503, body: `nope ${secret}` }, { status: 400, body: secret });
     await (await sink()).write(batchOf([record('c1')]), at('n1'));

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +32,27 @@ async function freshConfig(dialect: 'sqlite' | 'postgres'): Promise<SinkConfig> 
     await client.end();
   });
   return { type: 'postgres', url: postgresUrl, schema };
+}
+
+/** Runs statements on the configured database directly; `t(name)` qualifies a table name. */
+async function execRaw(config: SinkConfig, statements: (t: (name: string) => string) => string[]): Promise<void> {
+  if (config.type === 'sqlite') {
+    const db = new Database(config.path);
+    try {
+      for (const statement of statements((name) => `"${name}"`)) db.exec(statement);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  if (config.type !== 'postgres') throw new Error('a SQL sink only');
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    for (const statement of statements((name) => `"${config.schema}"."${name}"`)) await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 async function open(config: SinkConfig): Promise<Sink> {
@@ -87,6 +109,31 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     const letters = await sink.deadLetters.list({ businessId: 'acme', stream: 'wide' });
     expect(letters.map((letter) => letter.raw)).toEqual([{ id: 450 }]);
     expect((await sink.checkpoints.load('acme', 'wide'))?.recordsSynced).toBe(499);
+  });
+
+  it('adds deleted_at to stream tables created before it: built-in ones by migration 003, custom ones on prepare', async () => {
+    const config = await freshConfig(dialect);
+    const sms: StreamTable = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' }] };
+    const first = await open(config);
+    await first.prepare([sms]);
+    await first.close();
+    // What a database of the previous release looks like.
+    await execRaw(config, (t) => [
+      `alter table ${t('calls')} drop column deleted_at`,
+      `alter table ${t('sms')} drop column deleted_at`,
+      `delete from ${t('kysely_migration')} where name = '003_deleted_at'`,
+    ]);
+    const second = await open(config);
+    await second.prepare([sms]);
+    // calls was not prepared here: migration 003 added its column (a missing column would throw).
+    await execRaw(config, (t) => [`select deleted_at from ${t('calls')}`, `select deleted_at from ${t('sms')}`]);
+    const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [] };
+    const record = (id: string): SyncRecord => ({ businessId: 'acme', id, source: 'v1', fields: {}, raw: { id } });
+    for (const table of [calls, sms]) {
+      await second.write({ businessId: 'acme', table, records: [record('a'), record('b')], deadLetters: [] }, {});
+      expect(await second.records.markDeleted('acme', table, ['a'])).toBe(1);
+      expect(await second.records.listIds('acme', table)).toEqual(['b']);
+    }
   });
 
   it('refuses an unsafe table name before touching the database', async () => {
