@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { checkConfig } from './cross-checks.js';
 import type { DeepReadonly } from './freeze.js';
-import { backfillSchema, businessSchema, extraStreamSchema, logSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema, workerSchema } from './sections.js';
+import { backfillSchema, businessSchema, extraStreamSchema, logSchema, reconcileSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema, workerSchema } from './sections.js';
 
 const sections = {
   upstream: upstreamSchema,
   businesses: z.array(businessSchema).min(1, 'expected at least one business'),
   streams: z.array(extraStreamSchema).default([]),
   schedule: scheduleSchema.prefault({}),
+  reconcile: reconcileSchema.prefault({}),
   redis: redisSchema.prefault({}),
   server: serverSchema.prefault({}),
   backfill: backfillSchema.prefault({}),

@@ -51,6 +51,7 @@ describe('config schema', () => {
       streams: [],
       sink: { type: 'sqlite', path: './data/callsync.db' },
       schedule: { every: 60_000 },
+      reconcile: { every: 86_400_000, repair: true },
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'callsync' },
       server: { host: '127.0.0.1', port: 9464 },
       backfill: { concurrency: 4 },

@@ -115,6 +115,9 @@ export const extraStreamSchema = z.strictObject({
 
 export const scheduleSchema = z.strictObject({ every: durationMs('60s') });
 
+/** Reconciliation in `run`: a full id-level comparison every `every`; found drift is repaired unless `repair` is false. */
+export const reconcileSchema = z.strictObject({ every: durationMs('24h'), repair: z.boolean().default(true) });
+
 export const redisSchema = z.strictObject({
   url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).default('redis://127.0.0.1:6379'),
   prefix: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 characters: letters, digits, "_", ".", ":" or "-"').default('callsync'),

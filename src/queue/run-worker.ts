@@ -44,7 +44,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
   const limiter = createRedisRateLimiter({ redis, prefix: config.redis.prefix, maxWaitMs: config.upstream.maxWaitMs });
   const metrics = createMetrics({
-    lagSource: async () => (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, lagSeconds: s.lagSeconds })),
+    statusSource: async () =>
+      (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, lagSeconds: s.lagSeconds, difference: s.difference })),
   });
   const plans = planBusinesses(config);
   const hashes = new Map(config.businesses.map((b) => [b.name, businessConfigHash(b)]));

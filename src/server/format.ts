@@ -9,6 +9,7 @@ export const STATE_LABELS: Readonly<Record<StreamState, string>> = {
   waiting_for_budget: 'waiting for budget',
   auth_failed: 'auth failed',
   gap_warning: 'gap warning',
+  drift: 'drift',
   failed: 'failed',
 };
 

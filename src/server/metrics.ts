@@ -8,17 +8,20 @@ export interface StreamLabels extends BusinessLabels {
   readonly stream: string;
 }
 
-/** A lag reading for {@link MetricsOptions.lagSource}. */
-export interface LagReading extends StreamLabels {
+/** One stream's readings for {@link MetricsOptions.statusSource}. */
+export interface StreamReading extends StreamLabels {
   readonly lagSeconds: number | null;
+  /** Upstream minus stored at the last reconciliation; null when never checked or not verifiable. */
+  readonly difference?: number | null;
 }
 
 export interface MetricsOptions {
   /**
-   * Read at every scrape to set `callsync_lag_seconds` (e.g. from the status store), so the gauge
-   * is fresh even between runs. Without it, callers set the gauge with {@link CallsyncMetrics.setLag}.
+   * Read at every scrape to set `callsync_lag_seconds` and `callsync_reconcile_difference` (e.g.
+   * from the status store), so every replica reports the same fresh values even between runs.
+   * Without it, callers set the lag gauge with {@link CallsyncMetrics.setLag}.
    */
-  readonly lagSource?: () => Promise<readonly LagReading[]>;
+  readonly statusSource?: () => Promise<readonly StreamReading[]>;
   /** Also export Node's process metrics (`process_*`, `nodejs_*`). @defaultValue true */
   readonly processMetrics?: boolean;
 }
@@ -75,30 +78,53 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     labelNames: ['business'] as const,
     registers,
   });
-  const lagSource = options.lagSource;
+  const statusSource = options.statusSource;
+  // Both gauges collect from one read per scrape: prom-client collects metrics side by side, and
+  // the first collect starts the read the second one shares.
+  let reading: Promise<readonly StreamReading[] | undefined> | undefined;
+  const readStatus = (source: () => Promise<readonly StreamReading[]>): Promise<readonly StreamReading[] | undefined> => {
+    reading ??= source()
+      .catch(() => {
+        lagSourceErrors.inc();
+        return undefined;
+      })
+      .finally(() => (reading = undefined));
+    return reading;
+  };
   const lag: Gauge<'business' | 'stream'> = new Gauge({
     name: 'callsync_lag_seconds',
     help: 'Seconds since the stream last synced successfully.',
     labelNames: ['business', 'stream'] as const,
     registers,
-    ...(lagSource && {
+    ...(statusSource && {
       async collect(): Promise<void> {
-        let readings: readonly LagReading[];
-        try {
-          readings = await lagSource();
-        } catch {
-          lagSourceErrors.inc();
-          return;
-        }
+        const readings = await readStatus(statusSource);
+        if (readings === undefined) return;
         lag.reset();
         for (const r of readings) if (r.lagSeconds !== null) lag.set({ business: r.business, stream: r.stream }, r.lagSeconds);
+      },
+    }),
+  });
+  const difference: Gauge<'business' | 'stream'> = new Gauge({
+    name: 'callsync_reconcile_difference',
+    help: 'Records upstream has minus records the sink accounts for, at the last reconciliation (0: exact).',
+    labelNames: ['business', 'stream'] as const,
+    registers,
+    ...(statusSource && {
+      async collect(): Promise<void> {
+        const readings = await readStatus(statusSource);
+        if (readings === undefined) return;
+        difference.reset();
+        for (const r of readings) {
+          if (r.difference !== undefined && r.difference !== null) difference.set({ business: r.business, stream: r.stream }, r.difference);
+        }
       },
     }),
   });
   // Registered after the gauge so a scrape shows the error its own lag collection just counted.
   const lagSourceErrors = new Counter({
     name: 'callsync_lag_source_errors_total',
-    help: 'Scrapes where the lag source (the status store) could not be read; the lag gauge kept its previous values.',
+    help: 'Scrapes where the status source (the status store) could not be read; the lag and difference gauges kept their previous values.',
     registers,
   });
   const jobDuration = new Histogram({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { register as globalRegistry } from 'prom-client';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type StreamReading } from './metrics.js';
 
 describe('callsync metrics', () => {
   it('writes each helper to its named metric with its labels', async () => {
@@ -38,19 +38,23 @@ describe('callsync metrics', () => {
     expect(await globalRegistry.metrics()).not.toContain('callsync_');
   });
 
-  it('refreshes the lag gauge from the lag source at each scrape, keeping old values if it fails', async () => {
-    let readings = [
-      { business: 'acme', stream: 'calls', lagSeconds: 10 },
-      { business: 'acme', stream: 'numbers', lagSeconds: null },
+  it('refreshes the lag and difference gauges from the status source at each scrape, keeping old values if it fails', async () => {
+    let readings: StreamReading[] = [
+      { business: 'acme', stream: 'calls', lagSeconds: 10, difference: -3 },
+      { business: 'acme', stream: 'numbers', lagSeconds: null, difference: null },
     ];
     let fail = false;
     const metrics = createMetrics({
       processMetrics: false,
-      lagSource: () => (fail ? Promise.reject(new Error('redis down')) : Promise.resolve(readings)),
+      statusSource: () => (fail ? Promise.reject(new Error('redis down')) : Promise.resolve(readings)),
     });
-    expect(await metrics.registry.metrics()).toContain('callsync_lag_seconds{business="acme",stream="calls"} 10');
-    readings = [{ business: 'acme', stream: 'calls', lagSeconds: 70 }];
-    expect(await metrics.registry.metrics()).toContain('callsync_lag_seconds{business="acme",stream="calls"} 70');
+    const first = await metrics.registry.metrics();
+    expect(first).toContain('callsync_lag_seconds{business="acme",stream="calls"} 10');
+    expect(first).toContain('callsync_reconcile_difference{business="acme",stream="calls"} -3');
+    readings = [{ business: 'acme', stream: 'calls', lagSeconds: 70, difference: 0 }];
+    const second = await metrics.registry.metrics();
+    expect(second).toContain('callsync_lag_seconds{business="acme",stream="calls"} 70');
+    expect(second).toContain('callsync_reconcile_difference{business="acme",stream="calls"} 0');
     fail = true;
     const text = await metrics.registry.metrics();
     expect(text).toContain('callsync_lag_seconds{business="acme",stream="calls"} 70');

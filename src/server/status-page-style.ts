@@ -7,6 +7,7 @@ export const STATE_COLOURS: Readonly<Record<StreamState, { readonly bg: string; 
   waiting_for_budget: { bg: '#fdf1d6', fg: '#7a5200' },
   auth_failed: { bg: '#f9d7d7', fg: '#8a1111' },
   gap_warning: { bg: '#fde3cf', fg: '#8a3d00' },
+  drift: { bg: '#ecdcf5', fg: '#5b1f78' },
   failed: { bg: '#f9d7d7', fg: '#8a1111' },
 };
 

@@ -19,6 +19,7 @@ function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
     deadLetters: 3,
     lastError: null,
     warning: null,
+    difference: null,
     budget: { limit: 60, usedThisWindow: 12, resetAt: '2024-05-01T12:01:00.000Z' },
     updatedAt: NOW,
     ...overrides,

@@ -18,6 +18,7 @@ function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
     deadLetters: 3,
     lastError: null,
     warning: null,
+    difference: null,
     budget: { limit: 60, usedThisWindow: 12, resetAt: NOW },
     updatedAt: NOW,
     ...overrides,

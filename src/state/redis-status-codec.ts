@@ -24,6 +24,8 @@ export function encodePatch(business: string, stream: string, patch: StatusPatch
     if (value === null) unset.push(field);
     else if (value !== undefined) set[field] = value;
   }
+  if (patch.difference === null) unset.push('difference');
+  else if (patch.difference !== undefined) set.difference = String(patch.difference);
   if (patch.budget === null) unset.push('budget');
   else if (patch.budget !== undefined) set.budget = JSON.stringify(patch.budget);
   for (const counter of COUNTERS) {
@@ -68,6 +70,7 @@ export function decodeStatus(hash: Record<string, string>): StoredStatus | undef
     deadLetters: integer(hash.deadLetters),
     lastError: hash.lastError ?? null,
     warning: hash.warning ?? null,
+    difference: hash.difference === undefined ? null : integer(hash.difference),
     budget: decodeBudget(hash.budget),
     updatedAt,
   };

@@ -16,6 +16,7 @@ export interface StatusPatch {
   readonly lastRunAt?: string | null;
   readonly lastError?: string | null;
   readonly warning?: string | null;
+  readonly difference?: number | null;
   readonly budget?: BudgetView | null;
   readonly recordsSynced?: number;
   readonly pages?: number;
@@ -38,6 +39,9 @@ export function validatePatch(patch: StatusPatch): void {
       throw new RangeError(`status increment of ${counter} must be a non-negative integer, got ${String(added)}`);
     }
   }
+  if (patch.difference !== undefined && patch.difference !== null && !Number.isSafeInteger(patch.difference)) {
+    throw new RangeError(`status difference must be an integer, got ${String(patch.difference)}`);
+  }
   for (const field of ['lastSuccessAt', 'lastRunAt'] as const) {
     const value = patch[field];
     if (typeof value === 'string' && Number.isNaN(Date.parse(value))) {
@@ -59,6 +63,7 @@ export function emptyStatus(business: string, stream: string, updatedAt: string)
     deadLetters: 0,
     lastError: null,
     warning: null,
+    difference: null,
     budget: null,
     updatedAt,
   };

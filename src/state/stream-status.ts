@@ -4,7 +4,7 @@
  */
 
 /** Every state a stream can be in, in the order the status page explains them. */
-export const STREAM_STATES = ['idle', 'syncing', 'waiting_for_budget', 'auth_failed', 'gap_warning', 'failed'] as const;
+export const STREAM_STATES = ['idle', 'syncing', 'waiting_for_budget', 'auth_failed', 'gap_warning', 'drift', 'failed'] as const;
 
 /**
  * - `idle`: between runs, last run fine.
@@ -12,6 +12,8 @@ export const STREAM_STATES = ['idle', 'syncing', 'waiting_for_budget', 'auth_fai
  * - `waiting_for_budget`: a run is paused until the business's rate-limit window resets.
  * - `auth_failed`: the upstream rejected the credentials (401/403); the business is stopped.
  * - `gap_warning`: the last run finished, but records may have been missed (see `warning`).
+ * - `drift`: reconciliation found the sink and upstream disagree (see `warning`); repaired
+ *   automatically unless `reconcile.repair` is false.
  * - `failed`: the last run stopped with an error (see `lastError`); the next scheduled run retries.
  */
 export type StreamState = (typeof STREAM_STATES)[number];
@@ -51,8 +53,14 @@ export interface StreamStatus {
   readonly deadLetters: number;
   /** Message of the last failure; cleared by the caller when a run succeeds. No secrets. */
   readonly lastError: string | null;
-  /** A visible warning, e.g. a possible gap in the v2 high-water-mark walk. */
+  /** A visible warning, e.g. a possible gap in the v2 high-water-mark walk, or a drift. */
   readonly warning: string | null;
+  /**
+   * Upstream's count minus the records the sink accounts for, at the last reconciliation: 0 is
+   * exact, positive means records missing, negative records upstream no longer lists. Null when
+   * never checked or when upstream gives no count (v2 streams).
+   */
+  readonly difference: number | null;
   readonly budget: BudgetView | null;
   /** ISO time of the last update from any worker. */
   readonly updatedAt: string;

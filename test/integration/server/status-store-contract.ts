@@ -36,6 +36,7 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
         deadLetters: 0,
         lastError: null,
         warning: null,
+        difference: null,
         budget: null,
         updatedAt: new Date(T0).toISOString(),
       });
@@ -53,6 +54,14 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
       expect(status?.updatedAt).toBe(new Date(T0 + 5_000).toISOString());
       await store.update('acme', 'calls', { budget: null, warning: null, state: 'idle' });
       expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', warning: null, budget: null });
+    });
+
+    it('keeps a reconciliation difference of either sign, and clears it with null', async () => {
+      const { store } = await setup();
+      expect(await store.update('acme', 'calls', { state: 'drift', difference: -4 })).toMatchObject({ state: 'drift', difference: -4 });
+      expect(await store.update('acme', 'calls', { difference: 12 })).toMatchObject({ difference: 12 });
+      expect(await store.update('acme', 'calls', { difference: null })).toMatchObject({ difference: null });
+      await expect(store.update('acme', 'calls', { difference: 0.5 })).rejects.toThrow(/difference must be an integer/);
     });
 
     it('sets counters, then adds increments, and loses no increment under concurrency', async () => {

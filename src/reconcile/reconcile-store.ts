@@ -1,0 +1,33 @@
+import type { SyncRecord } from '../sink.js';
+import type { StreamDescriptor } from '../sync/stream-descriptor.js';
+
+/** What reconciliation needs from the sink for one business × stream. */
+export interface ReconcileStore {
+  /** Records stored and not marked deleted. */
+  count(businessId: string, descriptor: StreamDescriptor): Promise<number>;
+  /** Every stored, not deleted id, one page at a time. */
+  ids(businessId: string, descriptor: StreamDescriptor): AsyncIterable<readonly string[]>;
+  /** Marks records deleted the target's way (never a hard delete); resolves with how many were newly marked. */
+  markDeleted(businessId: string, descriptor: StreamDescriptor, ids: readonly string[]): Promise<number>;
+  /** Stores records without moving the stream's position; resolves with how many were written. */
+  store(businessId: string, descriptor: StreamDescriptor, records: readonly SyncRecord[]): Promise<number>;
+  /** Upstream ids of the stream's dead letters: records upstream has that could not be stored. */
+  deadLetterIds(businessId: string, descriptor: StreamDescriptor): Promise<ReadonlySet<string>>;
+}
+
+export async function storedIds(store: ReconcileStore, businessId: string, descriptor: StreamDescriptor): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const page of store.ids(businessId, descriptor)) for (const id of page) ids.add(id);
+  return ids;
+}
+
+/**
+ * What the sink accounts for: stored rows plus dead letters whose record is not stored (a record
+ * that could not be stored is known, not missing; one stored since must not count twice).
+ */
+export async function accountedCount(store: ReconcileStore, businessId: string, descriptor: StreamDescriptor): Promise<number> {
+  const [rows, dead] = await Promise.all([store.count(businessId, descriptor), store.deadLetterIds(businessId, descriptor)]);
+  if (dead.size === 0) return rows;
+  const stored = await storedIds(store, businessId, descriptor);
+  return rows + [...dead].filter((id) => !stored.has(id)).length;
+}

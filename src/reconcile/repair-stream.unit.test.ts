@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject, SyncRecord } from '../sink.js';
+import { builtinStreams } from '../sync/builtin-streams.js';
+import { customStream } from '../sync/custom-streams.js';
+import type { Query } from '../sync/walkers/index.js';
+import { checkStream } from './check-stream.js';
+import type { ReconcileStore } from './reconcile-store.js';
+import { repairStream } from './repair-stream.js';
+
+const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'messages', paging: 'offset', idField: 'id' });
+
+/** The sink side as plain sets: what a store holds, what it marked deleted, its dead letters. */
+function memoryStore(ids: readonly string[], deadLetterIds: readonly string[] = []) {
+  const rows = new Set(ids);
+  const deleted = new Set<string>();
+  const store: ReconcileStore = {
+    count: () => Promise.resolve(rows.size),
+    async *ids() {
+      yield [...rows].sort();
+    },
+    markDeleted(_business, _descriptor, marked) {
+      let newly = 0;
+      for (const id of marked) if (rows.delete(id)) (newly += 1), deleted.add(id);
+      return Promise.resolve(newly);
+    },
+    store(_business, _descriptor, records: readonly SyncRecord[]) {
+      for (const record of records) rows.add(record.id);
+      return Promise.resolve(records.length);
+    },
+    deadLetterIds: () => Promise.resolve(new Set(deadLetterIds)),
+  };
+  return { store, rows, deleted };
+}
+
+/** An offset-paged upstream list of these ids, reporting `total` (or a wrong one). */
+function offsetList(ids: readonly string[], reportedTotal = ids.length) {
+  const queries: Query[] = [];
+  const fetch = (query: Query): Promise<JsonObject> => {
+    queries.push(query);
+    const offset = Number(query.offset ?? 0);
+    const limit = Number(query.limit ?? 50);
+    return Promise.resolve({ messages: ids.slice(offset, offset + limit).map((id) => ({ id })), total: reportedTotal });
+  };
+  return { fetch, queries };
+}
+
+const base = { business: 'acme', normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100 } };
+
+describe('checkStream', () => {
+  it('counts dead letters not stored as accounted for, and asks upstream with one request', async () => {
+    const { fetch, queries } = offsetList(['1', '2', '3', '4']);
+    const { store } = memoryStore(['1', '2', '3'], ['4', '2']);
+    expect(await checkStream({ business: 'acme', descriptor: sms, store, fetch })).toMatchObject({ stored: 4, upstream: 4, difference: 0, verdict: 'ok' });
+    expect(queries).toEqual([{ limit: 1, offset: 0 }]);
+  });
+
+  it('reports a difference with its sign, and uses a known total without a request', async () => {
+    const { fetch, queries } = offsetList([]);
+    const { store } = memoryStore(['1', '2']);
+    expect(await checkStream({ business: 'acme', descriptor: sms, store, fetch, knownTotal: 5 })).toMatchObject({ difference: 3, verdict: 'differs' });
+    expect(await checkStream({ business: 'acme', descriptor: sms, store, fetch, knownTotal: 1 })).toMatchObject({ difference: -1, verdict: 'differs' });
+    expect(queries).toEqual([]);
+  });
+
+  it('never calls a v2 stream ok: it has no total', async () => {
+    const { fetch, queries } = offsetList(['1']);
+    const { store } = memoryStore(['1']);
+    const voicemails = builtinStreams.get('voicemails')!;
+    expect(await checkStream({ business: 'acme', descriptor: voicemails, store, fetch, knownTotal: 1 })).toMatchObject({ upstream: null, verdict: 'not_verifiable' });
+    expect(queries).toEqual([]);
+  });
+});
+
+describe('repairStream', () => {
+  it('stores what is missing, marks deleted what upstream no longer lists, and ends exact', async () => {
+    const { fetch } = offsetList(['1', '2', '3', '4', '5']);
+    const { store, rows, deleted } = memoryStore(['1', '2', '4', '9']);
+    const check = await repairStream({ ...base, descriptor: sms, store, fetch, repair: true });
+    expect(check).toMatchObject({ missing: 2, extra: 1, written: 2, markedDeleted: 1, stored: 5, upstream: 5, verdict: 'ok' });
+    expect([...rows].sort()).toEqual(['1', '2', '3', '4', '5']);
+    expect([...deleted]).toEqual(['9']);
+  });
+
+  it('marks nothing deleted when the walk did not see as many records as upstream reported', async () => {
+    const warnings: string[] = [];
+    const { fetch } = offsetList(['1', '2', '3'], 4);
+    const { store, deleted } = memoryStore(['1', '9']);
+    const check = await repairStream({ ...base, descriptor: sms, store, fetch, repair: true, onWarning: (m) => warnings.push(m) });
+    expect(deleted.size).toBe(0);
+    expect(check).toMatchObject({ written: 2, extra: 1, markedDeleted: 0, verdict: 'differs' });
+    expect(warnings.join()).toMatch(/saw 3 record\(s\) where upstream reported 4: none marked deleted/);
+  });
+
+  it('only counts when repair is off', async () => {
+    const { fetch } = offsetList(['1', '2', '3']);
+    const { store, rows } = memoryStore(['1', '7']);
+    expect(await repairStream({ ...base, descriptor: sms, store, fetch, repair: false })).toMatchObject({ missing: 2, extra: 1, written: 0, markedDeleted: 0, verdict: 'differs' });
+    expect([...rows].sort()).toEqual(['1', '7']);
+  });
+});
