@@ -4,6 +4,7 @@ import { registerBackfillCommand } from './backfill.js';
 import { registerCheckConfigCommand } from './check-config.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDemoCommand } from './demo.js';
+import { registerReconcileCommand } from './reconcile.js';
 import { registerResumeCommand } from './resume.js';
 import { registerRunCommand } from './run.js';
 import { registerSimulateCommand } from './simulate.js';
@@ -22,5 +23,6 @@ registerStatusCommand(program);
 registerDemoCommand(program);
 registerRunCommand(program);
 registerResumeCommand(program);
+registerReconcileCommand(program);
 
 await program.parseAsync(process.argv);

@@ -1,4 +1,4 @@
-import type { SyncRecord } from '../sink.js';
+import type { Json, SyncRecord } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 
 /** What reconciliation needs from the sink for one business × stream. */
@@ -6,13 +6,23 @@ export interface ReconcileStore {
   /** Records stored and not marked deleted. */
   count(businessId: string, descriptor: StreamDescriptor): Promise<number>;
   /** Every stored, not deleted id, one page at a time. */
-  ids(businessId: string, descriptor: StreamDescriptor): AsyncIterable<readonly string[]>;
+  ids(businessId: string, descriptor: StreamDescriptor): AsyncIterable<readonly string[]> | Iterable<readonly string[]>;
   /** Marks records deleted the target's way (never a hard delete); resolves with how many were newly marked. */
   markDeleted(businessId: string, descriptor: StreamDescriptor, ids: readonly string[]): Promise<number>;
   /** Stores records without moving the stream's position; resolves with how many were written. */
   store(businessId: string, descriptor: StreamDescriptor, records: readonly SyncRecord[]): Promise<number>;
   /** Upstream ids of the stream's dead letters: records upstream has that could not be stored. */
   deadLetterIds(businessId: string, descriptor: StreamDescriptor): Promise<ReadonlySet<string>>;
+}
+
+/**
+ * The upstream id of a raw record (`id`, as the v1 API names it), for records that could not be
+ * normalized: a dead letter, or a stored record whose newer version fails, must not be taken for missing or deleted.
+ */
+export function rawId(raw: Json): string | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const id = raw.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
 
 export async function storedIds(store: ReconcileStore, businessId: string, descriptor: StreamDescriptor): Promise<Set<string>> {

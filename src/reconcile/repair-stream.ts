@@ -1,9 +1,9 @@
 import type { NormalizeContext } from '../normalize/index.js';
-import type { Json, JsonObject } from '../sink.js';
+import type { JsonObject } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { toPageRecords } from '../sync/to-batch.js';
 import { walkers, type Query } from '../sync/walkers/index.js';
-import { accountedCount, storedIds, type ReconcileStore } from './reconcile-store.js';
+import { accountedCount, rawId, storedIds, type ReconcileStore } from './reconcile-store.js';
 import { judge, type StreamCheck } from './stream-check.js';
 import { isVerifiable } from './upstream-total.js';
 
@@ -21,13 +21,6 @@ export interface RepairStreamOptions {
 }
 
 const MARK_CHUNK = 500;
-
-/** The id a record that failed normalization most likely has, so a stored copy is not taken for deleted. */
-function rawId(raw: Json): string | undefined {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const id = raw.id;
-  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
-}
 
 /**
  * Walks the whole upstream list from its start and compares ids with the sink: records upstream

@@ -15,12 +15,14 @@ function memoryStore(ids: readonly string[], deadLetterIds: readonly string[] = 
   const deleted = new Set<string>();
   const store: ReconcileStore = {
     count: () => Promise.resolve(rows.size),
-    async *ids() {
-      yield [...rows].sort();
-    },
+    ids: () => [[...rows].sort()],
     markDeleted(_business, _descriptor, marked) {
       let newly = 0;
-      for (const id of marked) if (rows.delete(id)) (newly += 1), deleted.add(id);
+      for (const id of marked) {
+        if (!rows.delete(id)) continue;
+        newly += 1;
+        deleted.add(id);
+      }
       return Promise.resolve(newly);
     },
     store(_business, _descriptor, records: readonly SyncRecord[]) {

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { createSink } from '../../connectors/registry.js';
+import { createRedactor, forTerminal } from '../redact/index.js';
+import { planBusinesses } from '../sync/plan-businesses.js';
+import { loadCliConfig } from './load-cli-config.js';
+import { createLogger } from './logger.js';
+import { formatChecks, reconcileExitCode } from './reconcile/format-checks.js';
+import { runReconcile } from './reconcile/run-reconcile.js';
+import { onShutdownSignal } from './shutdown.js';
+
+interface ReconcileFlags {
+  readonly config: string;
+  readonly business?: string;
+  readonly stream?: string;
+  readonly repair?: boolean;
+  readonly json?: boolean;
+}
+
+/**
+ * `callsync reconcile`: is the mirror complete? Compares what the sink holds with what upstream
+ * says it has, per business × stream; `--repair` walks each list, stores what is missing and
+ * marks deleted what upstream no longer lists. Exit 1 when anything differs (after the repair,
+ * when one ran), 2 for a bad config.
+ */
+export function registerReconcileCommand(program: Command): void {
+  program
+    .command('reconcile')
+    .description('compare the records stored with what upstream has (v1 totals); --repair fetches what is missing and marks deleted what upstream dropped')
+    .requiredOption('-c, --config <file>', 'YAML or JSON config file')
+    .option('--business <name>', 'only this business')
+    .option('--stream <name>', 'only this stream')
+    .option('--repair', 'walk each list: store missing records, mark records upstream no longer lists as deleted')
+    .option('--json', 'one JSON document instead of the table')
+    .action(async (flags: ReconcileFlags) => {
+      const { config, secrets } = await loadCliConfig(flags.config);
+      const logger = createLogger({ level: config.log.level, secrets });
+      const plans = planBusinesses(config, { business: flags.business, stream: flags.stream });
+      const sink = await createSink(config.sink, { logger });
+      const stop = new AbortController();
+      const stopListening = onShutdownSignal(() => stop.abort(new Error('interrupted')));
+      try {
+        await sink.prepare([...new Map(plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
+        const rows = await runReconcile({ config, plans, sink, repair: flags.repair === true, logger, signal: stop.signal });
+        const text = flags.json === true ? JSON.stringify({ streams: rows }, null, 2) : formatChecks(rows);
+        process.stdout.write(`${forTerminal(createRedactor(secrets)(text))}\n`);
+        process.exitCode = reconcileExitCode(rows);
+      } finally {
+        stopListening();
+        await sink.close();
+      }
+    });
+}

@@ -1,0 +1,72 @@
+import pLimit from 'p-limit';
+import type { Logger } from 'pino';
+import type { CallsyncConfig } from '../../config/index.js';
+import { upstreamClients } from '../../queue/upstream-clients.js';
+import { createMemoryRateLimiter } from '../../ratelimit/index.js';
+import { reconcileStream } from '../../reconcile/reconcile-stream.js';
+import { sinkReconcileStore } from '../../reconcile/sink-store.js';
+import type { Sink } from '../../sink.js';
+import type { BusinessPlan } from '../../sync/business-plan.js';
+import { upstreamFetch } from '../../sync/upstream-fetch.js';
+import { createUpstreamAgent } from '../../upstream/index.js';
+import type { CheckRow } from './format-checks.js';
+
+export interface RunReconcileOptions {
+  readonly config: CallsyncConfig<unknown>;
+  readonly plans: readonly BusinessPlan[];
+  readonly sink: Sink;
+  readonly repair: boolean;
+  readonly logger: Logger;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * `callsync reconcile` without a worker: each business under its own in-memory budget (as
+ * `backfill`), up to `backfill.concurrency` businesses at once, its streams one after another.
+ * A failure is that stream's row; it never stops the others.
+ */
+export async function runReconcile(options: RunReconcileOptions): Promise<CheckRow[]> {
+  const { config, sink } = options;
+  const { upstream } = config;
+  const dispatcher = createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
+  const clients = upstreamClients(upstream, dispatcher);
+  const limiter = createMemoryRateLimiter();
+  const store = sinkReconcileStore(sink);
+  const limit = pLimit(config.backfill.concurrency);
+  try {
+    const perBusiness = await Promise.all(
+      options.plans.map((plan) =>
+        limit(async () => {
+          const fetchPayload = upstreamFetch({ plan, client: clients.get(plan), limiter, retry: upstream.retry, maxBudgetWaitMs: Number.POSITIVE_INFINITY, signal: options.signal });
+          const rows: CheckRow[] = [];
+          for (const descriptor of plan.streams) {
+            const labels = { business: plan.name, stream: descriptor.name };
+            try {
+              rows.push(
+                await reconcileStream({
+                  business: plan.name,
+                  descriptor,
+                  store,
+                  fetch: (query) => fetchPayload(descriptor, query),
+                  normalizeContext: plan.normalizeContext,
+                  paging: { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit },
+                  mode: options.repair ? 'repair' : 'count',
+                  signal: options.signal,
+                  onWarning: (warning) => options.logger.warn({ ...labels, warning }, 'reconcile warning'),
+                }),
+              );
+            } catch (error) {
+              rows.push({ ...labels, error: error instanceof Error ? error.message : String(error) });
+            }
+          }
+          return rows;
+        }),
+      ),
+    );
+    return perBusiness.flat();
+  } finally {
+    await clients.close();
+    await limiter.close();
+    await dispatcher.close();
+  }
+}

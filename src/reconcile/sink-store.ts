@@ -1,0 +1,40 @@
+import type { Sink } from '../sink.js';
+import { chunk } from '../sync/to-batch.js';
+import { rawId, type ReconcileStore } from './reconcile-store.js';
+
+/** Dead letters read per stream; they are rare, and more than this many means a stream needs an operator anyway. */
+const DEAD_LETTER_READ = 100_000;
+
+/**
+ * Reconciliation's view of a sink. Records are stored with the stream's current position, so a
+ * repair never moves where the next sync starts; a stream that never synced has no position yet,
+ * and its first sync will fetch everything, so nothing is stored for it here.
+ */
+export function sinkReconcileStore(sink: Sink): ReconcileStore {
+  return {
+    count: (businessId, descriptor) => sink.records.count(businessId, descriptor.table),
+    async *ids(businessId, descriptor) {
+      let after: string | undefined;
+      for (;;) {
+        const page = await sink.records.listIds(businessId, descriptor.table, after === undefined ? {} : { after });
+        if (page.length === 0) return;
+        yield page;
+        after = page.at(-1);
+      }
+    },
+    markDeleted: (businessId, descriptor, ids) => sink.records.markDeleted(businessId, descriptor.table, ids),
+    async store(businessId, descriptor, records) {
+      const checkpoint = await sink.checkpoints.load(businessId, descriptor.name);
+      if (checkpoint === undefined) return 0;
+      let written = 0;
+      for (const part of chunk(records, sink.capabilities.maxBatchSize)) {
+        written += (await sink.write({ businessId, table: descriptor.table, records: part, deadLetters: [] }, checkpoint.position)).written;
+      }
+      return written;
+    },
+    async deadLetterIds(businessId, descriptor) {
+      const letters = await sink.deadLetters.list({ businessId, stream: descriptor.name, limit: DEAD_LETTER_READ });
+      return new Set(letters.flatMap((letter) => rawId(letter.raw) ?? []));
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { runCli } from '../support/cli-process.js';
+import { runConfig, workspace } from '../worker/harness.js';
+
+interface Row {
+  business: string;
+  stream: string;
+  stored?: number;
+  upstream?: number | null;
+  difference?: number | null;
+  verdict?: string;
+  missing?: number;
+  extra?: number;
+  written?: number;
+  markedDeleted?: number;
+  error?: string;
+}
+
+/** Live (not deleted) and deleted call ids of a business in the SQLite mirror. */
+function storedCalls(dbPath: string, business: string): { live: string[]; deleted: string[] } {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const rows = db.prepare('select id, deleted_at from calls where business_id = ? order by id').all(business) as Array<{ id: string; deleted_at: string | null }>;
+    return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
+  } finally {
+    db.close();
+  }
+}
+
+function deleteByHand(dbPath: string, business: string, ids: readonly string[]): void {
+  const db = new Database(dbPath);
+  try {
+    const remove = db.prepare('delete from calls where business_id = ? and id = ?');
+    for (const id of ids) remove.run(business, id);
+  } finally {
+    db.close();
+  }
+}
+
+const upstreamCallIds = (sim: Simulator, business: string): string[] => sim.truth(business).calls.map((c) => String(c.id)).sort();
+
+async function reconcile(config: string, ...flags: string[]): Promise<{ code: number | null; rows: Row[] }> {
+  const result = await runCli(['reconcile', '--config', config, '--json', ...flags]);
+  if (result.stdout === '') throw new Error(`reconcile printed nothing: ${result.stderr}`);
+  return { code: result.code, rows: (JSON.parse(result.stdout) as { streams: Row[] }).streams };
+}
+
+const byKey = (rows: readonly Row[]): Map<string, Row> => new Map(rows.map((row) => [`${row.business}/${row.stream}`, row]));
+
+describe('callsync reconcile', () => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  it('reports rows deleted by hand and records deleted upstream (exit 1); --repair makes the sink exact; a second run exits 0', async () => {
+    const sim = await startSimulator({ businesses: 2, calls: 90, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
+    const ws = workspace('reconcile');
+    cleanup.push(() => sim.close(), () => ws.cleanup());
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 100, perMs: 1000 } }));
+    expect((await runCli(['backfill', '--config', config, '--no-progress'])).code).toBe(0);
+
+    const lostByHand = upstreamCallIds(sim, 'biz-1').slice(10, 13);
+    deleteByHand(ws.dbPath, 'biz-1', lostByHand);
+    const goneUpstream = upstreamCallIds(sim, 'biz-2').slice(40, 42);
+    sim.deleteCalls('biz-2', goneUpstream);
+
+    const before = await reconcile(config);
+    expect(before.code).toBe(1);
+    const found = byKey(before.rows);
+    expect(found.get('biz-1/calls')).toMatchObject({ stored: 87, upstream: 90, difference: 3, verdict: 'differs' });
+    expect(found.get('biz-2/calls')).toMatchObject({ stored: 90, upstream: 88, difference: -2, verdict: 'differs' });
+    expect(found.get('biz-1/numbers')).toMatchObject({ stored: 3, upstream: 3, difference: 0, verdict: 'ok' });
+    for (const business of ['biz-1', 'biz-2']) expect(found.get(`${business}/voicemails`)).toMatchObject({ upstream: null, verdict: 'not_verifiable' });
+    const table = await runCli(['reconcile', '--config', config]);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/biz-1\s+calls\s+87\s+90\s+\+3\s+differs/);
+
+    const repaired = await reconcile(config, '--repair');
+    const fixed = byKey(repaired.rows);
+    expect(fixed.get('biz-1/calls')).toMatchObject({ missing: 3, extra: 0, written: 3, markedDeleted: 0, difference: 0, verdict: 'ok' });
+    expect(fixed.get('biz-2/calls')).toMatchObject({ missing: 0, extra: 2, written: 0, markedDeleted: 2, difference: 0, verdict: 'ok' });
+    expect(repaired.code).toBe(0);
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: upstreamCallIds(sim, 'biz-1'), deleted: [] });
+    expect(storedCalls(ws.dbPath, 'biz-2')).toEqual({ live: upstreamCallIds(sim, 'biz-2'), deleted: goneUpstream });
+
+    const after = await reconcile(config);
+    expect(after.code).toBe(0);
+    expect(after.rows.filter((row) => row.verdict === 'differs' || row.error !== undefined)).toEqual([]);
+  });
+});
