@@ -2,7 +2,7 @@ import type { NormalizeContext } from '../normalize/index.js';
 import type { JsonObject } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { toPageRecords } from '../sync/to-batch.js';
-import { walkers, type Query } from '../sync/walkers/index.js';
+import { walkers, type Query, type WalkSettings } from '../sync/walkers/index.js';
 import { accountedCount, rawId, storedIds, type ReconcileStore } from './reconcile-store.js';
 import { judge, type StreamCheck } from './stream-check.js';
 import { isVerifiable } from './upstream-total.js';
@@ -13,7 +13,7 @@ export interface RepairStreamOptions {
   readonly store: ReconcileStore;
   readonly fetch: (query: Query) => Promise<JsonObject>;
   readonly normalizeContext: NormalizeContext;
-  readonly paging: { readonly pageSize: number; readonly v2Limit: number; readonly v2MaxLimit: number };
+  readonly paging: WalkSettings;
   /** False: only count what is missing and extra, change nothing. */
   readonly repair: boolean;
   readonly signal?: AbortSignal;

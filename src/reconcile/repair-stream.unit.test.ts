@@ -46,7 +46,7 @@ function offsetList(ids: readonly string[], reportedTotal = ids.length) {
   return { fetch, queries };
 }
 
-const base = { business: 'acme', normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100 } };
+const base = { business: 'acme', normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const } };
 
 describe('checkStream', () => {
   it('counts dead letters not stored as accounted for, and asks upstream with one request', async () => {
@@ -83,14 +83,22 @@ describe('repairStream', () => {
     expect([...deleted]).toEqual(['9']);
   });
 
-  it('marks nothing deleted when the walk did not see as many records as upstream reported', async () => {
+  it('marks nothing deleted when the walk saw fewer distinct records than upstream reported', async () => {
     const warnings: string[] = [];
-    const { fetch } = offsetList(['1', '2', '3'], 4);
+    // A record listed twice (the list shifted under the walk): 4 listed, 3 distinct ids seen.
+    const { fetch } = offsetList(['1', '2', '2', '3']);
     const { store, deleted } = memoryStore(['1', '9']);
     const check = await repairStream({ ...base, descriptor: sms, store, fetch, repair: true, onWarning: (m) => warnings.push(m) });
     expect(deleted.size).toBe(0);
     expect(check).toMatchObject({ written: 2, extra: 1, markedDeleted: 0, verdict: 'differs' });
     expect(warnings.join()).toMatch(/saw 3 record\(s\) where upstream reported 4: none marked deleted/);
+  });
+
+  it('marks nothing deleted when the walk stops on a broken list', async () => {
+    const { fetch } = offsetList(['1', '2', '3'], 9);
+    const { store, deleted } = memoryStore(['1', '9']);
+    await expect(repairStream({ ...base, descriptor: sms, store, fetch, repair: true })).rejects.toThrow(/more records but sent an empty page/);
+    expect(deleted.size).toBe(0);
   });
 
   it('only counts when repair is off', async () => {

@@ -8,6 +8,7 @@ import { sinkReconcileStore } from '../../reconcile/sink-store.js';
 import type { Sink } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { upstreamFetch } from '../../sync/upstream-fetch.js';
+import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent } from '../../upstream/index.js';
 import type { CheckRow } from './format-checks.js';
 
@@ -49,7 +50,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
                   store,
                   fetch: (query) => fetchPayload(descriptor, query),
                   normalizeContext: plan.normalizeContext,
-                  paging: { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit },
+                  paging: walkSettings(upstream),
                   mode: options.repair ? 'repair' : 'count',
                   signal: options.signal,
                   onWarning: (warning) => options.logger.warn({ ...labels, warning }, 'reconcile warning'),
