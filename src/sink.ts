@@ -146,6 +146,20 @@ export interface StoredRecords {
   markDeleted(businessId: string, table: StreamTable, ids: readonly string[]): Promise<number>;
 }
 
+/**
+ * Every stored, not deleted id of one business × stream, one page at a time (at most `pageSize`
+ * ids in memory), in {@link StoredRecords.listIds} order.
+ */
+export async function* storedIdPages(records: StoredRecords, businessId: string, table: StreamTable, pageSize = DEFAULT_ID_PAGE): AsyncGenerator<string[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await records.listIds(businessId, table, after === undefined ? { limit: pageSize } : { after, limit: pageSize });
+    if (page.length === 0) return;
+    yield page;
+    after = page[page.length - 1];
+  }
+}
+
 export interface Sink {
   readonly capabilities: SinkCapabilities;
   readonly checkpoints: CheckpointStore;

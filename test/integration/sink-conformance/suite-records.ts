@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { jsonText } from '../../../connectors/json-text.js';
-import type { Json, SyncRecord } from '../../../src/sink.js';
+import { storedIdPages, type Json, type SyncRecord } from '../../../src/sink.js';
 import { batchOf, callRecord, callsTable, checkpointAt, voicemailRecord, voicemailsTable } from './fixtures.js';
 import type { SinkUnderTest } from './harness.js';
 
@@ -58,6 +58,9 @@ export function describeStoredRecords(target: () => SinkUnderTest): void {
     const third = await records.listIds(A, callsTable, { after: second.at(-1), limit: 2 });
     expect([first, second, third]).toEqual([['c01', 'c02'], ['c03', 'c04'], ['c05']]);
     expect(await records.listIds(A, callsTable, { after: 'c05' })).toEqual([]);
+    const pages: string[][] = [];
+    for await (const page of storedIdPages(records, A, callsTable, 2)) pages.push(page);
+    expect(pages).toEqual([['c01', 'c02'], ['c03', 'c04'], ['c05']]);
     expect(await records.count(A, callsTable)).toBe(5);
     expect(await records.count(B, callsTable)).toBe(1);
     expect(await records.count(A, voicemailsTable)).toBe(0);
