@@ -6,7 +6,7 @@ export type FaultKind = keyof FaultCounters;
 export type RequestKind = 'apiKeyRequests' | 'sessionRequests' | 'v2Requests';
 
 function emptyFaults(): FaultCounters {
-  return { errors: 0, slow: 0, truncated: 0, resets: 0, expiredCursors: 0, storm429: 0, badJson: 0, unavailable: 0, hugeBodies: 0, trickled: 0, echoedCredentials: 0 };
+  return { errors: 0, slow: 0, truncated: 0, resets: 0, expiredCursors: 0, storm429: 0, badJson: 0, unavailable: 0, hugeBodies: 0, hugeBodyBytesWritten: 0, trickled: 0, echoedCredentials: 0 };
 }
 
 function emptyBusiness(): BusinessCounters {
@@ -38,8 +38,8 @@ export class CounterBook {
     this.#byStatus.set(status, (this.#byStatus.get(status) ?? 0) + 1);
   }
 
-  fault(kind: FaultKind): void {
-    this.#faults[kind]++;
+  fault(kind: FaultKind, count = 1): void {
+    this.#faults[kind] += count;
   }
 
   rateLimited(business: string): void {

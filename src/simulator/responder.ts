@@ -41,7 +41,7 @@ export class Responder {
   sendHuge(res: ServerResponse, headers: Record<string, string>, bytes: number, declared: boolean, envelope: HugeEnvelope): void {
     this.#counters.fault('hugeBodies');
     this.#counters.status(200);
-    writeHugeBody(res, headers, bytes, declared, envelope);
+    writeHugeBody(res, headers, bytes, declared, envelope, (n) => this.#counters.fault('hugeBodyBytesWritten', n));
   }
 
   /** Drops pending slow and trickling responses (their sockets are closed with the server). */

@@ -21,7 +21,14 @@ export const HUGE_ENVELOPES: Readonly<Record<string, HugeEnvelope>> = {
  * Streams a 200 of exactly `bytes` bytes (at least the envelope) in 64 KiB chunks, waiting for
  * `drain`, so the simulator never holds the body; stops when the client goes away.
  */
-export function writeHugeBody(res: ServerResponse, headers: Record<string, string>, bytes: number, declared: boolean, envelope: HugeEnvelope): void {
+export function writeHugeBody(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  bytes: number,
+  declared: boolean,
+  envelope: HugeEnvelope,
+  written: (bytes: number) => void,
+): void {
   let left = Math.max(0, bytes - Buffer.byteLength(envelope.head) - Buffer.byteLength(envelope.tail));
   const length = declared ? { 'content-length': String(left + Buffer.byteLength(envelope.head) + Buffer.byteLength(envelope.tail)) } : {};
   res.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8', ...length });
@@ -31,6 +38,7 @@ export function writeHugeBody(res: ServerResponse, headers: Record<string, strin
       if (res.destroyed) return;
       const n = Math.min(left, CHUNK_BYTES);
       left -= n;
+      written(n);
       if (!res.write(n === CHUNK_BYTES ? BLANKS : BLANKS.subarray(0, n))) {
         res.once('drain', pump);
         return;

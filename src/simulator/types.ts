@@ -197,6 +197,8 @@ export interface FaultCounters {
   unavailable: number;
   /** Huge bodies started (`hostile.hugeBodyBytes`). */
   hugeBodies: number;
+  /** Bytes of huge bodies handed to sockets: far below the size when clients hang up early. */
+  hugeBodyBytesWritten: number;
   /** Responses whose body trickled (`hostile.trickleMs`). */
   trickled: number;
   /** Error responses that echoed the credential (`hostile.echoCredentials`). */
