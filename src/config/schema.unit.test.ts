@@ -42,6 +42,7 @@ describe('config schema', () => {
         v2Limit: 100,
         v2MaxLimit: 1000,
         order: 'auto',
+        maxFutureSkew: 3_600_000,
         retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 },
         revisit: { window: 86_400_000, every: 3_600_000 },
       },

@@ -65,6 +65,8 @@ export const upstreamSchema = z.strictObject({
   v2MaxLimit: z.int().min(1).max(100_000).default(1_000),
   // Which end of the v1 lists comes first; the spec does not say. `auto` detects it from the records.
   order: listOrderSetting,
+  // A record dated further ahead than this never moves a high-water mark (a clock-skewed upstream).
+  maxFutureSkew: durationMs('1h'),
   retry: z
     .strictObject({
       maxAttempts: z.int().min(1).default(8),

@@ -100,6 +100,7 @@ export function context(fetch: (query: Query) => JsonObject, options: Partial<Wa
     v2Limit: 2,
     v2MaxLimit: 8,
     order: 'auto',
+    maxFutureSkewMs: 3_600_000,
     fetch: (query) => {
       queries.push(query);
       return Promise.resolve(fetch(query));

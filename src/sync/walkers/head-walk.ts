@@ -1,9 +1,10 @@
+import { isoSeconds } from '../../normalize/index.js';
 import { headMarkOf, orderAgainstHead, orderWithin, reachesMark } from './order.js';
 import { listPages, type ListPage } from './pager.js';
 import { listPosition, readPosition, type Descent, type HeadMark, type ListOrder, type ListPosition } from './positions.js';
 import { revisitWindowStart } from './revisit.js';
 import { expectOrder, listPositionAt, placeOf, walkToEnd } from './to-end.js';
-import type { WalkContext, WalkItem, WalkPage } from './walker.js';
+import { nowOf, type WalkContext, type WalkItem, type WalkPage } from './walker.js';
 
 interface Walked {
   /** The order the walk ended with (undefined: still not shown by the records). */
@@ -28,7 +29,7 @@ export async function* walkFromHead(context: WalkContext, stored: ListPosition |
     position = walked.finished;
     known = walked.order;
   }
-  const now = context.revisit?.now() ?? Date.now();
+  const now = nowOf(context);
   const revisitedAt = position?.revisitedAt ?? now;
   const due = context.revisit !== undefined && position?.head?.createdAt != null && now - revisitedAt >= context.revisit.everyMs;
   const descent: Descent = { top: null, stopAt: position?.head ?? null, revisitFrom: due && context.revisit !== undefined ? revisitWindowStart(context.revisit) : undefined };
@@ -58,7 +59,7 @@ async function* descend(
     // The head page of a list whose order is still unknown, against the head stored last time.
     const probe = first && fromHead && known === undefined && previousHead !== null ? orderAgainstHead(page.items, previousHead) : undefined;
     if (probe === 'newest_first') known = probe;
-    if (first && fromHead) top = headMarkOf(page.items) ?? previousHead;
+    if (first && fromHead) top = headOf(context, page.items, previousHead);
     last = page.items.at(-1) ?? last;
 
     if (known === 'oldest_first' || (known === undefined && stored !== undefined && first && fromHead && !page.done)) {
@@ -70,7 +71,7 @@ async function* descend(
     }
     const reached = stop !== null && reachesMark(page.items, stop);
     const finished = page.done || reached;
-    const now = context.revisit?.now() ?? Date.now();
+    const now = nowOf(context);
     const revisitedAt = finished && start.revisitFrom !== undefined ? now : (stored?.revisitedAt ?? now);
     const fields = finished
       ? { order: known, head: top ?? undefined, revisitedAt }
@@ -115,4 +116,15 @@ function stopMark(descent: Descent): HeadMark | null {
   const { stopAt, revisitFrom } = descent;
   if (stopAt === null || revisitFrom === undefined || stopAt.createdAt === null) return stopAt;
   return { createdAt: revisitFrom < stopAt.createdAt ? revisitFrom : stopAt.createdAt, ids: [] };
+}
+
+/** The head a walk starts from; a record dated too far ahead is warned about once and left out. */
+function headOf(context: WalkContext, items: readonly WalkItem[], previous: HeadMark | null): HeadMark | null {
+  const head = headMarkOf(items, isoSeconds(nowOf(context) + context.maxFutureSkewMs));
+  for (const id of head?.future ?? []) {
+    if (previous?.future?.includes(id) !== true) {
+      context.warn(`${context.descriptor.path}: record ${JSON.stringify(id)} is dated more than ${Math.round(context.maxFutureSkewMs / 60_000)} min ahead of now; stored, but it does not mark the head of the list`);
+    }
+  }
+  return head ?? previous;
 }

@@ -1,7 +1,7 @@
 import type { PagingMode } from '../stream-descriptor.js';
 import { walkFullRefresh } from './full-refresh-walker.js';
 import { walkList } from './list-walker.js';
-import { walkNewestFirst } from './newest-first-walker.js';
+import { walkV2HighWater } from './v2-high-water-walker.js';
 import { withRevisit } from './revisit.js';
 import type { RevisitSettings, Walker } from './walker.js';
 
@@ -17,7 +17,7 @@ export const walkers: Readonly<Record<PagingMode, Walker>> = {
   offset: walkList,
   page: walkList,
   none: walkFullRefresh,
-  'v2-newest-first': walkNewestFirst,
+  'v2-newest-first': walkV2HighWater,
 };
 
 const OLDEST_FIRST: ReadonlySet<PagingMode> = new Set(['cursor', 'offset', 'page']);

@@ -52,8 +52,14 @@ export function orderAgainstHead(items: readonly WalkItem[], head: HeadMark): Li
   return items.slice(1).some((item) => known.has(idOf(item) ?? '')) && !known.has(idOf(first) ?? '') ? 'newest_first' : undefined;
 }
 
-/** The head of a list as its first page shows it: the newest `created_at` and the first ids. */
-export function headMarkOf(items: readonly WalkItem[]): HeadMark | null {
+/**
+ * The head of a list as its first page shows it: the newest `created_at` and the first ids.
+ * Records dated after `futureFrom` (a clock-skewed upstream) are left out: as the mark they would
+ * make every later arrival look older than what is stored. They are listed in `future`.
+ */
+export function headMarkOf(all: readonly WalkItem[], futureFrom: string): HeadMark | null {
+  const future = all.filter((item) => (createdAt(item) ?? '') > futureFrom).map(idOf).filter((id): id is string => id !== undefined);
+  const items = all.filter((item) => !future.includes(idOf(item) ?? ''));
   const ids = items.map(idOf).filter((id): id is string => id !== undefined);
   if (ids.length === 0) return null;
   let newest: string | null = null;
@@ -63,7 +69,7 @@ export function headMarkOf(items: readonly WalkItem[]): HeadMark | null {
   }
   const atNewest = items.filter((item) => newest !== null && createdAt(item) === newest).map(idOf);
   const kept = [...new Set([...ids.slice(0, HEAD_IDS), ...atNewest.filter((id): id is string => id !== undefined)])];
-  return { createdAt: newest, ids: kept };
+  return future.length === 0 ? { createdAt: newest, ids: kept } : { createdAt: newest, ids: kept, future: future.slice(0, HEAD_IDS) };
 }
 
 /**

@@ -23,7 +23,12 @@ export const revisitFields = z.object({
 export const listOrder = z.enum(['oldest_first', 'newest_first']);
 
 /** The head of a list as a walk saw it: its newest `created_at` and the ids at the top. */
-export const headMark = z.object({ createdAt: z.string().nullable(), ids: z.array(z.string()) });
+export const headMark = z.object({
+  createdAt: z.string().nullable(),
+  ids: z.array(z.string()),
+  /** Ids at the head dated beyond the allowed clock skew: left out of the mark, warned about once. */
+  future: z.array(z.string()).optional(),
+});
 
 /**
  * A newest-first walk from the head in progress: `top` is the head it started from (stored as
@@ -58,6 +63,10 @@ export const highWaterPosition = z.object({
   highWater: z.string().nullable(),
   idsAtHighWater: z.array(z.string()),
   limit: z.int().positive(),
+  /** The most records the server was seen to return whatever `limit` asked (learned, reported). */
+  serverCap: z.int().positive().optional(),
+  /** Ids of records dated beyond the allowed clock skew: stored, warned about once, never the mark. */
+  future: z.array(z.string()).optional(),
 });
 
 /** Full-refresh walks: how many records the last refresh returned (informational). */

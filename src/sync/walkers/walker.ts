@@ -38,11 +38,14 @@ export interface WalkSettings {
   readonly v2MaxLimit: number;
   /** Order of v1 lists unless a stream says otherwise (`upstream.order`). */
   readonly order: OrderSetting;
+  /** How far ahead of now a record may be dated and still move a high-water mark (`upstream.maxFutureSkew`). */
+  readonly maxFutureSkewMs: number;
 }
 
 /** The walk settings out of the config's `upstream` section. */
-export function walkSettings(upstream: WalkSettings): WalkSettings {
-  return { pageSize: upstream.pageSize, v2Limit: upstream.v2Limit, v2MaxLimit: upstream.v2MaxLimit, order: upstream.order };
+export function walkSettings(upstream: Omit<WalkSettings, 'maxFutureSkewMs'> & { readonly maxFutureSkew: number }): WalkSettings {
+  const { pageSize, v2Limit, v2MaxLimit, order, maxFutureSkew } = upstream;
+  return { pageSize, v2Limit, v2MaxLimit, order, maxFutureSkewMs: maxFutureSkew };
 }
 
 /** What a walker may use; the engine supplies budget, retries and normalization behind it. */
@@ -50,6 +53,8 @@ export interface WalkContext extends WalkSettings {
   readonly descriptor: StreamDescriptor;
   /** Records created within this window may still change upstream and are read again; undefined: never. */
   readonly revisit?: RevisitSettings;
+  /** The clock (tests); @defaultValue the revisit clock, else `Date.now`. */
+  readonly now?: () => number;
   fetch(query: Query): Promise<JsonObject>;
   normalize(raw: Json): NormalizeResult;
   warn(message: string): void;
@@ -57,3 +62,8 @@ export interface WalkContext extends WalkSettings {
 
 /** Walks a stream from a stored position (undefined on first sync), one stored page at a time. */
 export type Walker = (context: WalkContext, position: JsonObject | undefined) => AsyncGenerator<WalkPage>;
+
+/** Now, by the context's clock. */
+export function nowOf(context: WalkContext): number {
+  return context.now?.() ?? context.revisit?.now() ?? Date.now();
+}

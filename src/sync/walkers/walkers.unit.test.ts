@@ -61,7 +61,7 @@ describe('page walker', () => {
   });
 });
 
-describe('newest-first walker', () => {
+describe('v2 high-water walker', () => {
   const newestFirst = (all: Raw[]) => (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
 
   it('takes only records after the high-water mark, including new ones in the same second', async () => {
