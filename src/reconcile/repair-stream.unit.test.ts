@@ -46,7 +46,7 @@ function offsetList(ids: readonly string[], reportedTotal = ids.length) {
   return { fetch, queries };
 }
 
-const base = { business: 'acme', normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const } };
+const base = { business: 'acme', normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const, maxFutureSkewMs: 3_600_000 } };
 
 describe('checkStream', () => {
   it('counts dead letters not stored as accounted for, and asks upstream with one request', async () => {
