@@ -16,15 +16,7 @@ export function upstreamClients(upstream: UpstreamConfig, dispatcher: Dispatcher
     get(plan) {
       let client = clients.get(plan.name);
       if (client === undefined) {
-        client = createUpstreamClient({
-          baseUrl: upstream.baseUrl,
-          v2BaseUrl: upstream.v2BaseUrl,
-          timeoutMs: upstream.timeoutMs,
-          maxWaitMs: upstream.maxWaitMs,
-          maxBodyBytes: upstream.maxBodyBytes,
-          credentials: plan.credentials,
-          dispatcher,
-        });
+        client = createUpstreamClient({ ...upstream, credentials: plan.credentials, dispatcher });
         clients.set(plan.name, client);
       }
       return client;

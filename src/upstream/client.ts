@@ -31,6 +31,7 @@ export interface UpstreamCredentials {
   readonly v2Token?: string;
 }
 
+/** Named like the `upstream` config section, so a caller can pass that section as it is. */
 export interface UpstreamClientOptions {
   /** v1 lives at `${baseUrl}/api/v1`. */
   readonly baseUrl: string;
@@ -55,12 +56,9 @@ export interface UpstreamResponse {
   readonly status: number;
   /** The payload, out of its `data` envelope when it had one. */
   readonly payload: JsonObject;
-  readonly envelope: 'data' | 'top-level';
   readonly rateLimit?: RateLimitInfo;
   /** Set when the rate-limit reset was further ahead than `maxWaitMs` and was cut to it. */
   readonly waitCapped?: CappedWaitNote;
-  /** Body size in bytes. */
-  readonly bytes: number;
 }
 
 export interface UpstreamGetOptions {
@@ -98,7 +96,7 @@ function toResponse(raw: RawResponse, context: RequestContext, settings: Exchang
   const body = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     const unwrapped = unwrapSuccess(body);
-    if (unwrapped) return { status: raw.status, ...unwrapped, bytes: raw.bytes, ...rateLimit };
+    if (unwrapped) return { status: raw.status, payload: unwrapped, ...rateLimit };
     throw upstreamFailure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now(), policy), context, { status: raw.status, ...rateLimit }, redact);
   }
   const parsed = body ?? raw.text;

@@ -1,22 +1,14 @@
 import { isJsonObject } from './json.js';
 import type { JsonObject } from './json.js';
 
-/** A v1 success body unwrapped: the payload and which envelope it came in. */
-export interface UnwrappedBody {
-  readonly payload: JsonObject;
-  readonly envelope: 'data' | 'top-level';
-}
-
 /**
  * Accepts both v1 success envelopes: `{ data: {...} }` and a legacy top-level payload (also the
  * shape of v2 and session-style answers). A `data` that is not an object is part of a top-level
  * payload. Returns `undefined` for a body that is not a JSON object.
  */
-export function unwrapSuccess(body: unknown): UnwrappedBody | undefined {
+export function unwrapSuccess(body: unknown): JsonObject | undefined {
   if (!isJsonObject(body)) return undefined;
-  const data = body.data;
-  if (isJsonObject(data)) return { payload: data, envelope: 'data' };
-  return { payload: body, envelope: 'top-level' };
+  return isJsonObject(body.data) ? body.data : body;
 }
 
 /** The fields callsync keeps from an error body; nothing else of it is ever logged. */

@@ -3,18 +3,15 @@ import { parseErrorBody, unwrapSuccess } from './envelopes.js';
 
 describe('unwrapSuccess', () => {
   it('unwraps the data envelope', () => {
-    expect(unwrapSuccess({ data: { calls: [], has_more: false } })).toEqual({ payload: { calls: [], has_more: false }, envelope: 'data' });
+    expect(unwrapSuccess({ data: { calls: [], has_more: false } })).toEqual({ calls: [], has_more: false });
   });
 
   it('accepts a top-level legacy payload', () => {
-    expect(unwrapSuccess({ numbers: [{ number: '+15550100' }], total: 1 })).toEqual({
-      payload: { numbers: [{ number: '+15550100' }], total: 1 },
-      envelope: 'top-level',
-    });
+    expect(unwrapSuccess({ numbers: [{ number: '+15550100' }], total: 1 })).toEqual({ numbers: [{ number: '+15550100' }], total: 1 });
   });
 
   it('keeps a non-object data field as part of a top-level payload', () => {
-    expect(unwrapSuccess({ data: [1, 2] })?.envelope).toBe('top-level');
+    expect(unwrapSuccess({ data: [1, 2] })).toEqual({ data: [1, 2] });
   });
 
   it.each([[null], [[1, 2]], ['text'], [undefined]])('rejects %o', (body) => {

@@ -7,8 +7,6 @@ export interface UpstreamAgentOptions {
   readonly timeoutMs: number;
   /** PEM file of extra trusted CAs (a self-run instance with a private CA). Verification stays on. */
   readonly caFile?: string;
-  /** How long an idle keep-alive connection is kept, ms. @defaultValue 30_000 */
-  readonly keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -21,6 +19,6 @@ export function createUpstreamAgent(options: UpstreamAgentOptions): Dispatcher {
     connect: { timeout: options.timeoutMs, ...(ca === undefined ? {} : { ca, rejectUnauthorized: true }) },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    keepAliveTimeout: 30_000,
   });
 }

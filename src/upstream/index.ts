@@ -15,7 +15,7 @@ export type { RequestContext, UpstreamErrorKind, UpstreamErrorOptions } from './
 export { classifyFailure, DEFAULT_RATE_LIMIT_WAIT_MS } from './classify.js';
 export type { BodyFailure, Classification, HttpFailure } from './classify.js';
 export { parseErrorBody, unwrapSuccess } from './envelopes.js';
-export type { ErrorBody, UnwrappedBody } from './envelopes.js';
+export type { ErrorBody } from './envelopes.js';
 export { createUpstreamAgent } from './http.js';
 export type { UpstreamAgentOptions } from './http.js';
 export { apiKeyAuth } from './auth/api-key.js';

@@ -14,7 +14,6 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: Dispatcher.ResponseData['headers'];
   readonly text: string;
-  readonly bytes: number;
   /** `X-RateLimit-*`, the reset cut to `maxWaitMs` from now. */
   readonly rateLimit?: RateLimitInfo;
   /** Set when the reset was further ahead than `maxWaitMs`. */
@@ -72,7 +71,7 @@ export async function sendAndRead(
   const limits = rateLimitOf(response.headers, settings);
   try {
     const buffer = await readBoundedBody(response.body, maxBodyBytes, response.headers['content-length']);
-    return { status: response.statusCode, headers: response.headers, text: buffer.toString('utf8'), bytes: buffer.byteLength, ...limits };
+    return { status: response.statusCode, headers: response.headers, text: buffer.toString('utf8'), ...limits };
   } catch (error) {
     const classification = error instanceof BodyTooLargeError
       ? tooLarge(response.statusCode, maxBodyBytes, now(), policy)

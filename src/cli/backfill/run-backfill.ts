@@ -38,15 +38,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
     return await Promise.all(
       options.plans.map((plan) =>
         limit(async () => {
-          const client = createUpstreamClient({
-            baseUrl: upstream.baseUrl,
-            v2BaseUrl: upstream.v2BaseUrl,
-            timeoutMs: upstream.timeoutMs,
-            maxWaitMs: upstream.maxWaitMs,
-            maxBodyBytes: upstream.maxBodyBytes,
-            credentials: plan.credentials,
-            dispatcher,
-          });
+          const client = createUpstreamClient({ ...upstream, credentials: plan.credentials, dispatcher });
           const fetchPayload = upstreamFetch({
             plan,
             client,

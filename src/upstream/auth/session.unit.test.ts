@@ -40,7 +40,7 @@ describe('session auth', () => {
     expectLogin('first');
     mock().get(BASE).intercept({ path: '/api/v1/numbers', headers: { cookie: 'sid=first; theme=dark' } }).reply(200, { numbers: [], total: 0 }).times(3);
     const responses = await Promise.all([upstream.get('v1', '/numbers'), upstream.get('v1', '/numbers'), upstream.get('v1', '/numbers')]);
-    expect(responses.map((r) => r.envelope)).toEqual(['top-level', 'top-level', 'top-level']);
+    expect(responses.map((r) => r.payload)).toEqual([{ numbers: [], total: 0 }, { numbers: [], total: 0 }, { numbers: [], total: 0 }]);
     expect(upstream.countsAgainstRateLimit.v1).toBe(false);
     mock().assertNoPendingInterceptors();
   });
