@@ -1,4 +1,4 @@
-import type { Sink } from '../sink.js';
+import { storedIdPages, type Sink } from '../sink.js';
 import { chunk } from '../sync/to-batch.js';
 import { rawId, type ReconcileStore } from './reconcile-store.js';
 
@@ -13,15 +13,7 @@ const DEAD_LETTER_READ = 100_000;
 export function sinkReconcileStore(sink: Sink): ReconcileStore {
   return {
     count: (businessId, descriptor) => sink.records.count(businessId, descriptor.table),
-    async *ids(businessId, descriptor) {
-      let after: string | undefined;
-      for (;;) {
-        const page = await sink.records.listIds(businessId, descriptor.table, after === undefined ? {} : { after });
-        if (page.length === 0) return;
-        yield page;
-        after = page.at(-1);
-      }
-    },
+    ids: (businessId, descriptor) => storedIdPages(sink.records, businessId, descriptor.table),
     markDeleted: (businessId, descriptor, ids) => sink.records.markDeleted(businessId, descriptor.table, ids),
     async store(businessId, descriptor, records) {
       const checkpoint = await sink.checkpoints.load(businessId, descriptor.name);
