@@ -14,3 +14,4 @@ export { parseId } from './id.js';
 export { parseRecordingUrl } from './recording-url.js';
 export { MAX_TEXT_BYTES, parseText } from './text.js';
 export { parseDirection } from './direction.js';
+export { parseJsonExact } from './exact-json.js';

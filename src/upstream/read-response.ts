@@ -8,6 +8,7 @@ import type { Classification } from './classify.js';
 import { UpstreamErrorCode } from './errors.js';
 import type { RequestContext } from './errors.js';
 import { upstreamFailure } from './request-error.js';
+import { parseJsonExact } from '../normalize/index.js';
 
 /** A response read in full. */
 export interface RawResponse {
@@ -92,7 +93,7 @@ function tooLarge(status: number, maxBodyBytes: number, now: number, policy: Ser
 /** `JSON.parse`, or `undefined` when the text is not JSON. */
 export function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonExact(text);
   } catch {
     return undefined;
   }

@@ -76,3 +76,36 @@ describe('a v2 voicemail dated a day ahead', () => {
     expect(missingVoicemails(databasePath, simulator)).toBe(0);
   });
 });
+
+describe('a v2 uuid served as 100000016.0000000001 beside the record 100000016', () => {
+  let simulator: Simulator;
+  let databasePath: string;
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ businesses: 1, calls: 10, voicemails: 30, numbers: 1, seed: 45, v2FractionalUuid: true, rateLimit: false });
+    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-uuid-')), 'mirror.db');
+  });
+
+  afterAll(async () => {
+    await simulator.close();
+  });
+
+  it('is a dead letter naming the value; its twin is stored untouched', async () => {
+    const run = await backfillOnce(testConfig(simulator, databasePath, { streams: ['voicemails'] }));
+    expect(run.outcomes[0]?.streams[0]?.failure).toBeUndefined();
+    const truth = simulator.truth('biz-1').voicemails;
+    const fractional = truth.find((record) => record.id.includes('.'));
+    expect(fractional?.id).toMatch(/^\d+\.0000000001$/);
+    const diff = diffMirror(readSqliteTable(databasePath, 'voicemails', 'biz-1'), truth);
+    expect(diff.missing).toEqual([fractional?.id]);
+    expect(diff.different).toEqual([]);
+    expect(diff.unexpected).toEqual([]);
+    const database = new Database(databasePath, { readonly: true });
+    try {
+      const reasons = database.prepare("select reason from dead_letters where business_id = 'biz-1' and stream = 'voicemails'").pluck().all();
+      expect(reasons).toEqual([expect.stringMatching(new RegExp(`not an exact integer id: ${fractional?.id.replace('.', '\\.') ?? ''}`))]);
+    } finally {
+      database.close();
+    }
+  });
+});
