@@ -25,9 +25,9 @@ export type FetchEvent =
   /** The server asked for a wait longer than `upstream.maxWaitMs`; callsync waits the cap instead. Log it as a warning. */
   | { readonly type: 'wait-capped'; readonly api: UpstreamApi; readonly path: string; readonly source: string; readonly askedMs: number; readonly waitMs: number };
 
-/** The one warning line for a cut wait. */
+/** The one warning line for a cut wait; the caller adds which business and stream. */
 export function waitCappedMessage(event: Extract<FetchEvent, { type: 'wait-capped' }>): string {
-  return `${event.api} ${event.path}: the server asked to wait ${Math.round(event.askedMs / 1000)} s (${event.source}); waiting upstream.maxWaitMs (${Math.round(event.waitMs / 1000)} s) instead`;
+  return `GET ${event.path} (${event.api}): the server asked to wait ${Math.round(event.askedMs / 1000)} s (${event.source}); waiting upstream.maxWaitMs (${Math.round(event.waitMs / 1000)} s) instead`;
 }
 
 export interface FetchWithRetryOptions {

@@ -49,7 +49,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
             onEvent: (event) => {
               if (event.type === 'response') reporter.request(plan.name, event.status);
               else if (event.type === 'budget-wait') reporter.waiting(plan.name, event.waitMs, 'budget');
-              else if (event.type === 'wait-capped') reporter.warning(plan.name, event.path, waitCappedMessage(event));
+              else if (event.type === 'wait-capped') reporter.warning(plan.name, event.path.replace(/^\/+/, ''), waitCappedMessage(event));
               else reporter.waiting(plan.name, event.waitMs, event.reason);
             },
           });
