@@ -33,4 +33,5 @@ export interface SyncJobDeps {
 /** What a finished job reports (kept in BullMQ as its return value). */
 export type SyncJobResult =
   | { readonly outcome: 'synced'; readonly pages: number; readonly records: number; readonly written: number }
+  | { readonly outcome: 'reconciled'; readonly drift: string | null }
   | { readonly outcome: 'busy' | 'business_failed' | 'not_configured' };

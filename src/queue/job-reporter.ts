@@ -25,12 +25,18 @@ export class JobReporter {
   readonly #labels: { readonly business: string; readonly stream: string };
   #chain: Promise<void> = Promise.resolve();
   #warning: string | undefined;
+  #lastTotal: number | undefined;
   #pending = { pages: 0, recordsSynced: 0, deadLetters: 0 };
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: JobReporterOptions) {
     this.#options = options;
     this.#labels = { business: options.business, stream: options.stream };
+  }
+
+  /** `total` of the last page that carried one: what upstream said it has when the run ended. */
+  get lastTotal(): number | undefined {
+    return this.#lastTotal;
   }
 
   /** The first warning of the run (e.g. a v2 gap), if any. */
@@ -53,6 +59,7 @@ export class JobReporter {
 
   readonly page = (progress: PageProgress): void => {
     const { metrics, statusStore } = this.#options;
+    if (progress.total !== undefined) this.#lastTotal = progress.total;
     if (progress.written > 0) metrics.recordsWritten(this.#labels, progress.written);
     if (progress.deadLettered > 0) metrics.deadLettered(this.#labels, progress.deadLettered);
     this.#pending.pages += 1;

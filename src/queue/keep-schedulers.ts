@@ -2,12 +2,14 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { SyncJobData } from './names.js';
-import { reconcileSchedulers } from './schedulers.js';
+import { reconcileSchedulers, wantedSchedulers } from './schedulers.js';
 
 export interface KeepSchedulersOptions {
   readonly queue: Queue<SyncJobData>;
   readonly plans: readonly BusinessPlan[];
   readonly everyMs: number;
+  /** Interval of the full reconciliations, when `run` schedules them. */
+  readonly reconcileEveryMs?: number;
   readonly logger: Logger;
   /** Also restored when schedulers were lost (e.g. the failed-business marks of the same Redis). */
   readonly onRestore: () => Promise<unknown>;
@@ -23,7 +25,7 @@ const MAX_CHECK_MS = 30_000;
  * (one command) and, when some are missing, sets them all up again (idempotent).
  */
 export function keepSchedulers(options: KeepSchedulersOptions): { stop(): void } {
-  const expected = options.plans.reduce((sum, plan) => sum + plan.streams.length, 0);
+  const expected = wantedSchedulers(options.plans, options.everyMs, options.reconcileEveryMs).size;
   let running = false;
   const check = async (): Promise<void> => {
     if (running) return;
@@ -31,7 +33,7 @@ export function keepSchedulers(options: KeepSchedulersOptions): { stop(): void }
     try {
       const present = await options.queue.getJobSchedulersCount();
       if (present >= expected) return;
-      await reconcileSchedulers(options.queue, options.plans, options.everyMs);
+      await reconcileSchedulers(options.queue, options.plans, options.everyMs, options.reconcileEveryMs);
       await options.onRestore();
       options.logger.warn({ present, expected }, 'job schedulers were missing (Redis restarted empty?); set up again');
     } catch (error) {

@@ -8,15 +8,23 @@ export interface SyncJobData {
 export const SYNC_QUEUE = 'sync';
 /** Name of every sync job (the job scheduler's template). */
 export const SYNC_JOB = 'sync';
+/** Name of the scheduled full reconciliation of one business × stream (`reconcile.every`). */
+export const RECONCILE_JOB = 'reconcile';
 const SCHEDULER_PREFIX = 'sync:';
+const RECONCILE_PREFIX = 'reconcile:';
 
 /** Business names cannot hold `:`, so the id splits back unambiguously. */
 export function schedulerId(business: string, stream: string): string {
   return `${SCHEDULER_PREFIX}${business}:${stream}`;
 }
 
-export function isSyncSchedulerId(id: string): boolean {
-  return id.startsWith(SCHEDULER_PREFIX);
+export function reconcileSchedulerId(business: string, stream: string): string {
+  return `${RECONCILE_PREFIX}${business}:${stream}`;
+}
+
+/** A job scheduler callsync owns (sync or reconcile), so it may remove those the config dropped. */
+export function isOwnSchedulerId(id: string): boolean {
+  return id.startsWith(SCHEDULER_PREFIX) || id.startsWith(RECONCILE_PREFIX);
 }
 
 /** Where `run` keeps its own keys (besides BullMQ's, the limiter's and the status store's). */
@@ -24,6 +32,10 @@ export interface QueueKeys {
   /** BullMQ's key prefix. */
   readonly bull: string;
   streamLock(business: string, stream: string): string;
+  /** Set when a run repaired a drift on its own, so a drift that persists is not walked after every run. */
+  repairClaim(business: string, stream: string): string;
+  /** Set when a full reconciliation ran, so a restart (which BullMQ answers with an immediate run) does not walk again. */
+  fullReconcileClaim(business: string, stream: string): string;
 }
 
 export function queueKeys(prefix: string): QueueKeys {
@@ -31,5 +43,7 @@ export function queueKeys(prefix: string): QueueKeys {
   return {
     bull: `${prefix}:bull`,
     streamLock: (business, stream) => `${prefix}:queue:lock:${enc(business)}:${enc(stream)}`,
+    repairClaim: (business, stream) => `${prefix}:reconcile:repaired:${enc(business)}:${enc(stream)}`,
+    fullReconcileClaim: (business, stream) => `${prefix}:reconcile:full:${enc(business)}:${enc(stream)}`,
   };
 }

@@ -3,13 +3,17 @@ import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { revisitSettings } from '../sync/plan-businesses.js';
 import { syncStream, type StreamRunResult } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../sync/upstream-fetch.js';
-import { failureReason, pausedNow, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd } from '../state/index.js';
-import { walkSettings } from '../sync/walkers/index.js';
+import { failureReason, pausedNow, reconciled, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd } from '../state/index.js';
+import { walkSettings, type Query } from '../sync/walkers/index.js';
+import { reconcileInRun } from './reconcile-in-run.js';
 import type { SyncJobDeps } from './job-deps.js';
 import { JobReporter } from './job-reporter.js';
 
-/** A stream job's end: it reached the end of its stream, or one of the domain's run ends. */
-export type StreamJobEnd = { readonly kind: 'synced'; readonly result: StreamRunResult } | RunEnd;
+/** A stream job's end: it reached the end of its stream, a full reconciliation ran, or one of the domain's run ends. */
+export type StreamJobEnd =
+  | { readonly kind: 'synced'; readonly result: StreamRunResult }
+  | { readonly kind: 'reconciled'; readonly drift: string | null }
+  | RunEnd;
 
 async function budgetOf(deps: SyncJobDeps, plan: BusinessPlan): Promise<BudgetView | null> {
   if (plan.bucket === undefined) return null;
@@ -18,31 +22,45 @@ async function budgetOf(deps: SyncJobDeps, plan: BusinessPlan): Promise<BudgetVi
 }
 
 /**
- * Syncs one stream under the lock and records what happened: status, metrics, log line, and the
- * business's stop mark when its credentials were rejected. Never throws for the run's own
- * failure; the caller maps the returned end to the queue.
+ * Syncs one stream under the lock (or, for `reconcile`, reconciles it in full) and records what
+ * happened: status, metrics, log line, and the business's stop mark when its credentials were
+ * rejected. A sync that reached the end is compared with upstream's count at once. Never throws
+ * for the run's own failure; the caller maps the returned end to the queue.
  */
-export async function runStreamJob(deps: SyncJobDeps, plan: BusinessPlan, descriptor: StreamDescriptor, signal: AbortSignal): Promise<StreamJobEnd> {
+export async function runStreamJob(
+  deps: SyncJobDeps,
+  plan: BusinessPlan,
+  descriptor: StreamDescriptor,
+  signal: AbortSignal,
+  job: 'sync' | 'reconcile' = 'sync',
+): Promise<StreamJobEnd> {
   const business = plan.name;
   const stream = descriptor.name;
   const logger = deps.logger.child({ business, stream });
   const reporter = new JobReporter({ business, stream, metrics: deps.metrics, statusStore: deps.statusStore, logger });
   const started = Date.now();
   const { upstream, worker } = deps.config;
-  reporter.status(runStarted(started));
+  const fetchPayload = upstreamFetch({
+    plan,
+    client: deps.client(plan),
+    limiter: deps.limiter,
+    retry: upstream.retry,
+    maxBudgetWaitMs: worker.maxBudgetWaitMs,
+    signal,
+    onEvent: reporter.fetchEvent,
+  });
+  const reconcile = { deps, plan, descriptor, logger, signal, fetch: (query: Query) => fetchPayload(descriptor, query) };
   try {
+    if (job === 'reconcile') {
+      const reading = await reconcileInRun({ ...reconcile, when: { kind: 'scheduled' } });
+      if (reading !== undefined) reporter.status(reconciled(reading, (await deps.statusStore.get(business, stream))?.state));
+      return { kind: 'reconciled', drift: reading?.drift ?? null };
+    }
+    reporter.status(runStarted(started));
     const result = await syncStream({
       businessId: business,
       descriptor,
-      fetchPayload: upstreamFetch({
-        plan,
-        client: deps.client(plan),
-        limiter: deps.limiter,
-        retry: upstream.retry,
-        maxBudgetWaitMs: worker.maxBudgetWaitMs,
-        signal,
-        onEvent: reporter.fetchEvent,
-      }),
+      fetchPayload,
       sink: deps.sink,
       normalizeContext: plan.normalizeContext,
       paging: walkSettings(upstream),
@@ -55,7 +73,8 @@ export async function runStreamJob(deps: SyncJobDeps, plan: BusinessPlan, descri
       reporter.status(runEnded(pausedNow, null));
       return pausedNow;
     }
-    reporter.status(runFinished(Date.now(), reporter.warning ?? null, await budgetOf(deps, plan)));
+    const reading = await reconcileInRun({ ...reconcile, when: { kind: 'after_run', total: reporter.lastTotal } });
+    reporter.status(runFinished(Date.now(), reporter.warning ?? null, await budgetOf(deps, plan), reading));
     logger.debug({ pages: result.pages, written: result.written }, 'stream synced');
     return { kind: 'synced', result };
   } catch (error) {

@@ -57,9 +57,11 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   // Without listeners ioredis prints raw stack traces while Redis is away; one log line says it.
   for (const client of [redis, bullRedis]) client.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis unavailable; retrying'));
   const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull });
-  const changes = await reconcileSchedulers(queue, plans, config.schedule.every);
+  const changes = await reconcileSchedulers(queue, plans, config.schedule.every, config.reconcile.every);
   logger.info({ schedulers: changes.upserted.length, removed: changes.removed, everyMs: config.schedule.every }, 'job schedulers reconciled');
-  const keeper = keepSchedulers({ queue, plans, everyMs: config.schedule.every, logger, onRestore: () => failed.reconcile(hashes) });
+  const keeper = keepSchedulers({
+    queue, plans, everyMs: config.schedule.every, reconcileEveryMs: config.reconcile.every, logger, onRestore: () => failed.reconcile(hashes),
+  });
 
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: config.upstream.timeoutMs, caFile: config.upstream.caFile });
   const clients = upstreamClients(config.upstream, dispatcher);

@@ -1,7 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
 import { businessStopped, failureReason } from '../state/index.js';
 import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
-import type { SyncJobData } from './names.js';
+import { RECONCILE_JOB, type SyncJobData } from './names.js';
 import { runStreamJob } from './run-stream-job.js';
 import { acquireStreamLock } from './stream-lock.js';
 
@@ -42,10 +42,12 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       return { outcome: 'busy' };
     }
     try {
-      const end = await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals));
+      const end = await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals), job.name === RECONCILE_JOB ? 'reconcile' : 'sync');
       switch (end.kind) {
         case 'synced':
           return { outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written };
+        case 'reconciled':
+          return { outcome: 'reconciled', drift: end.drift };
         case 'paused':
           // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
           await lock.release();

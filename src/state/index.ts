@@ -11,5 +11,5 @@ export { businessConfigHash, FailedBusinesses } from './business-stops.js';
 export type { FailedBusinessesOptions } from './business-stops.js';
 export { describeStreamFailure } from './stream-failure.js';
 export type { StreamFailure } from './stream-failure.js';
-export { businessResumed, businessStopped, failureReason, pausedNow, runEnded, runEndOf, runFinished, runStarted } from './run-end.js';
-export type { RunEnd } from './run-end.js';
+export { businessResumed, businessStopped, failureReason, pausedNow, runEnded, runEndOf, reconciled, runFinished, runStarted } from './run-end.js';
+export type { DriftReading, RunEnd } from './run-end.js';

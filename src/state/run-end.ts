@@ -1,7 +1,7 @@
 import { isBudgetWaitError } from '../upstream/index.js';
 import type { StatusPatch } from './status-patch.js';
 import { describeStreamFailure, type StreamFailure } from './stream-failure.js';
-import type { BudgetView } from './stream-status.js';
+import type { BudgetView, StreamState } from './stream-status.js';
 
 /**
  * How a stream run that did not reach the end of its stream stopped. Every runner (a queue job,
@@ -42,9 +42,38 @@ export function runStarted(atMs: number): StatusPatch {
   return { state: 'syncing', lastRunAt: new Date(atMs).toISOString() };
 }
 
-/** The stream's status after a run reached the end of its stream; a warning (a possible gap) stays visible. */
-export function runFinished(atMs: number, warning: string | null, budget: BudgetView | null): StatusPatch {
-  return { state: warning === null ? 'idle' : 'gap_warning', lastSuccessAt: new Date(atMs).toISOString(), lastError: null, warning, budget };
+/** What reconciliation found at the end of a run (see `src/reconcile`). */
+export interface DriftReading {
+  /** Upstream minus what the sink accounts for; 0 when exact. */
+  readonly difference: number;
+  /** Set when the sink and upstream still disagree: what differs, for operators. */
+  readonly drift: string | null;
+}
+
+/**
+ * The stream's status after a run reached the end of its stream. A drift outranks a possible gap
+ * (both warnings stay visible); without a reading the last difference is kept.
+ */
+export function runFinished(atMs: number, warning: string | null, budget: BudgetView | null, reading?: DriftReading): StatusPatch {
+  const drift = reading?.drift ?? null;
+  const warnings = [warning, drift].filter((text): text is string => text !== null);
+  return {
+    state: drift !== null ? 'drift' : warning !== null ? 'gap_warning' : 'idle',
+    lastSuccessAt: new Date(atMs).toISOString(),
+    lastError: null,
+    warning: warnings.length === 0 ? null : warnings.join('; '),
+    budget,
+    ...(reading === undefined ? {} : { difference: reading.difference }),
+  };
+}
+
+/**
+ * The stream's status after a scheduled reconciliation (no sync ran): a drift shows; an exact
+ * result lifts an earlier drift but leaves any other state (a failed sync stays failed).
+ */
+export function reconciled(reading: DriftReading, current: StreamState | undefined): StatusPatch {
+  if (reading.drift !== null) return { state: 'drift', warning: reading.drift, difference: reading.difference };
+  return current === 'drift' ? { state: 'idle', warning: null, difference: reading.difference } : { difference: reading.difference };
 }
 
 /** The stream's status after a run that did not reach the end. */

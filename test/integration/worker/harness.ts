@@ -20,6 +20,8 @@ export interface RunConfigOptions {
   readonly businesses?: readonly string[];
   /** @defaultValue the SQLite file at `dbPath` */
   readonly sink?: Record<string, unknown>;
+  /** The `reconcile` section. @defaultValue none (every day, repair on) */
+  readonly reconcile?: Record<string, unknown>;
 }
 
 /** A `callsync run` config for the simulator; short locks so a killed replica's jobs are taken over quickly. */
@@ -41,6 +43,7 @@ export function runConfig(sim: Simulator, options: RunConfigOptions): Record<str
     server: { host: '127.0.0.1', port: 0 },
     worker: { concurrency: 4, lockDurationMs: 3000, stalledIntervalMs: 1500, shutdownTimeoutMs: 10_000, ...options.worker },
     log: { level: 'info' },
+    ...(options.reconcile === undefined ? {} : { reconcile: options.reconcile }),
   };
 }
 

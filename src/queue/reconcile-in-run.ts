@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import { reconcileStream } from '../reconcile/reconcile-stream.js';
+import { sinkReconcileStore } from '../reconcile/sink-store.js';
+import { describeDrift, type StreamCheck } from '../reconcile/stream-check.js';
+import { isVerifiable } from '../reconcile/upstream-total.js';
+import type { JsonObject } from '../sink.js';
+import type { DriftReading } from '../state/index.js';
+import type { BusinessPlan } from '../sync/business-plan.js';
+import type { StreamDescriptor } from '../sync/stream-descriptor.js';
+import { walkSettings, type Query } from '../sync/walkers/index.js';
+import type { SyncJobDeps } from './job-deps.js';
+
+/** At most one automatic repair per stream this often, so a drift that persists is not walked after every run. */
+const MAX_REPAIR_INTERVAL_MS = 60 * 60_000;
+
+export interface ReconcileInRunOptions {
+  readonly deps: SyncJobDeps;
+  readonly plan: BusinessPlan;
+  readonly descriptor: StreamDescriptor;
+  /** One page of this stream, within the business's budget (the job's own fetch). */
+  readonly fetch: (query: Query) => Promise<JsonObject>;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+  /**
+   * `after_run`: the run reached the end and its last page said `total`: compare counts (no
+   * request) and repair a difference. `scheduled`: the full reconciliation, an id-level walk.
+   */
+  readonly when: { readonly kind: 'after_run'; readonly total: number | undefined } | { readonly kind: 'scheduled' };
+}
+
+async function claim(deps: SyncJobDeps, key: string, ttlMs: number): Promise<boolean> {
+  return (await deps.redis.set(key, '1', 'PX', Math.max(1, Math.floor(ttlMs)), 'NX')) === 'OK';
+}
+
+function logCheck(logger: Logger, check: StreamCheck, message: string): void {
+  const fields = { stored: check.stored, upstream: check.upstream, difference: check.difference, missing: check.missing, extra: check.extra, written: check.written, markedDeleted: check.markedDeleted };
+  if (check.verdict === 'differs') logger.warn({ ...fields, drift: describeDrift(check) }, message);
+  else logger.info(fields, message);
+}
+
+/**
+ * Reconciliation inside `run`, under the stream's lock (so repairs never race the sync). A drift
+ * is repaired at once unless `reconcile.repair` is false.
+ * @returns the reading for the stream's status, or undefined when nothing could be compared
+ */
+export async function reconcileInRun(options: ReconcileInRunOptions): Promise<DriftReading | undefined> {
+  const { deps, plan, descriptor, logger, when } = options;
+  if (!isVerifiable(descriptor)) return undefined;
+  const { reconcile, upstream } = deps.config;
+  const base = {
+    business: plan.name,
+    descriptor,
+    store: sinkReconcileStore(deps.sink),
+    fetch: options.fetch,
+    normalizeContext: plan.normalizeContext,
+    paging: walkSettings(upstream),
+    signal: options.signal,
+    onWarning: (warning: string) => logger.warn({ warning }, 'reconcile warning'),
+  };
+  let check: StreamCheck;
+  if (when.kind === 'scheduled') {
+    // A restart re-creates the schedule and BullMQ runs it at once; one full walk per interval is enough.
+    if (!(await claim(deps, deps.keys.fullReconcileClaim(plan.name, descriptor.name), reconcile.every * 0.9))) return undefined;
+    check = await reconcileStream({ ...base, mode: reconcile.repair ? 'repair' : 'walk' });
+    logCheck(logger, check, reconcile.repair ? 'full reconciliation (repairing)' : 'full reconciliation');
+  } else {
+    if (when.total === undefined) return undefined;
+    check = await reconcileStream({ ...base, mode: 'count', knownTotal: when.total });
+    if (check.verdict !== 'differs') return { difference: check.difference ?? 0, drift: null };
+    logCheck(logger, check, 'drift: the sink and upstream disagree');
+    if (!reconcile.repair) return { difference: check.difference ?? 0, drift: describeDrift(check) };
+    if (!(await claim(deps, deps.keys.repairClaim(plan.name, descriptor.name), Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS)))) {
+      return { difference: check.difference ?? 0, drift: describeDrift(check) };
+    }
+    check = await reconcileStream({ ...base, mode: 'repair' });
+    logCheck(logger, check, check.verdict === 'differs' ? 'drift remains after repair' : 'drift repaired');
+  }
+  return { difference: check.difference ?? 0, drift: check.verdict === 'differs' ? describeDrift(check) : null };
+}

@@ -1,0 +1,106 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunConfigOptions, type RunProcess } from './harness.js';
+import { countRows } from './measures.js';
+
+interface CallsStatus {
+  state: string;
+  difference: number | null;
+  warning: string | null;
+}
+
+/** Live (not deleted) and deleted call ids of a business in the SQLite mirror. */
+function storedCalls(dbPath: string, business: string): { live: string[]; deleted: string[] } {
+  const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
+  try {
+    const rows = db.prepare('select id, deleted_at from calls where business_id = ? order by id').all(business) as Array<{ id: string; deleted_at: string | null }>;
+    return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
+  } finally {
+    db.close();
+  }
+}
+
+function deleteByHand(dbPath: string, business: string, ids: readonly string[]): void {
+  const db = new Database(dbPath, { timeout: 10_000 });
+  try {
+    const remove = db.prepare('delete from calls where business_id = ? and id = ?');
+    for (const id of ids) remove.run(business, id);
+  } finally {
+    db.close();
+  }
+}
+
+const upstreamIds = (sim: Simulator): string[] => sim.truth('biz-1').calls.map((c) => String(c.id)).sort();
+
+describe('callsync run: reconciliation with no operator', () => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  async function start(label: string, options: Partial<RunConfigOptions> = {}) {
+    const sim = await startSimulator({ businesses: 1, calls: 60, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
+    const ws = workspace(label);
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    const worker = spawnRun(ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', ...options })));
+    processes.push(worker);
+    const url = await worker.url;
+    const calls = async (): Promise<CallsStatus | undefined> => {
+      const status = (await (await fetch(`${url}/status`)).json()) as { businesses: Array<{ streams: Array<CallsStatus & { stream: string }> }> };
+      return status.businesses[0]?.streams.find((s) => s.stream === 'calls');
+    };
+    await waitFor('the history', async () => (countRows(ws.dbPath, 'calls') >= 60 && (await calls())?.difference === 0 ? true : undefined));
+    return { sim, ws, worker, url, calls };
+  }
+
+  it('finds rows deleted by hand and calls deleted upstream after a run and repairs both', async () => {
+    const { sim, ws, worker, url, calls } = await start('recon-run');
+    const goneUpstream = upstreamIds(sim).slice(20, 22);
+    deleteByHand(ws.dbPath, 'biz-1', upstreamIds(sim).slice(5, 8));
+    sim.deleteCalls('biz-1', goneUpstream);
+
+    await waitFor('the mirror to be exact again', () => {
+      const stored = storedCalls(ws.dbPath, 'biz-1');
+      return stored.live.join() === upstreamIds(sim).join() && stored.deleted.length === 2 ? stored : undefined;
+    });
+    expect(storedCalls(ws.dbPath, 'biz-1').deleted).toEqual(goneUpstream);
+    const drift = worker.logs.find((line) => line.msg === 'drift: the sink and upstream disagree');
+    expect(drift).toMatchObject({ business: 'biz-1', stream: 'calls', stored: 57, upstream: 58, difference: 1 });
+    expect(worker.logs.find((line) => line.msg === 'drift repaired')).toMatchObject({ written: 3, markedDeleted: 2, difference: 0 });
+    await waitFor('the status to show it exact', async () => ((await calls())?.state === 'idle' ? true : undefined));
+    expect(await calls()).toMatchObject({ difference: 0, warning: null });
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('callsync_reconcile_difference{business="biz-1",stream="calls"} 0');
+  });
+
+  it('with reconcile.repair false, shows drift on the status page and in the metric, and changes nothing', async () => {
+    const { sim, ws, url, calls } = await start('recon-norepair', { reconcile: { repair: false } });
+    deleteByHand(ws.dbPath, 'biz-1', upstreamIds(sim).slice(0, 4));
+    const status = await waitFor('drift', async () => {
+      const now = await calls();
+      return now?.state === 'drift' ? now : undefined;
+    });
+    expect(status).toMatchObject({ difference: 4 });
+    expect(status.warning).toMatch(/upstream has 60, the sink 56 \(4 missing from the sink\)/);
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('callsync_reconcile_difference{business="biz-1",stream="calls"} 4');
+    expect(await (await fetch(`${url}/`)).text()).toContain('drift');
+    expect(countRows(ws.dbPath, 'calls')).toBe(56);
+  });
+
+  it('the scheduled full reconciliation finds what counts cannot see (one missing, one extra) and repairs it', async () => {
+    const { sim, ws, worker } = await start('recon-full', { reconcile: { every: '2s' } });
+    const missing = upstreamIds(sim)[30]!;
+    const extra = upstreamIds(sim)[31]!;
+    deleteByHand(ws.dbPath, 'biz-1', [missing]);
+    sim.deleteCalls('biz-1', [extra]);
+    await waitFor('the full reconciliation to repair it', () => {
+      const stored = storedCalls(ws.dbPath, 'biz-1');
+      return stored.live.includes(missing) && stored.deleted.includes(extra) ? true : undefined;
+    });
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: upstreamIds(sim), deleted: [extra] });
+    expect(worker.logs.find((line) => line.msg === 'full reconciliation (repairing)' && line.written === 1)).toMatchObject({ missing: 1, extra: 1, markedDeleted: 1 });
+    expect(worker.logs.some((line) => line.msg === 'drift: the sink and upstream disagree')).toBe(false);
+  });
+});
