@@ -22,12 +22,15 @@ export const DEFAULT_DEAD_LETTER_LIMIT = 100;
 /** Ids per `markDeleted` statement, well under every bind limit. */
 const MARK_CHUNK = 500;
 
-export class SqlCheckpointStore implements CheckpointStore {
+/** The connection and the adapter that decodes what it returns, shared by the three readers below. */
+abstract class SqlReader {
   constructor(
-    readonly db: Kysely<SinkDatabase>,
-    readonly adapter: SqlAdapter,
+    protected readonly db: Kysely<SinkDatabase>,
+    protected readonly adapter: SqlAdapter,
   ) {}
+}
 
+export class SqlCheckpointStore extends SqlReader implements CheckpointStore {
   async load(businessId: string, stream: string): Promise<Checkpoint | undefined> {
     const row = await this.db
       .selectFrom('sync_state')
@@ -67,12 +70,7 @@ export class SqlCheckpointStore implements CheckpointStore {
 }
 
 /** `dead_letters` as operators see it, oldest first. */
-export class SqlDeadLetterStore implements DeadLetterStore {
-  constructor(
-    readonly db: Kysely<SinkDatabase>,
-    readonly adapter: SqlAdapter,
-  ) {}
-
+export class SqlDeadLetterStore extends SqlReader implements DeadLetterStore {
   /** @param filter.limit - at most this many rows; @defaultValue 100 */
   async list(filter: { businessId?: string; stream?: string; limit?: number }): Promise<StoredDeadLetter[]> {
     let query = this.db
@@ -101,12 +99,7 @@ export class SqlDeadLetterStore implements DeadLetterStore {
 }
 
 /** The rows of stream tables, for reconciliation; paged by the primary key (business_id, id). */
-export class SqlStoredRecords implements StoredRecords {
-  constructor(
-    readonly db: Kysely<SinkDatabase>,
-    readonly adapter: SqlAdapter,
-  ) {}
-
+export class SqlStoredRecords extends SqlReader implements StoredRecords {
   async listIds(businessId: string, table: StreamTable, options: { after?: string; limit?: number } = {}): Promise<string[]> {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const after = options.after === undefined ? sql`` : sql`and id > ${options.after}`;

@@ -1,16 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postgresUrl, uniqueName } from '../../test/integration/services.js';
 import { createSink } from '../registry.js';
 import type { SinkConfig } from '../registry.js';
 import { customStream, grownStream, workerRecord } from './concurrent-prepare.fixtures.js';
+import { freshSqlConfig, querySql } from './sql-test.fixtures.js';
 
 const WORKERS = 4;
 const CHILD = fileURLToPath(new URL('./concurrent-prepare.child.ts', import.meta.url));
@@ -20,41 +15,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function freshConfig(dialect: 'sqlite' | 'postgres'): Promise<SinkConfig> {
-  if (dialect === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'callsync-race-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    return { type: 'sqlite', path: join(dir, 'callsync.db') };
-  }
-  const schema = uniqueName('race');
-  cleanups.push(() => queryPostgres(`drop schema if exists "${schema}" cascade`).then(() => undefined));
-  return { type: 'postgres', url: postgresUrl, schema };
-}
-
-async function queryPostgres(text: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  try {
-    return (await client.query<Record<string, unknown>>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** Rows of the given query on the configured database, read on a connection of its own. */
-async function rowsOf(config: SinkConfig, query: (table: (name: string) => string) => string): Promise<Record<string, unknown>[]> {
-  if (config.type === 'sqlite') {
-    const db = new Database(config.path, { readonly: true });
-    try {
-      return db.prepare(query((name) => `"${name}"`)).all() as Record<string, unknown>[];
-    } finally {
-      db.close();
-    }
-  }
-  if (config.type !== 'postgres') throw new Error('a SQL sink only');
-  return queryPostgres(query((name) => `"${config.schema}"."${name}"`));
-}
 
 function runChild(config: SinkConfig, startAt: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -67,24 +27,24 @@ function runChild(config: SinkConfig, startAt: number): Promise<{ code: number |
 }
 
 async function expectMigratedOnce(config: SinkConfig): Promise<void> {
-  const migrations = await rowsOf(config, (t) => `select name from ${t('kysely_migration')} order by name`);
+  const migrations = await querySql(config, (t) => [`select name from ${t('kysely_migration')} order by name`]);
   expect(migrations.map((row) => row.name)).toEqual(['001_sync_state_and_dead_letters', '002_built_in_stream_tables', '003_deleted_at']);
 }
 
 describe.each(['sqlite', 'postgres'] as const)('concurrent prepare (%s)', (dialect) => {
   it(`${String(WORKERS)} processes starting at once on fresh storage all start and migrate once`, async () => {
-    const config = await freshConfig(dialect);
+    const config = await freshSqlConfig(dialect, cleanups);
     // Module loading takes a moment; every child then waits for the same instant before preparing.
     const startAt = Date.now() + 3000;
     const results = await Promise.all(Array.from({ length: WORKERS }, () => runChild(config, startAt)));
     expect(results).toEqual(Array.from({ length: WORKERS }, () => ({ code: 0, stderr: '' })));
     await expectMigratedOnce(config);
-    const rows = await rowsOf(config, (t) => `select count(*) as n from ${t('sms')}`);
+    const rows = await querySql(config, (t) => [`select count(*) as n from ${t('sms')}`]);
     expect(Number(rows[0]?.n)).toBe(WORKERS);
   });
 
   it(`${String(WORKERS)} sinks of one process create, then grow, a custom table at once`, async () => {
-    const config = await freshConfig(dialect);
+    const config = await freshSqlConfig(dialect, cleanups);
     const sinks = await Promise.all(Array.from({ length: WORKERS }, () => createSink(config, { logger })));
     cleanups.push(async () => {
       for (const sink of sinks) await sink.close();
@@ -100,7 +60,7 @@ describe.each(['sqlite', 'postgres'] as const)('concurrent prepare (%s)', (diale
         ),
       ),
     );
-    const rows = await rowsOf(config, (t) => `select channel from ${t('sms')}`);
+    const rows = await querySql(config, (t) => [`select channel from ${t('sms')}`]);
     expect(rows).toEqual(Array.from({ length: WORKERS }, () => ({ channel: 'sms' })));
   });
 });

@@ -1,5 +1,6 @@
 import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { callColumns, numberColumns, voicemailColumns } from '../../src/normalize/columns.js';
 import type { StreamTable } from '../../src/sink.js';
 import type { SqlAdapter } from './sql-dialect.js';
 
@@ -30,38 +31,13 @@ export function qualifiedTable(adapter: SqlAdapter, table: string): string {
 }
 
 /**
- * Tables of the built-in streams, created by migration `002_built_in_stream_tables`. Changing a
- * column list here needs a new migration as well: migrations that already ran never run again.
+ * Tables of the built-in streams, created by migration `002_built_in_stream_tables` with the
+ * normalizers' columns; a column added there later reaches existing tables through `prepare`.
  */
 export const builtInTables: readonly StreamTable[] = Object.freeze([
-  {
-    stream: 'calls',
-    table: 'calls',
-    columns: [
-      { name: 'to_number', type: 'text' },
-      { name: 'from_number', type: 'text' },
-      { name: 'direction', type: 'text' },
-      { name: 'recording_url', type: 'text' },
-      { name: 'transcription_text', type: 'text' },
-      { name: 'created_at', type: 'timestamp' },
-    ],
-  },
-  {
-    stream: 'voicemails',
-    table: 'voicemails',
-    columns: [
-      { name: 'to_number', type: 'text' },
-      { name: 'from_number', type: 'text' },
-      { name: 'transcription_text', type: 'text' },
-      { name: 'transcription_summary', type: 'text' },
-      { name: 'recording_type', type: 'text' },
-      { name: 'recording_url', type: 'text' },
-      { name: 'api_recording_url', type: 'text' },
-      { name: 'duration_seconds', type: 'integer' },
-      { name: 'created_at', type: 'timestamp' },
-    ],
-  },
-  { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] },
+  { stream: 'calls', table: 'calls', columns: callColumns },
+  { stream: 'voicemails', table: 'voicemails', columns: voicemailColumns },
+  { stream: 'numbers', table: 'numbers', columns: numberColumns },
 ]);
 
 /** Throws unless the table and its columns are safe identifiers that do not clash with the fixed columns. */

@@ -1,13 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sink, StreamTable, SyncRecord } from '../../src/sink.js';
-import { postgresUrl, uniqueName } from '../../test/integration/services.js';
 import { createSink } from '../registry.js';
+import { freshSqlConfig, querySql } from './sql-test.fixtures.js';
 import type { SinkConfig } from '../registry.js';
 
 const logger = pino({ level: 'silent' });
@@ -16,44 +11,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A config pointing at fresh storage, removed after the test. */
-async function freshConfig(dialect: 'sqlite' | 'postgres'): Promise<SinkConfig> {
-  if (dialect === 'sqlite') {
-    const dir = await mkdtemp(join(tmpdir(), 'callsync-sql-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    return { type: 'sqlite', path: join(dir, 'callsync.db') };
-  }
-  const schema = uniqueName('sql');
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: postgresUrl });
-    await client.connect();
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    await client.end();
-  });
-  return { type: 'postgres', url: postgresUrl, schema };
-}
-
-/** Runs statements on the configured database directly; `t(name)` qualifies a table name. */
-async function execRaw(config: SinkConfig, statements: (t: (name: string) => string) => string[]): Promise<void> {
-  if (config.type === 'sqlite') {
-    const db = new Database(config.path);
-    try {
-      for (const statement of statements((name) => `"${name}"`)) db.exec(statement);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  if (config.type !== 'postgres') throw new Error('a SQL sink only');
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  try {
-    for (const statement of statements((name) => `"${config.schema}"."${name}"`)) await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 async function open(config: SinkConfig): Promise<Sink> {
   const sink = await createSink(config, { logger });
@@ -77,7 +34,7 @@ function wideRecord(id: number, bad = false): SyncRecord {
 
 describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   it('keeps rows, checkpoints and migrations across restarts', async () => {
-    const config = await freshConfig(dialect);
+    const config = await freshSqlConfig(dialect, cleanups);
     const first = await open(config);
     const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [{ name: 'direction', type: 'text' }] };
     const record: SyncRecord = { businessId: 'acme', id: 'c1', source: 'v1', fields: { direction: 'inbound' }, raw: { id: 'c1' } };
@@ -91,7 +48,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   });
 
   it('adds the columns a custom stream grew', async () => {
-    const sink = await open(await freshConfig(dialect));
+    const sink = await open(await freshSqlConfig(dialect, cleanups));
     const sms: StreamTable = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' }] };
     await sink.prepare([sms]);
     const grown: StreamTable = { ...sms, columns: [...sms.columns, { name: 'body', type: 'text' }] };
@@ -101,7 +58,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   });
 
   it('chunks a wide batch under the bind limit and isolates a refused row in a later chunk', async () => {
-    const sink = await open(await freshConfig(dialect));
+    const sink = await open(await freshSqlConfig(dialect, cleanups));
     // 86 columns a row: SQLite fits 380 rows in one statement, so 500 rows take two chunks.
     const records = Array.from({ length: 500 }, (_, i) => wideRecord(i, i === 450));
     const result = await sink.write({ businessId: 'acme', table: wide, records, deadLetters: [] }, { page: 1 });
@@ -112,13 +69,13 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   });
 
   it('adds deleted_at to stream tables created before it: built-in ones by migration 003, custom ones on prepare', async () => {
-    const config = await freshConfig(dialect);
+    const config = await freshSqlConfig(dialect, cleanups);
     const sms: StreamTable = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' }] };
     const first = await open(config);
     await first.prepare([sms]);
     await first.close();
     // What a database of the previous release looks like.
-    await execRaw(config, (t) => [
+    await querySql(config, (t) => [
       `alter table ${t('calls')} drop column deleted_at`,
       `alter table ${t('sms')} drop column deleted_at`,
       `delete from ${t('kysely_migration')} where name = '003_deleted_at'`,
@@ -126,7 +83,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     const second = await open(config);
     await second.prepare([sms]);
     // calls was not prepared here: migration 003 added its column (a missing column would throw).
-    await execRaw(config, (t) => [`select deleted_at from ${t('calls')}`, `select deleted_at from ${t('sms')}`]);
+    await querySql(config, (t) => [`select deleted_at from ${t('calls')}`, `select deleted_at from ${t('sms')}`]);
     const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [] };
     const record = (id: string): SyncRecord => ({ businessId: 'acme', id, source: 'v1', fields: {}, raw: { id } });
     for (const table of [calls, sms]) {
@@ -137,7 +94,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   });
 
   it('refuses an unsafe table name before touching the database', async () => {
-    const sink = await open(await freshConfig(dialect));
+    const sink = await open(await freshSqlConfig(dialect, cleanups));
     await expect(sink.prepare([{ stream: 'x', table: 'x; drop table calls', columns: [] }])).rejects.toThrow(/not a safe SQL identifier/);
   });
 });
@@ -148,7 +105,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dial
   const checkpoint = (page: number) => ({ page });
 
   it('counts only inserted or changed rows, batch after batch on one connection', async () => {
-    const sink = await open(await freshConfig(dialect));
+    const sink = await open(await freshSqlConfig(dialect, cleanups));
     const first = Array.from({ length: 10 }, (_, i) => event(i, i));
     expect(await sink.write({ businessId: 'acme', table: events, records: first, deadLetters: [] }, checkpoint(1))).toEqual({ written: 10, unchanged: 0, deadLettered: 0 });
     // Same statement again (prepared once per connection): 2 changed, 1 new, 8 unchanged.
@@ -158,7 +115,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dial
   });
 
   it('redoes a batch with a refused row row by row, keeping the rest, the dead letter and the checkpoint', async () => {
-    const sink = await open(await freshConfig(dialect));
+    const sink = await open(await freshSqlConfig(dialect, cleanups));
     const records = [event(1, 1), event(2, 'not a number'), event(3, 3)];
     const result = await sink.write({ businessId: 'acme', table: events, records, deadLetters: [] }, checkpoint(1));
     expect(result).toEqual({ written: 2, unchanged: 0, deadLettered: 1 });

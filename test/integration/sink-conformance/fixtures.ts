@@ -1,35 +1,11 @@
+import { callColumns, voicemailColumns } from '../../../src/normalize/columns.js';
 import type { Batch, Checkpoint, ColumnValue, DeadLetter, Json, JsonObject, StreamTable, SyncRecord } from '../../../src/sink.js';
 
-/** Hand-built records in v1 form, so the suite does not depend on the normalizers. */
+/** Hand-built records in v1 form, so the suite does not depend on the normalizers (only on their column lists). */
 
-export const callsTable: StreamTable = {
-  stream: 'calls',
-  table: 'calls',
-  columns: [
-    { name: 'to_number', type: 'text' },
-    { name: 'from_number', type: 'text' },
-    { name: 'direction', type: 'text' },
-    { name: 'recording_url', type: 'text' },
-    { name: 'transcription_text', type: 'text' },
-    { name: 'created_at', type: 'timestamp' },
-  ],
-};
+export const callsTable: StreamTable = { stream: 'calls', table: 'calls', columns: callColumns };
 
-export const voicemailsTable: StreamTable = {
-  stream: 'voicemails',
-  table: 'voicemails',
-  columns: [
-    { name: 'to_number', type: 'text' },
-    { name: 'from_number', type: 'text' },
-    { name: 'transcription_text', type: 'text' },
-    { name: 'transcription_summary', type: 'text' },
-    { name: 'recording_type', type: 'text' },
-    { name: 'recording_url', type: 'text' },
-    { name: 'api_recording_url', type: 'text' },
-    { name: 'duration_seconds', type: 'integer' },
-    { name: 'created_at', type: 'timestamp' },
-  ],
-};
+export const voicemailsTable: StreamTable = { stream: 'voicemails', table: 'voicemails', columns: voicemailColumns };
 
 /** A stream that is not built in, with only the generic columns. */
 export const smsTable: StreamTable = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' }] };

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
@@ -10,6 +9,7 @@ import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
 import type { Json } from '../../../src/sink.js';
 import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
 import { voicemailRecord } from './fixtures.js';
+import { breakSqliteCheckpoints } from './sqlite-file.js';
 import { describeSinkConformance, type StoredRow } from './suite.js';
 
 // HubSpot keeps calls and voicemails as Calls engagements; the suite reads them back from the
@@ -35,14 +35,6 @@ describeSinkConformance({
     const store = await openSqlStore(config.state, logger);
     const dispatcher = new Agent();
     const sink = createHubSpotSink(config, { logger, dispatcher, store });
-    const withState = <T>(body: (db: Database.Database) => T): T => {
-      const db = new Database(statePath);
-      try {
-        return body(db);
-      } finally {
-        db.close();
-      }
-    };
     return {
       sink,
       readRows(table, businessId) {
@@ -68,17 +60,7 @@ describeSinkConformance({
         record: voicemailRecord(businessId, 'v2', { created_at: 'not a date' }),
         reason: /^hubspot: Property values were not valid: .*not a date is not a valid datetime/,
       }),
-      breakCheckpoints() {
-        withState((db) =>
-          db.exec(`
-            create trigger crash_insert before insert on sync_state begin select raise(abort, 'simulated crash'); end;
-            create trigger crash_update before update on sync_state begin select raise(abort, 'simulated crash'); end;`),
-        );
-        return Promise.resolve(() => {
-          withState((db) => db.exec('drop trigger crash_insert; drop trigger crash_update;'));
-          return Promise.resolve();
-        });
-      },
+      breakCheckpoints: () => breakSqliteCheckpoints(statePath),
       async cleanup() {
         await dispatcher.close();
         await fake.close();

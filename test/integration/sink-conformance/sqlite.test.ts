@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { sqliteSinkFactory } from '../../../connectors/sqlite/index.js';
 import { voicemailRecord } from './fixtures.js';
 import { integerColumns, toStoredRow } from './sql-rows.js';
+import { breakSqliteCheckpoints, withSqlite } from './sqlite-file.js';
 import { describeSinkConformance } from './suite.js';
 
 describeSinkConformance({
@@ -16,19 +16,11 @@ describeSinkConformance({
     // A missing parent directory is part of the contract: the sink creates it.
     const path = join(dir, 'data', 'callsync.db');
     const sink = await sqliteSinkFactory.create({ type: 'sqlite', path }, { logger: pino({ level: 'silent' }) });
-    const withDatabase = <T>(body: (db: Database.Database) => T): T => {
-      const db = new Database(path);
-      try {
-        return body(db);
-      } finally {
-        db.close();
-      }
-    };
     return {
       sink,
       readRows: (table, businessId) =>
         Promise.resolve(
-          withDatabase((db) =>
+          withSqlite(path, (db) =>
             db
               .prepare<[string], Record<string, unknown>>(`select * from "${table.table}" where business_id = ? and deleted_at is null order by id`)
               .all(businessId)
@@ -37,7 +29,7 @@ describeSinkConformance({
         ),
       readDeleted: (table, businessId) =>
         Promise.resolve(
-          withDatabase((db) =>
+          withSqlite(path, (db) =>
             db
               .prepare<[string], { id: string }>(`select id from "${table.table}" where business_id = ? and deleted_at is not null order by id`)
               .all(businessId)
@@ -48,18 +40,7 @@ describeSinkConformance({
         record: voicemailRecord(businessId, 'v2', { duration_seconds: 'forty-two' }),
         reason: /cannot store TEXT value in INTEGER column/,
       }),
-      breakCheckpoints() {
-        withDatabase((db) =>
-          db.exec(`
-            create trigger crash_insert before insert on sync_state begin select raise(abort, 'simulated crash'); end;
-            create trigger crash_update before update on sync_state begin select raise(abort, 'simulated crash'); end;`),
-        );
-        const restore = (): Promise<void> => {
-          withDatabase((db) => db.exec('drop trigger crash_insert; drop trigger crash_update;'));
-          return Promise.resolve();
-        };
-        return Promise.resolve(restore);
-      },
+      breakCheckpoints: () => breakSqliteCheckpoints(path),
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   },

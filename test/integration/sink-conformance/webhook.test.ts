@@ -1,12 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { webhookConfigSchema, webhookSinkFactory } from '../../../connectors/webhook/index.js';
 import type { ColumnValue, Json } from '../../../src/sink.js';
 import { WebhookReceiver } from '../../fakes/webhook-receiver.js';
 import { voicemailRecord } from './fixtures.js';
+import { breakSqliteCheckpoints } from './sqlite-file.js';
 import { describeSinkConformance } from './suite.js';
 
 const secret = 'whsec_conformance_0123456789';
@@ -27,14 +27,6 @@ describeSinkConformance({
       retry: { maxAttempts: 2, baseDelayMs: 1 },
     });
     const sink = await webhookSinkFactory.create(config, { logger: pino({ level: 'silent' }) });
-    const withState = <T>(body: (db: Database.Database) => T): T => {
-      const db = new Database(statePath);
-      try {
-        return body(db);
-      } finally {
-        db.close();
-      }
-    };
     return {
       sink,
       // What the receiver stored, deduplicated by Idempotency-Key and record id as a real receiver does.
@@ -57,17 +49,7 @@ describeSinkConformance({
         reason: /^raw\.transcription: lone surrogate/,
       }),
       // The receiver acknowledges, then the state store fails to take the checkpoint.
-      breakCheckpoints() {
-        withState((db) =>
-          db.exec(`
-            create trigger crash_insert before insert on sync_state begin select raise(abort, 'simulated crash'); end;
-            create trigger crash_update before update on sync_state begin select raise(abort, 'simulated crash'); end;`),
-        );
-        return Promise.resolve(() => {
-          withState((db) => db.exec('drop trigger crash_insert; drop trigger crash_update;'));
-          return Promise.resolve();
-        });
-      },
+      breakCheckpoints: () => breakSqliteCheckpoints(statePath),
       cleanup: async () => {
         await receiver.close();
         await rm(dir, { recursive: true, force: true });
