@@ -62,5 +62,3 @@ export function buildDeletion(businessId: string, stream: string, ids: readonly 
   };
   return { payload, body: JSON.stringify(payload), idempotencyKey: deletionIdempotencyKey(businessId, stream, ids) };
 }
-
-export { isoSeconds } from '../../src/normalize/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Batch, SyncRecord } from '../../src/sink.js';
 import { idempotencyKey } from './idempotency-key.js';
-import { buildDelivery, isoSeconds } from './payload.js';
+import { buildDelivery } from './payload.js';
 
 const table = { stream: 'calls', table: 'calls', columns: [{ name: 'direction', type: 'text' as const }] };
 const record = (id: string, raw: SyncRecord['raw'], fields: SyncRecord['fields'] = {}): SyncRecord => ({
@@ -77,11 +77,5 @@ describe('idempotencyKey', () => {
 
   it('cannot be forged by moving text between business and stream', () => {
     expect(idempotencyKey('ac', 'mecalls', records)).not.toBe(idempotencyKey('acme', 'calls', records));
-  });
-});
-
-describe('isoSeconds', () => {
-  it('formats as YYYY-MM-DDTHH:MM:SSZ', () => {
-    expect(isoSeconds(Date.parse('2025-03-04T05:06:07.891Z'))).toBe('2025-03-04T05:06:07Z');
   });
 });

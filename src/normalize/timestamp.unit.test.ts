@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+import { isoSeconds, parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
 import { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
 
 describe('parseV2Timestamp', () => {
@@ -133,5 +133,11 @@ describe('zoneOffsetMs', () => {
   it('validates zone names', () => {
     expect(isValidTimeZone('Europe/Berlin')).toBe(true);
     expect(isValidTimeZone('Europe/Nowhere')).toBe(false);
+  });
+});
+
+describe('isoSeconds', () => {
+  it('formats as YYYY-MM-DDTHH:MM:SSZ', () => {
+    expect(isoSeconds(Date.parse('2025-03-04T05:06:07.891Z'))).toBe('2025-03-04T05:06:07Z');
   });
 });
