@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PagingMode } from '../stream-descriptor.js';
 import { collect, context, descriptorFor, FakeList, ids, Mirror } from './fake-lists.unit.js';
+import { UpstreamError } from '../../upstream/index.js';
 import { walkerFor, walkers } from './index.js';
 
 const walk = walkers.cursor;
@@ -131,5 +132,41 @@ describe('positions stored before the order was known', () => {
     await mirror.run(walk, list, {});
     expect(mirror.missing(list)).toEqual([]);
     expect(mirror.position).toMatchObject({ order: 'newest_first' });
+  });
+});
+
+describe('what an operator sees of a position', () => {
+  it('names the detected order, a walk under way and learned caps', async () => {
+    const { summarizePosition } = await import('./index.js');
+    const list = new FakeList(9, 'newest');
+    const mirror = new Mirror();
+    await mirror.run(walk, list, { pageSize: 3 }, 1);
+    expect(summarizePosition(mirror.position)).toEqual({ order: 'newest_first', walkInProgress: true, pageCap: undefined });
+    await mirror.run(walk, list, { pageSize: 3 });
+    expect(summarizePosition(mirror.position)).toMatchObject({ order: 'newest_first', walkInProgress: false });
+    expect(summarizePosition({ mode: 'high-water', highWater: null, idsAtHighWater: [], limit: 5, serverCap: 5 })).toEqual({ serverCap: 5 });
+    expect(summarizePosition({ nonsense: true })).toEqual({});
+  });
+});
+
+describe('a cut-off newest-first walk whose stored cursor has expired', () => {
+  it('goes on by offset one page back (arrivals only push records deeper) and ends exact', async () => {
+    const list = new FakeList(12, 'newest');
+    const mirror = new Mirror();
+    await mirror.run(walk, list, { pageSize: 3 }, 2);
+    list.add(4);
+    const serve = list.serve;
+    const expired = String(mirror.position?.cursor);
+    const rejecting = new FakeList(0, 'newest');
+    rejecting.serve = (query) => {
+      if (String(query.cursor) === expired) {
+        throw new UpstreamError('cursor expired', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/calls' } });
+      }
+      return serve(query);
+    };
+    rejecting.all.push(...list.all);
+    const run = await mirror.run(walk, rejecting, { pageSize: 3 });
+    expect(run.warnings[0]).toMatch(/stored cursor rejected .*resuming by offset from 3/);
+    expect(mirror.missing(list)).toEqual([]);
   });
 });

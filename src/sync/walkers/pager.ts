@@ -53,6 +53,8 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
       context.warn(`${context.descriptor.path}: stored cursor rejected (${String((error as Error).message)}); resuming by offset from ${resumeAt}`);
       mode = 'offset';
       place = { offset: resumeAt, pageCap };
+      // The overlap page repeats records on purpose.
+      guard.forgetPages();
       continue;
     }
     const raws = recordsOf(payload, context.descriptor);
@@ -98,6 +100,11 @@ class ProgressGuard {
 
   constructor(endpoint: string) {
     this.#endpoint = endpoint;
+  }
+
+  forgetPages(): void {
+    this.#previousIds = new Set();
+    this.#pages.clear();
   }
 
   total(total: number | undefined): number | undefined {

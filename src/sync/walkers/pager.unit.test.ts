@@ -49,3 +49,22 @@ describe.each(['cursor', 'offset', 'page'] as const)('a server capping the page 
     expect(rest.queries.every((query) => (query.limit ?? query.per_page) === 4)).toBe(true);
   });
 });
+
+describe('a cursor that expires in the middle of a walk', () => {
+  it.each(['oldest', 'newest'] as const)('list %s first: the overlap page after the fallback is no repeat error', async (order) => {
+    const { UpstreamError } = await import('../../upstream/index.js');
+    const list = new FakeList(10, order);
+    let sent = 0;
+    const serve = list.serve;
+    list.serve = (query) => {
+      if (query.cursor !== undefined && (sent += 1) === 2) {
+        throw new UpstreamError('cursor expired', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/calls' } });
+      }
+      return serve(query);
+    };
+    const mirror = new Mirror();
+    const run = await mirror.run(walk, list, { pageSize: 2 });
+    expect(run.warnings).toEqual([expect.stringMatching(/stored cursor rejected/)]);
+    expect(mirror.missing(list)).toEqual([]);
+  });
+});

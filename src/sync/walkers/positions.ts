@@ -105,3 +105,22 @@ export function readPosition<T>(schema: z.ZodType<T>, position: JsonObject | und
 export function storable(position: object): JsonObject {
   return JSON.parse(JSON.stringify(position)) as JsonObject;
 }
+
+/** What an operator sees of a stored position (`callsync status`): never throws. */
+export interface PositionSummary {
+  /** v1 lists: the order detected (`order: auto`) or configured; undefined while not known. */
+  readonly order?: ListOrder;
+  /** v1 lists: a newest-first walk from the head is under way (a cut-off first sync, say). */
+  readonly walkInProgress?: boolean;
+  /** v1 lists: the page size the server was found to cap pages at. */
+  readonly pageCap?: number;
+  /** v2 lists: the most records the server returns whatever `limit` asks. */
+  readonly serverCap?: number;
+}
+
+export function summarizePosition(position: JsonObject | undefined): PositionSummary {
+  const list = listPosition.safeParse(position);
+  if (list.success) return { order: list.data.order, walkInProgress: list.data.descent !== undefined, pageCap: list.data.pageCap };
+  const highWater = highWaterPosition.safeParse(position);
+  return highWater.success ? { serverCap: highWater.data.serverCap } : {};
+}

@@ -41,6 +41,20 @@ describe('backfill under upstream faults ends with exact tables', () => {
     expectExact(databasePath, sim);
   });
 
+  it('newest first, a complete walk never resumes from a stored cursor: expiry costs nothing', async () => {
+    const { simulator: sim, databasePath } = await start({ cursorTtlMs: 400, v1Order: 'newest' });
+    await backfillOnce(testConfig(sim, databasePath, budget));
+    sim.addCalls('biz-1', 250);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    sim.resetCounters();
+    const run = await backfillOnce(testConfig(sim, databasePath, budget));
+    expect(sim.counters().faults.expiredCursors).toBe(0);
+    expect(total(run, 'written')).toBe(250);
+    // 3 pages from the head (the third reaches the stored head) + voicemails + numbers.
+    expect(requestsByBusiness(sim)['biz-1']).toBeLessThanOrEqual(5);
+    expectExact(databasePath, sim);
+  });
+
   it('retries 500s, truncated bodies and connection resets', async () => {
     const { simulator: sim, databasePath } = await start({ faults: { errorRate: 0.15, truncateRate: 0.1, resetRate: 0.1 } });
     const run = await backfillOnce(testConfig(sim, databasePath, budget));

@@ -6,12 +6,12 @@ import { startSimulator, type Simulator } from '../../../src/simulator/index.js'
 import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/backfill-harness.js';
 import { readSqliteTable } from '../support/sqlite-mirror.js';
 
-describe('late upstream changes (a transcription that appears after the call)', () => {
+describe.each(['oldest', 'newest'] as const)('late upstream changes (a transcription that appears after the call), v1 list %s first', (v1Order) => {
   let simulator: Simulator;
   let databasePath: string;
 
   beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 2_000, voicemails: 20, numbers: 2, seed: 13, rateLimit: false });
+    simulator = await startSimulator({ businesses: 1, calls: 2_000, voicemails: 20, numbers: 2, seed: 13, rateLimit: false, v1Order });
     databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-late-')), 'late.db');
   });
 
@@ -24,7 +24,9 @@ describe('late upstream changes (a transcription that appears after the call)', 
     await backfillOnce(testConfig(simulator, databasePath, options));
     simulator.addCalls('biz-1', 150);
     await backfillOnce(testConfig(simulator, databasePath, options));
-    const recent = simulator.truth('biz-1').calls.at(-40);
+    // The 40th newest call, whichever end the list starts with.
+    const fortiethNewest = () => simulator.truth('biz-1').calls.at(v1Order === 'oldest' ? -40 : 39);
+    const recent = fortiethNewest();
     if (recent === undefined) throw new Error('no recent call');
     simulator.updateCallTranscription('biz-1', recent.id, 'Caller asked for a quote on solar panels.');
     simulator.resetCounters();
@@ -33,7 +35,7 @@ describe('late upstream changes (a transcription that appears after the call)', 
     expect(total(run, 'written')).toBe(1);
     const row = readSqliteTable(databasePath, 'calls', 'biz-1').find((stored) => stored.id === recent.id);
     expect(row?.fields.transcription_text).toBe('Caller asked for a quote on solar panels.');
-    expect(row?.raw).toEqual(simulator.truth('biz-1').calls.at(-40)?.raw);
+    expect(row?.raw).toEqual(fortiethNewest()?.raw);
     // The 150 recent calls are two pages (plus the page before the window), not the 2,150 of history.
     expect(requestsByBusiness(simulator)['biz-1']).toBeLessThanOrEqual(3 + 1 + 2);
   });
