@@ -156,10 +156,10 @@ describe('a cut-off newest-first walk whose stored cursor has expired', () => {
     await mirror.run(walk, list, { pageSize: 3 }, 2);
     list.add(4);
     const serve = list.serve;
-    const expired = String(mirror.position?.cursor);
+    const expired = mirror.position?.cursor;
     const rejecting = new FakeList(0, 'newest');
     rejecting.serve = (query) => {
-      if (String(query.cursor) === expired) {
+      if (expired !== undefined && query.cursor === expired) {
         throw new UpstreamError('cursor expired', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/calls' } });
       }
       return serve(query);
