@@ -1,5 +1,5 @@
 import { errorReply, isObject, type Reply } from './errors.js';
-import type { FakeStore } from './store.js';
+import { CALL_DEFAULT_PROPERTIES, objectView, requestedProperties, shuffled, type FakeStore } from './store.js';
 
 function inputIds(body: unknown): string[] | undefined {
   const inputs = isObject(body) && Array.isArray(body.inputs) ? (body.inputs as unknown[]) : undefined;
@@ -22,11 +22,11 @@ export function batchReadCalls(store: FakeStore, body: unknown): Reply {
   const results: unknown[] = [];
   const missing: string[] = [];
   for (const id of ids) {
-    const call = idProperty === undefined ? store.calls.get(id) : [...store.calls.values()].find((candidate) => candidate.properties[idProperty] === id);
+    const call = idProperty === undefined ? store.calls.get(id) : store.callByUnique(idProperty, id);
     if (call === undefined) missing.push(id);
-    else results.push({ id: call.id, properties: { ...call.properties }, createdAt: call.createdAt, updatedAt: call.updatedAt, archived: false });
+    else results.push(objectView(call, requestedProperties(isObject(body) ? body.properties : undefined), CALL_DEFAULT_PROPERTIES));
   }
-  const completed = { status: 'COMPLETE', results, startedAt: new Date().toISOString(), completedAt: new Date().toISOString() };
+  const completed = { status: 'COMPLETE', results: shuffled(results), startedAt: new Date().toISOString(), completedAt: new Date().toISOString() };
   if (missing.length === 0) return { status: 200, body: completed };
   const errors = [{ status: 'error', category: 'OBJECT_NOT_FOUND', message: 'Could not get some CALL objects, they may be deleted or not exist.', context: { ids: missing } }];
   return { status: 207, body: { ...completed, numErrors: 1, errors } };

@@ -1,9 +1,16 @@
 import { errorReply, isObject, type Reply } from './errors.js';
-import type { FakeStore } from './store.js';
+import { CALL_DEFAULT_PROPERTIES, objectView, shuffled, type FakeStore } from './store.js';
 import { validateCallProperties, type PropertyError } from './validate-call.js';
 
 /** How the fake answers a batch in which some inputs have invalid property values. */
 export type InvalidInputMode = 'multi-status' | 'reject-batch';
+
+/**
+ * What an upsert result's `properties` hold. HubSpot's reference shows a `properties` map without
+ * saying which; `defaults` (hs_createdate, hs_lastmodifieddate, hs_object_id, so not the id
+ * property) is the reading a client must survive, `written` echoes every property of the object.
+ */
+export type UpsertEcho = 'defaults' | 'written';
 
 /**
  * `POST /crm/v3/objects/calls/batch/upsert`: create or update by the unique property named in
@@ -11,7 +18,7 @@ export type InvalidInputMode = 'multi-status' | 'reject-batch';
  * unknown or non-unique idProperty, or one id given twice; invalid property values give a
  * 207 with the good inputs stored, or a 400 for the whole batch in `reject-batch` mode.
  */
-export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidInputMode): Reply {
+export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidInputMode, echo: UpsertEcho): Reply {
   const inputs = isObject(body) && Array.isArray(body.inputs) ? (body.inputs as unknown[]) : undefined;
   if (inputs === undefined || !inputs.every(isObject)) return errorReply(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1: inputs must be an array of objects');
   if (inputs.length > 100) return errorReply(400, 'VALIDATION_ERROR', `Batch input must contain at most 100 inputs; received ${inputs.length}`);
@@ -39,9 +46,11 @@ export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidI
     .map((input) => {
       const values = Object.fromEntries(Object.entries(input.properties).map(([name, value]) => [name, String(value)]));
       const { object, created } = store.upsertCall(input.idProperty, input.id, values);
-      return { id: object.id, properties: { ...object.properties }, createdAt: object.createdAt, updatedAt: object.updatedAt, archived: false, new: created };
+      const view = objectView(object, echo === 'written' ? Object.keys(object.properties) : undefined, CALL_DEFAULT_PROPERTIES);
+      return { ...view, new: created };
     });
-  const completed = { status: 'COMPLETE', results, startedAt, completedAt: new Date().toISOString() };
+  // HubSpot promises no order for batch results.
+  const completed = { status: 'COMPLETE', results: shuffled(results), startedAt, completedAt: new Date().toISOString() };
   if (invalid.length === 0) return { status: 200, body: completed };
   const errors = invalid.map((input) => ({
     status: 'error',

@@ -1,17 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { associateDefault } from './associations.js';
+import { associateDefault, type AssociationErrorStatus } from './associations.js';
 import { batchArchiveCalls, batchReadCalls } from './batch-archive.js';
-import { batchUpsertCalls, type InvalidInputMode } from './batch-upsert.js';
-import { createContact, searchContacts } from './contacts.js';
+import { batchUpsertCalls, type InvalidInputMode, type UpsertEcho } from './batch-upsert.js';
+import { createContact, searchContacts, type SearchablePhoneReading } from './contacts.js';
 import { errorReply, type Reply } from './errors.js';
-import { FakeRateLimits, type Faults, type FakeLimits } from './limits.js';
+import { FakeRateLimits, type Exemptions, type Faults, type FakeLimits, type RequestClass } from './limits.js';
 import { createCallProperty, readCallProperty } from './properties.js';
 import { FakeStore, type FakeAssociation, type FakeObject, type FakeProperty } from './store.js';
 
 export type { FakeAssociation, FakeObject, FakeProperty } from './store.js';
-export type { Faults, FakeLimits } from './limits.js';
+export type { Exemptions, Faults, FakeLimits } from './limits.js';
+export type { AssociationErrorStatus } from './associations.js';
+export type { UpsertEcho } from './batch-upsert.js';
+export type { SearchablePhoneReading } from './contacts.js';
+export { SEARCH_BOUNDS, searchableNumber } from './contacts.js';
 
 export interface FakeHubSpotOptions {
   /** The private app token it accepts. @defaultValue a random `pat-na1-…` value */
@@ -21,6 +25,20 @@ export interface FakeHubSpotOptions {
   readonly limits?: Partial<FakeLimits>;
   /** @defaultValue 'multi-status' */
   readonly invalidInputs?: InvalidInputMode;
+  /** Readings of what HubSpot's documents leave open; the defaults are the ones a client must survive. */
+  readonly readings?: Partial<FakeReadings>;
+}
+
+/** Every point where HubSpot's documents allow two readings; the fake plays either. */
+export interface FakeReadings {
+  /** @defaultValue 'defaults' */
+  readonly upsertEcho: UpsertEcho;
+  /** @defaultValue 'national' */
+  readonly searchablePhone: SearchablePhoneReading;
+  /** @defaultValue 200 */
+  readonly associationErrorStatus: AssociationErrorStatus;
+  /** @defaultValue search and associations both exempt from the 10-s window */
+  readonly exemptions: Partial<Exemptions>;
 }
 
 /** One request as the fake saw it; the Authorization header is never recorded. */
@@ -42,6 +60,8 @@ export interface FakeHubSpot {
   callProperties(): FakeProperty[];
   setFaults(faults: Faults): void;
   requests(): LoggedRequest[];
+  /** 429s sent so far, by HubSpot policy name. */
+  refusals(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -49,23 +69,25 @@ export interface FakeHubSpot {
 export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promise<FakeHubSpot> {
   const token = options.token ?? `pat-na1-${randomBytes(16).toString('hex')}`;
   const store = new FakeStore(options.contacts ?? []);
-  const limits = new FakeRateLimits(options.limits ?? {});
+  const readings: FakeReadings = { upsertEcho: 'defaults', searchablePhone: 'national', associationErrorStatus: 200, exemptions: {}, ...options.readings };
+  const limits = new FakeRateLimits(options.limits ?? {}, readings.exemptions);
   const log: LoggedRequest[] = [];
   const mode = options.invalidInputs ?? 'multi-status';
+  const routes: Routes = { store, mode, readings, failPair: () => limits.takeAssociationFault() };
 
   const server = createServer((request, response) => {
     void readBody(request).then((raw) => {
       const url = new URL(request.url ?? '/', 'http://fake');
       const method = request.method ?? 'GET';
       const body = parseJson(raw);
-      const search = url.pathname.endsWith('/search');
+      const kind = requestClass(url.pathname);
       let reply: Reply;
       let headers: Record<string, string> = {};
       if (request.headers.authorization !== `Bearer ${token}`) {
         reply = errorReply(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
       } else {
-        reply = limits.admit(search) ?? route(store, method, url.pathname, body === PARSE_ERROR ? undefined : body, mode);
-        headers = limits.headers(search);
+        reply = limits.admit(kind) ?? route(routes, method, url.pathname, body === PARSE_ERROR ? undefined : body);
+        headers = limits.headers(kind);
       }
       log.push({ method, path: url.pathname + url.search, status: reply.status, body: body === PARSE_ERROR ? raw : body });
       send(response, reply, headers);
@@ -83,6 +105,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promis
     callProperties: () => [...store.callProperties.values()],
     setFaults: (faults) => limits.setFaults(faults),
     requests: () => [...log],
+    refusals: () => limits.refusals(),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -91,16 +114,28 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promis
   };
 }
 
-function route(store: FakeStore, method: string, path: string, body: unknown, mode: InvalidInputMode): Reply {
+interface Routes {
+  readonly store: FakeStore;
+  readonly mode: InvalidInputMode;
+  readonly readings: FakeReadings;
+  readonly failPair: () => boolean;
+}
+
+function requestClass(path: string): RequestClass {
+  if (path.endsWith('/search')) return 'search';
+  return path.startsWith('/crm/v4/associations/') ? 'associations' : 'general';
+}
+
+function route({ store, mode, readings, failPair }: Routes, method: string, path: string, body: unknown): Reply {
   const property = /^\/crm\/v3\/properties\/calls\/([^/]+)$/.exec(path);
   if (method === 'GET' && property?.[1] !== undefined) return readCallProperty(store, decodeURIComponent(property[1]));
   if (method === 'POST' && path === '/crm/v3/properties/calls') return createCallProperty(store, body);
-  if (method === 'POST' && path === '/crm/v3/objects/calls/batch/upsert') return batchUpsertCalls(store, body, mode);
+  if (method === 'POST' && path === '/crm/v3/objects/calls/batch/upsert') return batchUpsertCalls(store, body, mode, readings.upsertEcho);
   if (method === 'POST' && path === '/crm/v3/objects/calls/batch/read') return batchReadCalls(store, body);
   if (method === 'POST' && path === '/crm/v3/objects/calls/batch/archive') return batchArchiveCalls(store, body);
-  if (method === 'POST' && path === '/crm/v3/objects/contacts/search') return searchContacts(store, body);
+  if (method === 'POST' && path === '/crm/v3/objects/contacts/search') return searchContacts(store, body, readings.searchablePhone);
   if (method === 'POST' && path === '/crm/v3/objects/contacts') return createContact(store, body);
-  if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default') return associateDefault(store, body);
+  if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default') return associateDefault(store, body, readings.associationErrorStatus, failPair);
   return errorReply(404, 'OBJECT_NOT_FOUND', `No route for ${method} ${path}`);
 }
 
