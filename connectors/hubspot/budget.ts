@@ -5,9 +5,24 @@ import { RollingWindow, type Clock } from './rolling-window.js';
 export const DAILY_PAUSE_MS = 15 * 60_000;
 
 /**
+ * Added to each window: requests granted at exactly the limit's pace can reach HubSpot closer
+ * together than they left (latency varies), and HubSpot counts arrivals.
+ */
+export const WINDOW_MARGIN_MS = { tenSecondly: 250, search: 100 } as const;
+
+/**
+ * Which of HubSpot's budgets a request draws on. `search` has its own per-second limit and, like
+ * `associations` (v4 batch), is exempt from the 10-second window (`x-hubspot-rate-limit-exemptions:
+ * ten-secondly` in HubSpot's reference); both still count against the daily quota.
+ */
+export type RequestKind = 'general' | 'search' | 'associations';
+
+/**
  * The portal's request budget as this process sees it: the ten-secondly rolling limit, the
  * secondly limit when HubSpot advertises one, the search limit, and the daily quota. Starts
- * from the config and learns from every response's `X-HubSpot-RateLimit-*` headers.
+ * from the config and learns from every response's `X-HubSpot-RateLimit-*` headers; an
+ * association answer that carries the 10-s window's headers without the exemption makes
+ * associations count against that window from then on.
  */
 export class HubSpotBudget {
   readonly #general: RollingWindow;
@@ -16,12 +31,13 @@ export class HubSpotBudget {
   readonly #clock: Clock;
   #secondly: RollingWindow | undefined;
   #dailyExhaustedUntil = 0;
+  #associationsCounted = false;
 
   constructor(limits: HubSpotLimits, clock: Clock) {
     this.#clock = clock;
     this.#ceiling = limits.requestsPer10s;
-    this.#general = new RollingWindow(limits.requestsPer10s, 10_000, clock);
-    this.#search = new RollingWindow(limits.searchPerSecond, 1000, clock);
+    this.#general = new RollingWindow(limits.requestsPer10s, 10_000 + WINDOW_MARGIN_MS.tenSecondly, clock);
+    this.#search = new RollingWindow(limits.searchPerSecond, 1000 + WINDOW_MARGIN_MS.search, clock);
   }
 
   /** True while the daily quota is known to be used up. */
@@ -29,24 +45,39 @@ export class HubSpotBudget {
     return this.#clock.now() < this.#dailyExhaustedUntil;
   }
 
+  /** Whether requests of this kind are counted against the 10-s window. */
+  countsTenSecondly(kind: RequestKind): boolean {
+    return kind === 'general' || (kind === 'associations' && this.#associationsCounted);
+  }
+
   /** Waits for a slot in every budget the request counts against. */
-  async take(kind: 'general' | 'search'): Promise<void> {
-    if (kind === 'search') await this.#search.take();
-    await this.#general.take();
-    await this.#secondly?.take();
+  async take(kind: RequestKind): Promise<void> {
+    if (kind === 'search') {
+      await this.#search.take();
+      return;
+    }
+    if (this.countsTenSecondly(kind)) {
+      await this.#general.take();
+      await this.#secondly?.take();
+      return;
+    }
+    // Exempt, yet a 429 of the portal's window still holds every request back.
+    await this.#general.untilUnblocked();
   }
 
   /** Corrects the local view from a response's headers (lower-case names). */
-  observe(headers: Readonly<Record<string, string | undefined>>): void {
+  observe(headers: Readonly<Record<string, string | undefined>>, kind: RequestKind = 'general'): void {
     const number = (name: string): number | undefined => {
       const value = headers[`x-hubspot-ratelimit-${name}`];
       const parsed = Number(value);
       return value === undefined || value === '' || !Number.isFinite(parsed) ? undefined : parsed;
     };
+    const exempt = /ten-secondly/i.test(headers['x-hubspot-rate-limit-exemptions'] ?? '');
+    const remaining = number('remaining');
+    if (kind === 'associations' && !exempt && remaining !== undefined) this.#associationsCounted = true;
     const max = number('max');
     const interval = number('interval-milliseconds');
-    if (max !== undefined && max > 0) this.#general.learn(max, interval ?? this.#general.windowMs, this.#ceiling);
-    const remaining = number('remaining');
+    if (max !== undefined && max > 0) this.#general.learn(max, (interval ?? 10_000) + WINDOW_MARGIN_MS.tenSecondly, this.#ceiling);
     if (remaining !== undefined) this.#general.observeRemaining(remaining);
 
     const secondly = number('secondly');
@@ -61,7 +92,7 @@ export class HubSpotBudget {
   }
 
   /** After a 429 of a rolling policy: nothing goes out of this bucket for `ms`. */
-  block(kind: 'general' | 'search', ms: number): void {
+  block(kind: RequestKind, ms: number): void {
     (kind === 'search' ? this.#search : this.#general).blockFor(ms);
   }
 

@@ -43,7 +43,7 @@ export const hubspotRetrySchema = z.strictObject({
 /** The `sink:` section for `type: hubspot`. Unknown keys are an error that names them. */
 export const hubspotConfigSchema = z.strictObject({
   type: z.literal('hubspot'),
-  /** Private app access token (scopes: crm.objects.contacts.read/write, crm.schemas.calls.read/write… see README). Never logged. */
+  /** Private app access token (scopes: crm.objects.contacts.read and .write, crm.schemas.contacts.read and .write; see README). Never logged. */
   token: z.string().min(1),
   /** @defaultValue `https://api.hubapi.com` */
   baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).default('https://api.hubapi.com'),

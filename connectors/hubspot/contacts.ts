@@ -1,9 +1,20 @@
 import type { Logger } from 'pino';
-import type { Clock } from './rolling-window.js';
+import { batchParts, idOf } from './batch-answer.js';
 import type { HubSpotHttp } from './http-client.js';
+import { phoneForms, typedPhoneMatches, type PhoneForms } from './phone-match.js';
+import { propertyOf } from './read-by-unique.js';
+import type { Clock } from './rolling-window.js';
 
 /** How long "no contact has this number" is believed before HubSpot is searched again. */
 export const NEGATIVE_CACHE_MS = 10 * 60_000;
+/** Caller numbers per contact search: HubSpot's `IN` takes at most 100 values. */
+export const NUMBERS_PER_SEARCH = 100;
+/** Results per search page (HubSpot's maximum `limit`). */
+const PAGE_SIZE = 200;
+
+/** HubSpot's calculated, format-free copies of `phone` and `mobilephone`, which search can match exactly. */
+const SEARCHABLE = { phone: 'hs_searchable_calculated_phone_number', mobile: 'hs_searchable_calculated_mobile_number' } as const;
+const RETURNED = ['phone', 'mobilephone', SEARCHABLE.phone, SEARCHABLE.mobile];
 
 export interface ContactResolverOptions {
   readonly http: HubSpotHttp;
@@ -13,60 +24,111 @@ export interface ContactResolverOptions {
 }
 
 /**
- * Finds the contact whose `phone` or `mobilephone` equals a number (one search: two filter
- * groups, OR-ed), optionally creating one. Answers are cached per number for the life of the
- * process (found ids for good, misses for {@link NEGATIVE_CACHE_MS}); concurrent lookups of one
- * number share one request.
+ * Finds the contact of each caller number, in batches: one search per up to 100 distinct
+ * numbers not yet known, matching HubSpot's calculated searchable phone and mobile numbers in
+ * both forms HubSpot may keep (national digits, country code and digits); each answer is then
+ * checked against what the person typed ({@link typedPhoneMatches}), and the lowest contact id
+ * wins when several match. Answers are cached for the life of the sink (found ids for good,
+ * misses for {@link NEGATIVE_CACHE_MS}); a failed search is no answer: it throws, and the next
+ * lookup searches again. With `createContacts`, a number without a contact gets one.
  */
 export class ContactResolver {
   readonly #options: ContactResolverOptions;
-  readonly #found = new Map<string, Promise<string | null>>();
+  readonly #known = new Map<string, Promise<string | null>>();
   readonly #missedAt = new Map<string, number>();
 
   constructor(options: ContactResolverOptions) {
     this.#options = options;
   }
 
-  resolve(number: string): Promise<string | null> {
-    const missedAt = this.#missedAt.get(number);
-    if (missedAt !== undefined && this.#options.clock.now() - missedAt >= NEGATIVE_CACHE_MS) {
-      this.#missedAt.delete(number);
-      this.#found.delete(number);
+  /** The contact id (or null) of every number; concurrent lookups of one number share one search. */
+  async resolveAll(numbers: Iterable<string>): Promise<Map<string, string | null>> {
+    const wanted = [...new Set(numbers)];
+    const now = this.#options.clock.now();
+    for (const number of wanted) {
+      const missedAt = this.#missedAt.get(number);
+      if (missedAt !== undefined && now - missedAt >= NEGATIVE_CACHE_MS) this.forget(number);
     }
-    let pending = this.#found.get(number);
-    if (pending === undefined) {
-      pending = this.#lookUp(number);
-      this.#found.set(number, pending);
-      // A failed search is not an answer: the next call searches again.
-      pending.then(
-        (id) => void (id === null && this.#missedAt.set(number, this.#options.clock.now())),
-        () => void this.#found.delete(number),
-      );
+    const todo = wanted.filter((number) => !this.#known.has(number));
+    for (let start = 0; start < todo.length; start += NUMBERS_PER_SEARCH) {
+      const chunk = todo.slice(start, start + NUMBERS_PER_SEARCH);
+      const search = this.#lookUp(chunk);
+      for (const number of chunk) {
+        const answer = search.then((found) => found.get(number) ?? null);
+        this.#known.set(number, answer);
+        answer.then(
+          (id) => void (id === null && this.#missedAt.set(number, this.#options.clock.now())),
+          () => void this.forget(number),
+        );
+      }
     }
-    return pending;
+    const answers = await Promise.all(wanted.map(async (number) => [number, await (this.#known.get(number) ?? Promise.resolve(null))] as const));
+    return new Map(answers);
   }
 
-  async #lookUp(number: string): Promise<string | null> {
-    const { http, createContacts, logger } = this.#options;
-    const filterGroups = ['phone', 'mobilephone'].map((propertyName) => ({ filters: [{ propertyName, operator: 'EQ', value: number }] }));
-    const { body } = await http.send('POST', '/crm/v3/objects/contacts/search', { filterGroups, properties: ['phone', 'mobilephone'], limit: 1 }, 'search');
-    const id = firstId(body);
-    if (id !== null || !createContacts) return id;
-    const created = await http.send('POST', '/crm/v3/objects/contacts', { properties: { phone: number } });
-    const createdId = idOf(created.body);
-    logger.debug({ contactId: createdId }, 'hubspot contact created for a caller');
-    return createdId;
+  /** Drops what is known about a number (its contact may be gone): the next lookup searches. */
+  forget(number: string): void {
+    this.#known.delete(number);
+    this.#missedAt.delete(number);
+  }
+
+  async #lookUp(numbers: readonly string[]): Promise<Map<string, string | null>> {
+    const forms = new Map<string, PhoneForms>();
+    for (const number of numbers) {
+      const form = phoneForms(number);
+      if (form !== null) forms.set(number, form);
+    }
+    const contacts = forms.size === 0 ? [] : await this.#search([...forms.values()]);
+    const found = new Map<string, string | null>();
+    for (const number of numbers) {
+      const form = forms.get(number);
+      const match = form === undefined ? undefined : contacts.find((contact) => contactHas(contact, form));
+      found.set(number, match === undefined ? null : match.id);
+    }
+    if (this.#options.createContacts) {
+      for (const [number, id] of found) if (id === null && forms.has(number)) found.set(number, await this.#create(number));
+    }
+    return found;
+  }
+
+  /** Every contact whose searchable phone or mobile number is one of the forms, lowest id first. */
+  async #search(forms: readonly PhoneForms[]): Promise<{ id: string; result: unknown }[]> {
+    const national = [...new Set(forms.map((form) => form.national))];
+    const international = [...new Set(forms.map((form) => form.international))];
+    const filterGroups = [SEARCHABLE.phone, SEARCHABLE.mobile].flatMap((propertyName) => [
+      { filters: [{ propertyName, operator: 'IN', values: national }] },
+      { filters: [{ propertyName, operator: 'IN', values: international }] },
+    ]);
+    const contacts: { id: string; result: unknown }[] = [];
+    let after: string | undefined = '0';
+    while (after !== undefined) {
+      const request = { filterGroups, properties: RETURNED, sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], limit: PAGE_SIZE, after };
+      const { body } = await this.#options.http.send('POST', '/crm/v3/objects/contacts/search', request, 'search');
+      for (const result of batchParts(body).results) {
+        const id = idOf(result);
+        if (id !== null) contacts.push({ id, result });
+      }
+      after = nextAfter(body);
+    }
+    return contacts.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async #create(number: string): Promise<string | null> {
+    const created = await this.#options.http.send('POST', '/crm/v3/objects/contacts', { properties: { phone: number }, associations: [] });
+    const id = idOf(created.body);
+    this.#options.logger.debug({ contactId: id }, 'hubspot contact created for a caller');
+    return id;
   }
 }
 
-function firstId(body: unknown): string | null {
-  if (typeof body !== 'object' || body === null) return null;
-  const results = (body as { results?: unknown }).results;
-  return Array.isArray(results) && results.length > 0 ? idOf(results[0]) : null;
+function contactHas(contact: { result: unknown }, form: PhoneForms): boolean {
+  const calculated = [SEARCHABLE.phone, SEARCHABLE.mobile].map((name) => propertyOf(contact.result, name));
+  if (calculated.some((value) => value === form.national || value === form.international)) return true;
+  return ['phone', 'mobilephone'].some((name) => typedPhoneMatches(propertyOf(contact.result, name), form));
 }
 
-function idOf(object: unknown): string | null {
-  if (typeof object !== 'object' || object === null) return null;
-  const id = (object as { id?: unknown }).id;
-  return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+function nextAfter(body: unknown): string | undefined {
+  const paging = typeof body === 'object' && body !== null ? (body as { paging?: { next?: { after?: unknown } } }).paging : undefined;
+  const after = paging?.next?.after;
+  return typeof after === 'string' && after !== '' ? after : undefined;
 }

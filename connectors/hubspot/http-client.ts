@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createRedactor, forTerminal } from '../../src/redact/index.js';
 import { request, type Dispatcher } from 'undici';
-import type { HubSpotBudget } from './budget.js';
+import type { HubSpotBudget, RequestKind } from './budget.js';
 import { classifyHubSpotFailure, type Classification, type HubSpotFailure } from './classify.js';
 import type { HubSpotRetryPolicy } from './config.js';
 import { HubSpotError } from './errors.js';
@@ -47,14 +47,14 @@ export class HubSpotHttp {
     this.#clean = (text) => redact(forTerminal(text));
   }
 
-  async send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, kind: 'general' | 'search' = 'general'): Promise<HubSpotResponse> {
+  async send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, kind: RequestKind = 'general'): Promise<HubSpotResponse> {
     const { budget, retry: policy, logger, clock } = this.#options;
     const label = { method, path: path.split('?')[0] ?? path };
     for (let attempt = 1; ; attempt += 1) {
       if (budget.dailyExhausted) throw this.#error(label, undefined, dailyExhausted());
       await budget.take(kind);
       const outcome = await this.#attempt(method, path, body);
-      if ('status' in outcome) budget.observe(outcome.headers);
+      if ('status' in outcome) budget.observe(outcome.headers, kind);
       if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
         logger.debug({ ...label, status: outcome.status, attempt }, 'hubspot request');
         return { status: outcome.status, body: outcome.body };

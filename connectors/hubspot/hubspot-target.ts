@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
 import type { Target, TargetOutcome } from '../parts.js';
 import { archiveCalls } from './archive.js';
-import { associateCallsWithContacts, type CallContactPair } from './associations.js';
+import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
 import { HubSpotBudget } from './budget.js';
 import type { HubSpotConfig } from './config.js';
 import { ContactResolver } from './contacts.js';
@@ -25,6 +25,11 @@ export interface HubSpotTargetOptions {
   readonly random?: () => number;
 }
 
+/** Association attempts per pair (the first and two retries) before the call becomes a dead letter. */
+export const ASSOCIATION_ROUNDS = 3;
+/** HubSpot refused the request itself: retrying the same request cannot help. */
+const REFUSALS: ReadonlySet<string> = new Set(['invalid', 'conflict', 'not_found']);
+
 interface Pending {
   readonly record: SyncRecord;
   readonly contactNumber: string | null;
@@ -41,12 +46,14 @@ export class HubSpotTarget implements Target {
   readonly #http: HubSpotHttp;
   readonly #contacts: ContactResolver;
   readonly #mapping: CallPropertyMapping;
+  readonly #clock: Clock;
   #propertiesReady: Promise<void> | undefined;
 
   constructor(options: HubSpotTargetOptions) {
     this.#options = options;
     const { config, logger } = options;
     const clock = options.clock ?? systemClock;
+    this.#clock = clock;
     this.#mapping = resolveMapping(config.mapping);
     this.#http = new HubSpotHttp({
       baseUrl: config.baseUrl,
@@ -84,11 +91,17 @@ export class HubSpotTarget implements Target {
       const properties = config.recordProperty === null ? mapped.properties : { ...mapped.properties, [config.recordProperty]: recordPropertyValue(record) };
       inputs.push({ uniqueValue: mapped.uniqueValue, properties, item: { record, contactNumber: mapped.contactNumber } });
     }
-    const outcome = await upsertCalls(this.#http, config.uniqueProperty, inputs);
+    const numbers = config.associateContacts ? inputs.flatMap((input) => (input.item.contactNumber === null ? [] : [input.item.contactNumber])) : [];
+    // The contact lookup does not depend on the upsert: both go out at once.
+    const [outcome, contacts] = await Promise.all([upsertCalls(this.#http, config.uniqueProperty, inputs), this.#lookUp(numbers)]);
     for (const { input, reason } of outcome.rejected) {
       rejected.push({ businessId: batch.businessId, stream, reason, raw: input.item.record.raw });
     }
-    if (config.associateContacts) await this.#associate(outcome.stored.map(({ input, hubspotId }) => ({ callId: hubspotId, number: input.item.contactNumber })));
+    if (config.associateContacts) {
+      for (const { item, reason } of await this.#associate(outcome.stored, contacts)) {
+        rejected.push({ businessId: batch.businessId, stream, reason, raw: item.record.raw });
+      }
+    }
     return { stored: outcome.stored.map(({ input }) => input.item.record), rejected };
   }
 
@@ -122,16 +135,48 @@ export class HubSpotTarget implements Target {
     return this.#propertiesReady;
   }
 
-  async #associate(calls: readonly { callId: string; number: string | null }[]): Promise<void> {
+  /** Contact ids by number; a refused search (400/404/409) answers with its reason instead, a 429 or 5xx throws. */
+  async #lookUp(numbers: readonly string[]): Promise<Map<string, string | null> | string> {
     try {
-      const resolved = await Promise.all(calls.map(async (call) => ({ call, contactId: call.number === null ? null : await this.#contacts.resolve(call.number) })));
-      const pairs: CallContactPair[] = [];
-      for (const { call, contactId } of resolved) if (contactId !== null) pairs.push({ callId: call.callId, contactId });
-      await associateCallsWithContacts(this.#http, pairs);
+      return await this.#contacts.resolveAll(numbers);
     } catch (error) {
-      // The calls are stored; a refused search or association must not hold the stream back forever.
-      if (!isHubSpotError(error) || !['invalid', 'conflict', 'not_found'].includes(error.kind)) throw error;
-      this.#options.logger.warn({ err: error.message, calls: calls.length }, 'hubspot refused a contact search or association; calls kept without it');
+      if (!isHubSpotError(error) || !REFUSALS.has(error.kind)) throw error;
+      return `hubspot: call stored, but the contact search was refused: ${error.hubspotMessage ?? error.message}`;
     }
+  }
+
+  /**
+   * Associates each stored call with its caller's contact; returns the calls left without their
+   * association (HubSpot refused it, or the search did), with the reason, for dead letters.
+   */
+  async #associate(stored: readonly { input: CallInput<Pending>; hubspotId: string }[], contacts: Map<string, string | null> | string): Promise<{ item: Pending; reason: string }[]> {
+    const withNumber = stored.filter(({ input }) => input.item.contactNumber !== null);
+    if (typeof contacts === 'string') return withNumber.map(({ input }) => ({ item: input.item, reason: contacts }));
+    const byPair = new Map<string, Pending[]>();
+    const pairs: CallContactPair[] = [];
+    for (const { input, hubspotId } of withNumber) {
+      const contactId = contacts.get(input.item.contactNumber ?? '') ?? null;
+      if (contactId === null) continue;
+      const key = `${hubspotId}>${contactId}`;
+      if (!byPair.has(key)) pairs.push({ callId: hubspotId, contactId });
+      byPair.set(key, [...(byPair.get(key) ?? []), input.item]);
+    }
+    let failed: FailedPair[];
+    try {
+      failed = await associateCallsWithContacts(pairs, { http: this.#http, clock: this.#clock, rounds: ASSOCIATION_ROUNDS, backoff: this.#options.config.retry, ...(this.#options.random === undefined ? {} : { random: this.#options.random }) });
+    } catch (error) {
+      if (!isHubSpotError(error) || !REFUSALS.has(error.kind)) throw error;
+      failed = pairs.map((pair) => ({ ...pair, reason: error.hubspotMessage ?? error.message }));
+    }
+    const left: { item: Pending; reason: string }[] = [];
+    for (const pair of failed) {
+      for (const item of byPair.get(`${pair.callId}>${pair.contactId}`) ?? []) {
+        // The contact may be gone: the next lookup of this number asks HubSpot again.
+        if (item.contactNumber !== null) this.#contacts.forget(item.contactNumber);
+        left.push({ item, reason: `hubspot: call ${pair.callId} stored, but not associated with contact ${pair.contactId}: ${pair.reason}` });
+      }
+    }
+    if (left.length > 0) this.#options.logger.warn({ calls: left.length }, 'hubspot calls stored without their contact association; kept as dead letters');
+    return left;
   }
 }

@@ -78,7 +78,7 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
     recordingUrl: httpsUrl(fields.recording_url) ?? (voicemail ? httpsUrl(fields.api_recording_url) : null),
     body: callBody(text(fields.transcription_summary), text(fields.transcription_text)),
     title: callTitle(voicemail, direction, from, to),
-    status: 'COMPLETED',
+    status: hubspotCallStatus(rawText(record.raw, 'status') ?? rawText(record.raw, 'call_status')),
     disposition: voicemail ? mapping.voicemailDisposition : null,
   };
   const properties: Record<string, string> = {};
@@ -89,6 +89,27 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
   const uniqueValue = callUniqueValue(record.businessId, stream, record.id);
   properties[uniqueProperty] = uniqueValue;
   return { ok: true, uniqueValue, properties, contactNumber: direction === 'OUTBOUND' ? to : from };
+}
+
+/**
+ * `hs_call_status` for an upstream call status; HubSpot refuses values outside its enumeration
+ * (BUSY, CALLING_CRM_USER, CANCELED, COMPLETED, CONNECTING, FAILED, IN_PROGRESS, NO_ANSWER,
+ * QUEUED, RINGING), so anything not in this table is left out rather than guessed.
+ */
+export const CALL_STATUS: ReadonlyMap<string, string> = new Map([
+  ['completed', 'COMPLETED'],
+  ['busy', 'BUSY'],
+  ['no-answer', 'NO_ANSWER'],
+  ['no_answer', 'NO_ANSWER'],
+  ['missed', 'NO_ANSWER'],
+  ['failed', 'FAILED'],
+  ['canceled', 'CANCELED'],
+  ['cancelled', 'CANCELED'],
+]);
+
+/** The mapped `hs_call_status`, or null (omitted) for an unknown or absent status. */
+export function hubspotCallStatus(status: string | null): string | null {
+  return status === null ? null : (CALL_STATUS.get(status.trim().toLowerCase()) ?? null);
 }
 
 /** The unique property's value of a record's call: `${businessId}:${stream}:${id}`. */
@@ -119,6 +140,11 @@ function rawNumber(raw: Json, key: string): ColumnValue {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const value = raw[key];
   return typeof value === 'number' || typeof value === 'string' ? value : null;
+}
+
+function rawText(raw: Json, key: string): string | null {
+  const value = rawNumber(raw, key);
+  return typeof value === 'string' ? value : null;
 }
 
 // HubSpot plays recordings from its own UI, which only loads https sources.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnValue, Json, SyncRecord } from '../../src/sink.js';
-import { defaultCallMapping, LEFT_VOICEMAIL_DISPOSITION, mapRecordToCall, resolveMapping } from './mapping.js';
+import { CALL_STATUS, defaultCallMapping, hubspotCallStatus, LEFT_VOICEMAIL_DISPOSITION, mapRecordToCall, resolveMapping } from './mapping.js';
 
 const call = (fields: Record<string, ColumnValue>, raw: Json = {}): SyncRecord => ({
   businessId: 'acme',
@@ -31,9 +31,34 @@ describe('mapRecordToCall', () => {
     expect(mapped.ok).toBe(true);
     if (!mapped.ok) return;
     expect(mapped.uniqueValue).toBe(`acme:${stream}:42`);
-    expect(mapped.properties).toMatchObject({ hs_timestamp: '2024-03-01T10:15:00Z', hs_call_status: 'COMPLETED', callsync_id: `acme:${stream}:42`, ...expected });
+    expect(mapped.properties).toMatchObject({ hs_timestamp: '2024-03-01T10:15:00Z', callsync_id: `acme:${stream}:42`, ...expected });
+    expect(mapped.properties).not.toHaveProperty('hs_call_status');
     if (!('hs_call_recording_url' in expected)) expect(mapped.properties).not.toHaveProperty('hs_call_recording_url');
     if (stream !== 'voicemails') expect(mapped.properties).not.toHaveProperty('hs_call_disposition');
+  });
+
+  it.each([
+    ['completed', 'COMPLETED'],
+    ['busy', 'BUSY'],
+    ['no-answer', 'NO_ANSWER'],
+    ['missed', 'NO_ANSWER'],
+    ['failed', 'FAILED'],
+    ['canceled', 'CANCELED'],
+    ['cancelled', 'CANCELED'],
+    [' Busy ', 'BUSY'],
+    ['voicemail', null],
+    ['constructor', null],
+    ['', null],
+  ])('hs_call_status for upstream status %j is %j', (status, expected) => {
+    expect(hubspotCallStatus(status)).toBe(expected);
+    const v1 = mapRecordToCall(call({}, { status }), 'calls', 'u', defaultCallMapping);
+    const v2 = mapRecordToCall(call({}, { call_status: status }), 'v2_calls', 'u', defaultCallMapping);
+    for (const mapped of [v1, v2]) expect(mapped.ok && mapped.properties.hs_call_status).toBe(expected ?? undefined);
+  });
+
+  it('maps only to values in HubSpot\'s hs_call_status enumeration', () => {
+    const enumeration = ['BUSY', 'CALLING_CRM_USER', 'CANCELED', 'COMPLETED', 'CONNECTING', 'FAILED', 'IN_PROGRESS', 'NO_ANSWER', 'QUEUED', 'RINGING'];
+    for (const value of CALL_STATUS.values()) expect(enumeration).toContain(value);
   });
 
   it('matches contacts by the other party: caller inbound, callee outbound', () => {

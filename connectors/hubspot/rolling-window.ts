@@ -54,6 +54,11 @@ export class RollingWindow {
     for (let wait = this.tryTake(); wait > 0; wait = this.tryTake()) await this.#clock.sleep(wait);
   }
 
+  /** Resolves once no 429 block is in force; takes no grant (for requests the window does not count). */
+  async untilUnblocked(): Promise<void> {
+    for (let wait = this.#blockedUntil - this.#clock.now(); wait > 0; wait = this.#blockedUntil - this.#clock.now()) await this.#clock.sleep(wait);
+  }
+
   /** Adopts the server's limit and window, never above the configured ceiling given. */
   learn(limit: number, windowMs: number, ceiling: number): void {
     this.#limit = Math.max(1, Math.min(limit, ceiling));

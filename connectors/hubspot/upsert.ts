@@ -1,5 +1,7 @@
+import { batchParts, errorMessageFor, idOf } from './batch-answer.js';
 import { isHubSpotError, type HubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
+import { HUBSPOT_BATCH_LIMIT, propertyOf, readCallIdsByUnique } from './read-by-unique.js';
 
 /** One call to upsert, keyed by its unique property value. */
 export interface CallInput<T> {
@@ -10,17 +12,15 @@ export interface CallInput<T> {
 }
 
 export interface UpsertOutcome<T> {
-  readonly stored: { readonly input: CallInput<T>; readonly hubspotId: string; readonly created: boolean }[];
+  readonly stored: { readonly input: CallInput<T>; readonly hubspotId: string }[];
   /** Inputs HubSpot refused, with HubSpot's message. */
   readonly rejected: { readonly input: CallInput<T>; readonly reason: string }[];
 }
 
-/** HubSpot's batch size limit for CRM object batch endpoints. */
-export const HUBSPOT_BATCH_LIMIT = 100;
-
 /**
  * Upserts calls by the unique property (`POST /crm/v3/objects/calls/batch/upsert`), at most 100
- * distinct ids per request. A 207 keeps the good results and rejects the inputs HubSpot names.
+ * distinct ids per request. A 207 keeps the good results and rejects the inputs HubSpot names;
+ * results are matched to inputs by the id property only (see {@link collect}).
  * A whole-batch 400/409 is bisected until the records at fault stand alone; they are rejected
  * with HubSpot's message and the rest is stored. When every record of a batch fails with one
  * and the same message the fault is not in the records (a property or scope problem): the
@@ -44,9 +44,9 @@ async function upsertBisecting<T>(http: HubSpotHttp, idProperty: string, inputs:
   if (inputs.length === 0) return undefined;
   try {
     const { body } = await http.send('POST', '/crm/v3/objects/calls/batch/upsert', {
-      inputs: inputs.map((input) => ({ idProperty, id: input.uniqueValue, properties: input.properties })),
+      inputs: inputs.map((input) => ({ id: input.uniqueValue, idProperty, properties: input.properties })),
     });
-    collect(body, idProperty, inputs, into);
+    await collect(http, body, idProperty, inputs, into);
     return undefined;
   } catch (error) {
     if (!isHubSpotError(error) || !error.batchRejection) throw error;
@@ -61,38 +61,30 @@ async function upsertBisecting<T>(http: HubSpotHttp, idProperty: string, inputs:
   }
 }
 
-interface ResultObject {
-  id?: unknown;
-  new?: unknown;
-  properties?: Record<string, unknown>;
-}
-
-/** Reads a 200/207 batch answer: matched results are stored; inputs without a result are rejected. */
-function collect<T>(body: unknown, idProperty: string, inputs: readonly CallInput<T>[], into: UpsertOutcome<T>): void {
-  const { results = [], errors = [] } = (typeof body === 'object' && body !== null ? body : {}) as { results?: ResultObject[]; errors?: unknown[] };
+/**
+ * Reads a 200/207 batch answer. Results are matched to inputs only by the id property's value:
+ * HubSpot promises no order, and its results need not carry the property. When some do not,
+ * the unmatched inputs are read back by the id property (one `batch/read`); inputs still
+ * without a call are rejected with HubSpot's message for them.
+ */
+async function collect<T>(http: HubSpotHttp, body: unknown, idProperty: string, inputs: readonly CallInput<T>[], into: UpsertOutcome<T>): Promise<void> {
+  const { results, errors } = batchParts(body);
   const byValue = new Map(inputs.map((input) => [input.uniqueValue, input]));
-  const matched = new Set<string>();
-  for (const [index, result] of results.entries()) {
-    const value = result.properties?.[idProperty];
-    // Without the property in the answer, HubSpot's results are in input order.
-    const input = typeof value === 'string' ? byValue.get(value) : errors.length === 0 ? inputs[index] : undefined;
-    if (input === undefined || (typeof result.id !== 'string' && typeof result.id !== 'number')) continue;
-    matched.add(input.uniqueValue);
-    into.stored.push({ input, hubspotId: String(result.id), created: result.new === true });
+  const ids = new Map<string, string>();
+  let unlabelled = 0;
+  for (const result of results) {
+    const id = idOf(result);
+    const value = propertyOf(result, idProperty);
+    if (id !== null && value !== undefined && byValue.has(value)) ids.set(value, id);
+    else if (id !== null) unlabelled += 1;
+  }
+  const unmatched = inputs.filter((input) => !ids.has(input.uniqueValue)).map((input) => input.uniqueValue);
+  if (unlabelled > 0 && unmatched.length > 0) {
+    for (const [value, id] of await readCallIdsByUnique(http, idProperty, unmatched)) if (byValue.has(value)) ids.set(value, id);
   }
   for (const input of inputs) {
-    if (matched.has(input.uniqueValue)) continue;
-    into.rejected.push({ input, reason: `hubspot: ${errorFor(input.uniqueValue, errors)}` });
+    const hubspotId = ids.get(input.uniqueValue);
+    if (hubspotId !== undefined) into.stored.push({ input, hubspotId });
+    else into.rejected.push({ input, reason: `hubspot: ${errorMessageFor([input.uniqueValue], errors)}` });
   }
-}
-
-function errorFor(uniqueValue: string, errors: readonly unknown[]): string {
-  const messages = errors.map((error) => {
-    const { message, context } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; context?: unknown };
-    return { message: typeof message === 'string' ? message : 'rejected without a message', context: JSON.stringify(context ?? null) };
-  });
-  const named = messages.find((entry) => entry.context.includes(JSON.stringify(uniqueValue)));
-  if (named !== undefined) return named.message;
-  if (messages.length === 0) return 'no result returned for this input';
-  return [...new Set(messages.map((entry) => entry.message))].join('; ');
 }

@@ -147,5 +147,5 @@ export function objectView(object: FakeObject, requested: readonly string[] | un
 
 /** A request's `properties` list, when it is an array of strings. */
 export function requestedProperties(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((name) => typeof name === 'string') ? (value as string[]) : undefined;
+  return Array.isArray(value) && value.every((name) => typeof name === 'string') ? value : undefined;
 }

@@ -15,6 +15,8 @@ export interface HubSpotTarget {
   readonly sink: Sink;
   /** Every log line the sink wrote, as text. */
   readonly logs: string[];
+  /** A new sink over the same state file and portal, as a re-run in a new process would open it; closed with the target. */
+  reopen(): Promise<Sink>;
   close(): Promise<void>;
 }
 
@@ -34,16 +36,25 @@ export async function startTarget(
     retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200 },
     ...config,
   });
-  const store = await openSqlStore(parsed.state, logger);
-  const dispatcher = new Agent();
-  const sink = createHubSpotSink(parsed, { logger, dispatcher, store });
+  const opened: { sink: Sink; dispatcher: Agent }[] = [];
+  const open = async (): Promise<Sink> => {
+    const store = await openSqlStore(parsed.state, logger);
+    const dispatcher = new Agent();
+    const sink = createHubSpotSink(parsed, { logger, dispatcher, store });
+    opened.push({ sink, dispatcher });
+    return sink;
+  };
+  const sink = await open();
   return {
     fake,
     sink,
     logs,
+    reopen: open,
     async close() {
-      await sink.close();
-      await dispatcher.close();
+      for (const { sink: each, dispatcher } of opened) {
+        await each.close();
+        await dispatcher.close();
+      }
       await fake.close();
       await rm(dir, { recursive: true, force: true });
     },

@@ -35,7 +35,8 @@ describe('hubspot sink against the fake portal', () => {
 
   it('writes calls and voicemails with the documented properties', async () => {
     target = await startTarget({}, { associateContacts: false });
-    await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '7', { duration_seconds: null })], deadLetters: [] }, {});
+    const call = inboundCall(A, '7', { duration_seconds: null });
+    await target.sink.write({ businessId: A, table: callsTable, records: [{ ...call, raw: { ...(call.raw as object), status: 'busy' } }], deadLetters: [] }, {});
     await target.sink.write({ businessId: A, table: voicemailsTable, records: [voicemail(A, '9')], deadLetters: [] }, {});
     const byId = new Map(target.fake.calls().map((call) => [call.properties.callsync_id, call.properties]));
     expect(byId.get('acme:calls:7')).toEqual({
@@ -47,7 +48,7 @@ describe('hubspot sink against the fake portal', () => {
       hs_call_recording_url: 'https://calls.example.com/acct/recordings/main/7.wav',
       hs_call_body: 'Transcription: hello from 7',
       hs_call_title: 'Inbound call from +14155550123',
-      hs_call_status: 'COMPLETED',
+      hs_call_status: 'BUSY',
     });
     expect(byId.get('acme:voicemails:9')).toMatchObject({
       hs_call_duration: '42000',

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { HubSpotBudget, WINDOW_MARGIN_MS } from './budget.js';
+
+function clockAt(start: number) {
+  let now = start;
+  return { advance: (ms: number) => void (now += ms), now: () => now, sleep: (ms: number) => Promise.resolve(void (now += ms)) };
+}
+
+describe('HubSpotBudget', () => {
+  it('keeps search and associations out of the 10-s window and search within its own', async () => {
+    const clock = clockAt(0);
+    const budget = new HubSpotBudget({ requestsPer10s: 2, searchPerSecond: 2 }, clock);
+    for (let index = 0; index < 5; index += 1) await budget.take('associations');
+    await budget.take('search');
+    await budget.take('search');
+    expect(clock.now()).toBe(0);
+    await budget.take('general');
+    await budget.take('general');
+    expect(clock.now()).toBe(0);
+    await budget.take('search');
+    expect(clock.now()).toBe(1000 + WINDOW_MARGIN_MS.search);
+    await budget.take('general');
+    expect(clock.now()).toBe(10_000 + WINDOW_MARGIN_MS.tenSecondly);
+  });
+
+  it('counts associations once HubSpot answers one with the 10-s headers and no exemption', async () => {
+    const clock = clockAt(0);
+    const budget = new HubSpotBudget({ requestsPer10s: 2, searchPerSecond: 5 }, clock);
+    budget.observe({ 'x-hubspot-ratelimit-remaining': '2', 'x-hubspot-rate-limit-exemptions': 'ten-secondly' }, 'associations');
+    expect(budget.countsTenSecondly('associations')).toBe(false);
+    budget.observe({ 'x-hubspot-ratelimit-remaining': '2' }, 'associations');
+    expect(budget.countsTenSecondly('associations')).toBe(true);
+    await budget.take('associations');
+    await budget.take('associations');
+    await budget.take('associations');
+    expect(clock.now()).toBe(10_000 + WINDOW_MARGIN_MS.tenSecondly);
+  });
+
+  it('holds exempt requests back while a 429 block is in force', async () => {
+    const clock = clockAt(0);
+    const budget = new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock);
+    budget.block('general', 3000);
+    await budget.take('associations');
+    expect(clock.now()).toBe(3000);
+  });
+});
