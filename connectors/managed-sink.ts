@@ -13,7 +13,7 @@ import type {
   WriteResult,
 } from '../src/sink.js';
 import { assertValidBatch, lastPerId } from './batch-rules.js';
-import { defaultCapabilities, type StateStore, type Target } from './parts.js';
+import { defaultCapabilities, type StateStore, type Target, type TargetOutcome } from './parts.js';
 import { SinkClosedError } from './sink-errors.js';
 import { unstorableReason } from './storable.js';
 
@@ -88,7 +88,7 @@ export class ManagedSink implements Sink {
       if (target === undefined) {
         result = await store.commit({ ...batch, records: storable, deadLetters }, position);
       } else {
-        const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await target.send({ ...batch, records: storable, deadLetters: [] });
+        const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await this.#send(target, { ...batch, records: storable, deadLetters: [] });
         const committed = { ...batch, records: outcome.stored, deadLetters: [...deadLetters, ...outcome.rejected] };
         result = await store.commit(committed, position, outcome.counts);
       }
@@ -98,6 +98,11 @@ export class ManagedSink implements Sink {
       else this.#logger.debug(context, 'batch written');
       return result;
     }, [batch.table]);
+  }
+
+  async #send(target: Target, batch: Batch): Promise<TargetOutcome> {
+    const revived = await this.#parts.store.records.deletedAmong(batch.businessId, batch.table, batch.records.map((record) => record.id));
+    return target.send(batch, revived);
   }
 
   ping(): Promise<void> {

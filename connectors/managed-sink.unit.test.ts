@@ -19,6 +19,7 @@ const batch = (records = 1, businessId = 'acme'): Batch => ({
 class RecordingTarget implements Target {
   readonly capabilities = { maxBatchSize: 3 };
   readonly sent: string[][] = [];
+  readonly revived: string[][] = [];
   readonly deleted: string[][] = [];
   readonly refuse = new Set<string>();
   closes = 0;
@@ -27,8 +28,9 @@ class RecordingTarget implements Target {
     return Promise.resolve();
   }
 
-  send(sent: Batch): Promise<TargetOutcome> {
+  send(sent: Batch, revived: ReadonlySet<string>): Promise<TargetOutcome> {
     this.sent.push(sent.records.map((stored) => stored.id));
+    this.revived.push([...revived]);
     const rejected = sent.records.filter((candidate) => this.refuse.has(candidate.id));
     return Promise.resolve({
       stored: sent.records.filter((candidate) => !this.refuse.has(candidate.id)),
@@ -138,5 +140,9 @@ describe('ManagedSink', () => {
     expect(target.deleted).toEqual([['c1', 'missing']]);
     expect(await sink.records.listIds('acme', calls)).toEqual(['c2']);
     expect(await sink.records.count('acme', calls)).toBe(1);
+    // c1 comes back upstream: the target is told, so it takes it even though its content is the same.
+    await sink.write({ ...batch(0), records: [record('c1'), record('c2')] }, {});
+    expect(target.revived.at(-1)).toEqual(['c1']);
+    expect(await sink.records.count('acme', calls)).toBe(2);
   });
 });

@@ -40,12 +40,22 @@ export interface Target {
   readonly capabilities?: Partial<SinkCapabilities>;
   /** Target-side set-up (properties, …); called after the state store is prepared. */
   prepare(tables: readonly StreamTable[]): Promise<void>;
-  /** Sends one valid batch (one record per id). Throws when the target cannot take it now: nothing is committed then. */
-  send(batch: Batch): Promise<TargetOutcome>;
+  /**
+   * Sends one valid batch (one record per id). `revived` names the records the store holds as
+   * deleted: they come back, so the target must take them even when their content is unchanged.
+   * Throws when the target cannot take the batch now: nothing is committed then.
+   */
+  send(batch: Batch, revived: ReadonlySet<string>): Promise<TargetOutcome>;
   /** Deletes records the way the target does (an archive call, a `deleted` event). */
   delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The stored records as the managed sink reads them: the engine's view, plus which ids are marked deleted. */
+export interface StoreRecords extends StoredRecords {
+  /** Those of `ids` stored for the business and marked deleted. */
+  deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 /**
@@ -55,7 +65,7 @@ export interface Target {
 export interface StateStore {
   readonly checkpoints: CheckpointStore;
   readonly deadLetters: DeadLetterStore;
-  readonly records: StoredRecords;
+  readonly records: StoreRecords;
   /** Runs migrations and creates the given tables; the managed sink calls it for tables not yet prepared. */
   prepare(tables: readonly StreamTable[]): Promise<void>;
   /**

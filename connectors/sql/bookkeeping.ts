@@ -8,10 +8,10 @@ import {
   type Json,
   type JsonObject,
   type StoredDeadLetter,
-  type StoredRecords,
   type StreamTable,
 } from '../../src/sink.js';
 import { qualifiedTable } from './schema.js';
+import type { StoreRecords } from '../parts.js';
 import type { SinkDatabase, SqlAdapter } from './sql-dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`write-batch.ts`) moves checkpoints inside its transaction. */
@@ -99,7 +99,7 @@ export class SqlDeadLetterStore extends SqlReader implements DeadLetterStore {
 }
 
 /** The rows of stream tables, for reconciliation; paged by the primary key (business_id, id). */
-export class SqlStoredRecords extends SqlReader implements StoredRecords {
+export class SqlStoredRecords extends SqlReader implements StoreRecords {
   async listIds(businessId: string, table: StreamTable, options: { after?: string; limit?: number } = {}): Promise<string[]> {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const after = options.after === undefined ? sql`` : sql`and id > ${options.after}`;
@@ -112,6 +112,17 @@ export class SqlStoredRecords extends SqlReader implements StoredRecords {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const { rows } = await sql<{ n: unknown }>`select count(*) as n from ${from} where business_id = ${businessId} and deleted_at is null`.execute(this.db);
     return this.adapter.decodeInteger(rows[0]?.n ?? 0);
+  }
+
+  async deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const from = sql.raw(qualifiedTable(this.adapter, table.table));
+    const deleted = new Set<string>();
+    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
+      const chunk = ids.slice(start, start + MARK_CHUNK);
+      const { rows } = await sql<{ id: string }>`select id from ${from} where business_id = ${businessId} and deleted_at is not null and id in (${sql.join(chunk)})`.execute(this.db);
+      for (const row of rows) deleted.add(row.id);
+    }
+    return deleted;
   }
 
   async markDeleted(businessId: string, table: StreamTable, ids: readonly string[]): Promise<number> {

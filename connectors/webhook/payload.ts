@@ -37,7 +37,7 @@ const reservedKeys = new Set(['id', 'source', 'raw', 'synced_at']);
  * Builds the body of one POST (the managed sink has left one record per id). A normalized field named like a reserved key is left out so it
  * cannot shadow the record's identity; it is still in `raw`.
  */
-export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): PreparedDelivery {
+export function buildDelivery(batch: Batch, batchId: string, syncedAt: string, revived: ReadonlySet<string> = new Set()): PreparedDelivery {
   const records = batch.records.map((record): WebhookRecord => {
     const fields = Object.fromEntries(Object.entries(record.fields).filter(([key]) => !reservedKeys.has(key)));
     return { id: record.id, source: record.source, ...fields, raw: record.raw, synced_at: syncedAt };
@@ -46,11 +46,11 @@ export function buildDelivery(batch: Batch, batchId: string, syncedAt: string): 
   return {
     payload,
     body: JSON.stringify(payload),
-    idempotencyKey: idempotencyKey(batch.businessId, batch.table.stream, batch.records),
+    idempotencyKey: idempotencyKey(batch.businessId, batch.table.stream, batch.records, revived),
   };
 }
 
-/** Builds a `deleted` event for records upstream no longer lists. */
+/** Builds a `deleted` event for records upstream no longer lists; its key names this event (the same on its retries). */
 export function buildDeletion(businessId: string, stream: string, ids: readonly string[], batchId: string, deletedAt: string): PreparedDelivery {
   const payload: WebhookPayload = {
     business_id: businessId,
@@ -60,5 +60,5 @@ export function buildDeletion(businessId: string, stream: string, ids: readonly 
     event: 'deleted',
     deleted: ids.map((id) => ({ id, deleted_at: deletedAt })),
   };
-  return { payload, body: JSON.stringify(payload), idempotencyKey: deletionIdempotencyKey(businessId, stream, ids) };
+  return { payload, body: JSON.stringify(payload), idempotencyKey: deletionIdempotencyKey(businessId, stream, ids, batchId) };
 }

@@ -71,6 +71,7 @@ describe('idempotencyKey', () => {
     ['a number turned string in raw', () => idempotencyKey('acme', 'calls', [records[0]!, record('c2', { id: 'c2', n: '1' })])],
     ['a missing record', () => idempotencyKey('acme', 'calls', records.slice(0, 1))],
     ['a renamed record', () => idempotencyKey('acme', 'calls', [records[0]!, record('c3', { id: 'c2' })])],
+    ['a record coming back after a deleted event', () => idempotencyKey('acme', 'calls', records, new Set(['c1']))],
   ])('changes with %s', (_label, other) => {
     expect(other()).not.toBe(key);
   });

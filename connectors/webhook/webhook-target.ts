@@ -42,9 +42,9 @@ export class WebhookTarget implements Target {
     return Promise.resolve();
   }
 
-  async send(batch: Batch): Promise<TargetOutcome> {
+  async send(batch: Batch, revived: ReadonlySet<string>): Promise<TargetOutcome> {
     const { now, newBatchId } = this.#runtime;
-    const outcome = await this.#deliver(batch, buildDelivery(batch, newBatchId(), isoSeconds(now())));
+    const outcome = await this.#deliver(batch, buildDelivery(batch, newBatchId(), isoSeconds(now()), revived));
     if (outcome.delivered) return { stored: batch.records, rejected: [], counts: outcome.acknowledgement };
     const { reason } = outcome;
     return { stored: [], rejected: batch.records.map((record) => ({ businessId: batch.businessId, stream: batch.table.stream, reason, raw: record.raw })) };

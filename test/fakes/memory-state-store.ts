@@ -43,6 +43,8 @@ export class MemoryStateStore implements StateStore {
       return Promise.resolve(ids.slice(0, options.limit ?? 1000));
     },
     count: (businessId: string, table: StreamTable) => Promise.resolve(this.#live(businessId, table).length),
+    deletedAmong: (businessId: string, table: StreamTable, ids: readonly string[]) =>
+      Promise.resolve(new Set(ids.filter((id) => this.rows.get(key(businessId, table.table, id))?.deleted === true))),
     markDeleted: (businessId: string, table: StreamTable, ids: readonly string[]) => {
       let marked = 0;
       for (const id of ids) {

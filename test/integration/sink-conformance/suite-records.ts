@@ -77,10 +77,15 @@ export function describeStoredRecords(target: () => SinkUnderTest): void {
     expect(await target().readDeleted(callsTable, A)).toEqual(['c1', 'c3']);
     expect((await target().readRows(callsTable, A)).map((row) => row.id)).toEqual(['c2']);
     expect(await sink.records.count(B, callsTable)).toBe(1);
-    // Upstream lists c1 again, unchanged: it is no longer deleted, and that counts as a write.
-    const back = await sink.write(batchOf(A, callsTable, [callRecord(A, 'c1'), callRecord(A, 'c2')]), { cursor: 'c' });
-    expect(back).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
-    expect(await sink.records.listIds(A, callsTable)).toEqual(['c1', 'c2']);
-    expect(await target().readDeleted(callsTable, A)).toEqual(['c3']);
+    // Upstream lists c1 and c3 again, unchanged, in the very batch of the first write: they are no
+    // longer deleted (a receiver deduplicating batches must not drop it as seen), and that counts.
+    const back = await sink.write(batchOf(A, callsTable, [callRecord(A, 'c1'), callRecord(A, 'c2'), callRecord(A, 'c3')]), { cursor: 'c' });
+    expect(back).toEqual({ written: 2, unchanged: 1, deadLettered: 0 });
+    expect(await sink.records.listIds(A, callsTable)).toEqual(['c1', 'c2', 'c3']);
+    expect(await target().readDeleted(callsTable, A)).toEqual([]);
+    expect((await target().readRows(callsTable, A)).map((row) => row.id)).toEqual(['c1', 'c2', 'c3']);
+    // And deleted once more: the second deletion of the same ids is not dropped as seen either.
+    expect(await sink.records.markDeleted(A, callsTable, ['c1', 'c3'])).toBe(2);
+    expect(await target().readDeleted(callsTable, A)).toEqual(['c1', 'c3']);
   });
 }
