@@ -34,9 +34,10 @@ export async function storedIds(store: ReconcileStore, businessId: string, descr
 /**
  * What the sink accounts for: stored rows plus dead letters whose record is not stored (a record
  * that could not be stored is known, not missing; one stored since must not count twice).
+ * @param counted the rows already counted, to save a query
  */
-export async function accountedCount(store: ReconcileStore, businessId: string, descriptor: StreamDescriptor): Promise<number> {
-  const [rows, dead] = await Promise.all([store.count(businessId, descriptor), store.deadLetterIds(businessId, descriptor)]);
+export async function accountedCount(store: ReconcileStore, businessId: string, descriptor: StreamDescriptor, counted?: number): Promise<number> {
+  const [rows, dead] = await Promise.all([counted ?? store.count(businessId, descriptor), store.deadLetterIds(businessId, descriptor)]);
   if (dead.size === 0) return rows;
   const stored = await storedIds(store, businessId, descriptor);
   return rows + [...dead].filter((id) => !stored.has(id)).length;
