@@ -69,10 +69,18 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     if (check.verdict !== 'differs') return { difference: check.difference ?? 0, drift: null };
     logCheck(logger, check, 'drift: the sink and upstream disagree');
     if (!reconcile.repair) return { difference: check.difference ?? 0, drift: describeDrift(check) };
-    if (!(await claim(deps, deps.keys.repairClaim(plan.name, descriptor.name), Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS)))) {
+    const claimKey = deps.keys.repairClaim(plan.name, descriptor.name);
+    if (!(await claim(deps, claimKey, Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS)))) {
       return { difference: check.difference ?? 0, drift: describeDrift(check) };
     }
-    check = await reconcileStream({ ...base, mode: 'repair' });
+    try {
+      check = await reconcileStream({ ...base, mode: 'repair' });
+    } catch (error) {
+      // A repair cut off (a budget pause, a shutdown) resumes from its checkpoint at the next run, not an hour later.
+      await deps.redis.del(claimKey);
+      throw error;
+    }
+    if (options.signal.aborted) await deps.redis.del(claimKey);
     logCheck(logger, check, check.verdict === 'differs' ? 'drift remains after repair' : 'drift repaired');
   }
   return { difference: check.difference ?? 0, drift: check.verdict === 'differs' ? describeDrift(check) : null };

@@ -1,4 +1,4 @@
-import type { Json, SyncRecord } from '../sink.js';
+import type { Json, JsonObject, SyncRecord } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 
 /** What reconciliation needs from the sink for one business × stream. */
@@ -13,6 +13,10 @@ export interface ReconcileStore {
   store(businessId: string, descriptor: StreamDescriptor, records: readonly SyncRecord[]): Promise<number>;
   /** Upstream ids of the stream's dead letters: records upstream has that could not be stored. */
   deadLetterIds(businessId: string, descriptor: StreamDescriptor): Promise<ReadonlySet<string>>;
+  /** Where an unfinished repair walk stopped (a walker position), or undefined. */
+  loadRepairWalk(businessId: string, descriptor: StreamDescriptor): Promise<JsonObject | undefined>;
+  /** Records where the repair walk stands; null once it reached the end. */
+  saveRepairWalk(businessId: string, descriptor: StreamDescriptor, position: JsonObject | null): Promise<void>;
 }
 
 /**

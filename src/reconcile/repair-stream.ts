@@ -24,9 +24,10 @@ const MARK_CHUNK = 500;
 
 /**
  * Walks the whole upstream list from its start and compares ids with the sink: records upstream
- * lists that the sink lacks are stored as the walk goes (so a cut-off repair keeps what it
- * fetched, and running it again fetches only what is still missing); stored records upstream no
- * longer lists are marked deleted once the walk is complete. The walk asks through `fetch`, so
+ * lists that the sink lacks are stored as the walk goes, and the walk's position is checkpointed
+ * after every page, so a cut-off repair resumes where it stopped; stored records upstream no
+ * longer lists are marked deleted once one walk has seen the whole list (a resumed walk has not,
+ * so the next repair walks whole again). The walk asks through `fetch`, so
  * it spends the business's own budget. Deletion needs proof that the walk saw the whole list:
  * the ids it saw must match the `total` upstream reported at its end; otherwise nothing is marked
  * and a warning says why.
@@ -38,6 +39,7 @@ export async function repairStream(options: RepairStreamOptions): Promise<Stream
   let missing = 0;
   let written = 0;
   let total: number | undefined;
+  const resumedFrom = options.repair ? await store.loadRepairWalk(business, descriptor) : undefined;
   const walk = walkers[descriptor.paging](
     {
       descriptor,
@@ -46,7 +48,7 @@ export async function repairStream(options: RepairStreamOptions): Promise<Stream
       normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
       warn: (message) => options.onWarning?.(message),
     },
-    undefined,
+    resumedFrom,
   );
   for await (const page of walk) {
     const fresh = page.items.filter((item) => {
@@ -59,17 +61,22 @@ export async function repairStream(options: RepairStreamOptions): Promise<Stream
     const { records } = toPageRecords(business, descriptor.name, descriptor.source, fresh);
     missing += records.length;
     if (options.repair && records.length > 0) written += await store.store(business, descriptor, records);
+    if (options.repair) await store.saveRepairWalk(business, descriptor, page.position);
     if (page.total !== undefined) total = page.total;
     if (options.signal?.aborted) {
       await walk.return(undefined);
       break;
     }
   }
+  const finished = options.signal?.aborted !== true;
+  if (options.repair && finished) await store.saveRepairWalk(business, descriptor, null);
   const extra = [...stored].filter((id) => !seen.has(id));
   let markedDeleted = 0;
-  const complete = options.signal?.aborted !== true && total !== undefined && seen.size === total;
+  const complete = finished && resumedFrom === undefined && total !== undefined && seen.size === total;
   if (options.repair && extra.length > 0) {
-    if (complete) {
+    if (resumedFrom !== undefined && finished) {
+      options.onWarning?.(`this repair resumed a walk cut off before; records missing are stored, but marking deletions needs one whole walk: run the repair again`);
+    } else if (complete) {
       for (let start = 0; start < extra.length; start += MARK_CHUNK) {
         markedDeleted += await store.markDeleted(business, descriptor, extra.slice(start, start + MARK_CHUNK));
       }

@@ -13,6 +13,7 @@ const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'messages', pa
 function memoryStore(ids: readonly string[], deadLetterIds: readonly string[] = []) {
   const rows = new Set(ids);
   const deleted = new Set<string>();
+  const walk: { position: JsonObject | undefined } = { position: undefined };
   const store: ReconcileStore = {
     count: () => Promise.resolve(rows.size),
     ids: () => [[...rows].sort()],
@@ -30,8 +31,13 @@ function memoryStore(ids: readonly string[], deadLetterIds: readonly string[] = 
       return Promise.resolve(records.length);
     },
     deadLetterIds: () => Promise.resolve(new Set(deadLetterIds)),
+    loadRepairWalk: () => Promise.resolve(walk.position),
+    saveRepairWalk(_business, _descriptor, position) {
+      walk.position = position ?? undefined;
+      return Promise.resolve();
+    },
   };
-  return { store, rows, deleted };
+  return { store, rows, deleted, walk };
 }
 
 /** An offset-paged upstream list of these ids, reporting `total` (or a wrong one). */
@@ -99,6 +105,33 @@ describe('repairStream', () => {
     const { store, deleted } = memoryStore(['1', '9']);
     await expect(repairStream({ ...base, descriptor: sms, store, fetch, repair: true })).rejects.toThrow(/more records but sent an empty page/);
     expect(deleted.size).toBe(0);
+  });
+
+  it('resumes a cut-off repair where it stopped, and marks deletions only after one whole walk', async () => {
+    const ids = ['1', '2', '3', '4', '5', '6'];
+    const list = offsetList(ids);
+    let failAt: number | undefined = 2;
+    const fetch = (query: Query): Promise<JsonObject> => (Number(query.offset ?? 0) === failAt ? Promise.reject(new Error('connection reset')) : list.fetch(query));
+    const { store, rows, deleted, walk } = memoryStore(['9']);
+    const warnings: string[] = [];
+    const options = { ...base, descriptor: sms, store, fetch, repair: true, onWarning: (m: string) => warnings.push(m) };
+
+    await expect(repairStream(options)).rejects.toThrow('connection reset');
+    expect([...rows].sort()).toEqual(['1', '2', '9']);
+    expect(walk.position).toBeDefined();
+
+    failAt = undefined;
+    list.queries.length = 0;
+    const resumed = await repairStream(options);
+    expect(list.queries[0]).toEqual({ limit: 2, offset: 2 });
+    expect(resumed).toMatchObject({ written: 4, markedDeleted: 0, verdict: 'differs' });
+    expect(warnings.join()).toMatch(/resumed a walk cut off before/);
+    expect(deleted.size).toBe(0);
+    expect(walk.position).toBeUndefined();
+
+    const whole = await repairStream(options);
+    expect(whole).toMatchObject({ written: 0, markedDeleted: 1, verdict: 'ok' });
+    expect([...rows].sort()).toEqual(ids);
   });
 
   it('only counts when repair is off', async () => {
