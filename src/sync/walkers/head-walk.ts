@@ -54,7 +54,7 @@ async function* descend(
     if (step.done === true) return { order: known };
     const page = step.value;
     const seen = orderWithin(page.items, last);
-    if (known !== undefined) expectOrder(context, seen, known);
+    if (known !== undefined) expectOrder(context, page.items, last, known);
     known ??= seen;
     // The head page of a list whose order is still unknown, against the head stored last time.
     const probe = first && fromHead && known === undefined && previousHead !== null ? orderAgainstHead(page.items, previousHead) : undefined;

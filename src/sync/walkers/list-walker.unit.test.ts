@@ -106,6 +106,12 @@ describe('newest-first list walks', () => {
     }
   });
 
+  it('one step against the order (timestamps not quite in list order) is no contradiction', async () => {
+    const page = { calls: [{ id: 'a', created_at: '2025-01-01T00:00:05Z' }, { id: 'b', created_at: '2025-01-01T00:00:04Z' }], has_more: false };
+    const run = context(() => page, { order: 'oldest_first' });
+    expect(ids(await collect(walk(run.walkContext, undefined)))).toEqual(['a', 'b']);
+  });
+
   it('records that contradict the configured order stop the stream with the fix', async () => {
     const list = new FakeList(6, 'newest');
     const run = context(list.serve, { order: 'oldest_first' });

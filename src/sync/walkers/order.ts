@@ -19,9 +19,10 @@ function idOf(item: WalkItem): string | undefined {
  * What the order of a list's records says: `created_at` only ever rising (with at least one
  * rise) is oldest first, only ever falling is newest first; equal timestamps say nothing, and
  * a list that rises and falls is no evidence either way. `before` is the last record of the
- * previous page, so the boundary between pages counts too.
+ * previous page, so the boundary between pages counts too. `minSteps` asks for that many
+ * rises (or falls) before it counts as evidence.
  */
-export function orderWithin(items: readonly WalkItem[], before?: WalkItem): ListOrder | undefined {
+export function orderWithin(items: readonly WalkItem[], before?: WalkItem, minSteps = 1): ListOrder | undefined {
   let rises = 0;
   let falls = 0;
   let previous = before === undefined ? undefined : createdAt(before);
@@ -32,8 +33,8 @@ export function orderWithin(items: readonly WalkItem[], before?: WalkItem): List
     if (previous !== undefined && at < previous) falls += 1;
     previous = at;
   }
-  if (rises > 0 && falls === 0) return 'oldest_first';
-  if (falls > 0 && rises === 0) return 'newest_first';
+  if (rises >= minSteps && falls === 0) return 'oldest_first';
+  if (falls >= minSteps && rises === 0) return 'newest_first';
   return undefined;
 }
 

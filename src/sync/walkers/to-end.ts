@@ -36,15 +36,20 @@ export async function* walkToEnd(
     if (step.done === true) return;
     const page = step.value;
     const seen = orderWithin(page.items, previous);
-    if (known !== undefined) expectOrder(context, seen, known);
+    if (known !== undefined) expectOrder(context, page.items, previous, known);
     known ??= seen === 'oldest_first' ? seen : undefined;
     previous = page.items.at(-1) ?? previous;
     yield { items: page.items, total: page.total, position: listPositionAt(page.after, { order: known, head: known === undefined ? head : undefined }) };
   }
 }
 
-/** Records that contradict the order a walk relies on stop the stream: trusting it would lose records. */
-export function expectOrder(context: WalkContext, seen: ListOrder | undefined, expected: ListOrder): void {
+/**
+ * Records that contradict the order a walk relies on stop the stream: trusting it would lose
+ * records. One step against the order is not enough (timestamps that are not quite in list
+ * order, a short last page); three records in a row are.
+ */
+export function expectOrder(context: WalkContext, items: readonly WalkItem[], before: WalkItem | undefined, expected: ListOrder): void {
+  const seen = orderWithin(items, before, 2);
   if (seen === undefined || seen === expected) return;
   const configured = (context.descriptor.order ?? context.order) !== 'auto';
   throw new PayloadShapeError(
