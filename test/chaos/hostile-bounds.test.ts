@@ -8,8 +8,9 @@ import { spawnCli, type CliProcess } from '../integration/support/cli-process.js
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
 import { SecretScanner } from './support/secret-scanner.js';
+import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
 import { sleep } from './support/seeded.js';
-import { diffSqlite } from './support/sqlite-figures.js';
+import { countRows, diffSqlite } from './support/sqlite-figures.js';
 
 // Bounds small enough for a test, the defaults' roles unchanged (README, config reference).
 const TIMEOUT_MS = 2_000;
@@ -146,6 +147,48 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
     expect(run.seconds).toBeLessThan(10 + (requests * MAX_WAIT_MS) / 1000);
     expect(logged).toBeLessThanOrEqual(2 * requests + 5);
     expectExact(diffs);
+  });
+
+  it('in run, a reset in the year 3000 shows waiting_for_budget; SIGKILLed and started again once the server is sane, it recovers within maxWaitMs and ends exact', async () => {
+    const ws = workspace('chaos-bounds');
+    const processes: RunProcess[] = [];
+    try {
+      const base = chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, worker: { maxBudgetWaitMs: 0 } });
+      const upstream = { ...(base.upstream as Record<string, unknown>), maxWaitMs: MAX_WAIT_MS };
+      const configPath = ws.writeConfig({ ...base, upstream });
+      simulator.setHostile({ exhaustedUntilSec: 32_503_680_000 });
+      processes.push(spawnRun(configPath));
+      const url = await processes[0]!.url;
+      await waitFor('waiting_for_budget on /status', async () => {
+        const business = (await readStatus(url)).businesses[0];
+        return business?.streams.some((stream) => stream.state === 'waiting_for_budget') === true ? true : undefined;
+      }, 30_000, 100);
+      await scanner.collectHttp('blocked worker', url);
+      // The block is in Redis now; a restart must not make it last any longer than the cap.
+      processes[0]!.child.kill('SIGKILL');
+      await processes[0]!.exited;
+      simulator.setHostile(OFF);
+      const restarted = Date.now();
+      processes.push(spawnRun(configPath));
+      const truth = simulator.truth('biz-1').calls.length;
+      await waitFor('every call stored after the restart', () => (countRows(ws.dbPath, 'calls') >= truth ? true : undefined), 60_000, 100);
+      const recoverySeconds = (Date.now() - restarted) / 1000;
+      const diffs = await waitFor('the mirror exact', () => {
+        const d = diffSqlite(ws.dbPath, simulator);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      }, 30_000, 500);
+      await stopAll(processes);
+      collectLogs(scanner, 'year 3000 run', processes);
+      scanner.collectSqlite('year 3000 run sink', ws.dbPath);
+      const logLines = processes.reduce((sum, process) => sum + process.logs.length, 0);
+      recordRow({ scenario: '17 rate limit reset in the year 3000, under run', faults: { exhausted: 1 }, restarts: 1, ...figuresOf(diffs), note: `all stored ${recoverySeconds.toFixed(1)} s after the restart (maxWaitMs 2 s); ${logLines} log lines` });
+      // Start-up of a process, at most one capped wait, and a schedule tick: nowhere near the year 3000.
+      expect(recoverySeconds).toBeLessThan(30);
+      expectExact(diffs);
+    } finally {
+      await stopAll(processes);
+      await ws.cleanup();
+    }
   });
 
   it('leaks no secret in anything it saw', () => {
