@@ -22,11 +22,11 @@ export const hubspotMappingSchema = z.strictObject({
   voicemailDisposition: z.string().min(1).optional(),
 });
 
-/** Client-side budget; HubSpot's headers lower it further when the portal is shared. */
+/** Client-side budget at HubSpot's published limits; HubSpot's headers lower it further when the portal is shared. */
 export const hubspotLimitsSchema = z.strictObject({
-  /** Requests per rolling 10 seconds (HubSpot's `TEN_SECONDLY_ROLLING` policy). @defaultValue 100 */
+  /** Requests per rolling 10 seconds (HubSpot's `TEN_SECONDLY_ROLLING` policy): 100 Free/Starter, 190 Professional/Enterprise, 250 with the API limit increase. @defaultValue 100 */
   requestsPer10s: z.int().min(1).default(100),
-  /** CRM search requests per second (search has its own, lower limit). @defaultValue 5 */
+  /** CRM search requests per second (search has its own limit, outside the 10-s window). @defaultValue 5 */
   searchPerSecond: z.int().min(1).default(5),
 });
 

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process.js';
 import { benchBudgetBackfill } from './fig-budget-backfill.js';
 import { benchFreshness } from './fig-freshness.js';
+import { benchHubSpot } from './fig-hubspot.js';
 import { benchIncremental } from './fig-incremental.js';
 import { benchMemory } from './fig-memory.js';
 import { benchReplicas } from './fig-replicas.js';
@@ -32,6 +33,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['7', 'incremental cost', benchIncremental],
   ['freshness', 'freshness in run', benchFreshness],
   ['page', 'simulator page', benchSimulatorPageRow],
+  ['hubspot', 'hubspot throughput at HubSpot limits', benchHubSpot],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

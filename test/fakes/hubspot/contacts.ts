@@ -6,7 +6,8 @@ interface Filter {
   readonly propertyName: string;
   readonly operator: string;
   readonly value?: unknown;
-  readonly values?: unknown;
+  /** `values`, lower-cased, for IN / NOT_IN. */
+  readonly set: ReadonlySet<string>;
 }
 
 /**
@@ -43,7 +44,12 @@ export function searchContacts(store: FakeStore, body: unknown, reading: Searcha
     }
     const problem = filters.map(filterProblem).find((text) => text !== undefined);
     if (problem !== undefined) return invalid(problem);
-    parsed.push(filters as Filter[]);
+    parsed.push((filters as Record<string, unknown>[]).map((filter) => ({
+      propertyName: String(filter.propertyName),
+      operator: String(filter.operator),
+      value: filter.value,
+      set: new Set(Array.isArray(filter.values) ? filter.values.map((entry) => String(entry).toLowerCase()) : []),
+    })));
   }
   const total = parsed.reduce((sum, group) => sum + group.length, 0);
   if (total > SEARCH_BOUNDS.filters) return invalid(`too many filters: ${total} (max ${SEARCH_BOUNDS.filters})`);
@@ -71,9 +77,17 @@ export function createContact(store: FakeStore, body: unknown): Reply {
   return { status: 201, body: objectView(contact, Object.keys(contact.properties), CONTACT_DEFAULT_PROPERTIES) };
 }
 
-/** The calculated searchable number of a typed phone, as HubSpot would store it. */
+const calculated = new Map<string, string | undefined>();
+
+/** The calculated searchable number of a typed phone, as HubSpot would store it (memoised: HubSpot stores it once). */
 export function searchableNumber(typed: string | undefined, reading: SearchablePhoneReading): string | undefined {
   if (typed === undefined || typed.trim() === '') return undefined;
+  const key = `${reading}\u0000${typed}`;
+  if (!calculated.has(key)) calculated.set(key, calculate(typed, reading));
+  return calculated.get(key);
+}
+
+function calculate(typed: string, reading: SearchablePhoneReading): string | undefined {
   const number = parsePhoneNumberFromString(typed, 'US');
   if (number === undefined) return typed.replace(/\D/g, '') || undefined;
   return reading === 'national' ? number.nationalNumber : `${number.countryCallingCode}${number.nationalNumber}`;
@@ -96,16 +110,15 @@ function valueOf(contact: FakeObject, name: string, reading: SearchablePhoneRead
 
 function matchesFilter(contact: FakeObject, filter: Filter, reading: SearchablePhoneReading): boolean {
   const value = valueOf(contact, filter.propertyName, reading)?.toLowerCase();
-  const values = Array.isArray(filter.values) ? filter.values.map((entry) => String(entry).toLowerCase()) : [];
   switch (filter.operator) {
     case 'EQ':
       return value !== undefined && value === String(filter.value).toLowerCase();
     case 'NEQ':
       return value === undefined || value !== String(filter.value).toLowerCase();
     case 'IN':
-      return value !== undefined && values.includes(value);
+      return value !== undefined && filter.set.has(value);
     case 'NOT_IN':
-      return value === undefined || !values.includes(value);
+      return value === undefined || !filter.set.has(value);
     case 'HAS_PROPERTY':
       return value !== undefined && value !== '';
     case 'NOT_HAS_PROPERTY':

@@ -29,6 +29,15 @@ describe('hubspot sink under failures', () => {
     expect(target.fake.calls()).toHaveLength(1);
   });
 
+  it('learns that associations count against the 10-s window when HubSpot says so, and causes no 429', async () => {
+    target = await startTarget({ contacts: [{ phone: '+14155550123' }], limits: { max: 5, intervalMs: 1000 }, readings: { exemptions: { associations: false } } });
+    for (let index = 0; index < 4; index += 1) {
+      await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, `c${index}`)], deadLetters: [] }, { cursor: String(index) });
+    }
+    expect(target.fake.associations()).toHaveLength(4);
+    expect(target.fake.refusals()).toEqual({});
+  });
+
   it('retries a 5xx with backoff', async () => {
     target = await startTarget({}, { associateContacts: false });
     await target.sink.prepare([callsTable]);
