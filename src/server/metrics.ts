@@ -91,36 +91,33 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
       .finally(() => (reading = undefined));
     return reading;
   };
-  const lag: Gauge<'business' | 'stream'> = new Gauge({
-    name: 'callsync_lag_seconds',
-    help: 'Seconds since the stream last synced successfully.',
-    labelNames: ['business', 'stream'] as const,
-    registers,
-    ...(statusSource && {
-      async collect(): Promise<void> {
-        const readings = await readStatus(statusSource);
-        if (readings === undefined) return;
-        lag.reset();
-        for (const r of readings) if (r.lagSeconds !== null) lag.set({ business: r.business, stream: r.stream }, r.lagSeconds);
-      },
-    }),
-  });
-  const difference: Gauge<'business' | 'stream'> = new Gauge({
-    name: 'callsync_reconcile_difference',
-    help: 'Records upstream has minus records the sink accounts for, at the last reconciliation (0: exact).',
-    labelNames: ['business', 'stream'] as const,
-    registers,
-    ...(statusSource && {
-      async collect(): Promise<void> {
-        const readings = await readStatus(statusSource);
-        if (readings === undefined) return;
-        difference.reset();
-        for (const r of readings) {
-          if (r.difference !== undefined && r.difference !== null) difference.set({ business: r.business, stream: r.stream }, r.difference);
-        }
-      },
-    }),
-  });
+  /** A business × stream gauge refreshed from the status source at every scrape (kept as is when it fails). */
+  const statusGauge = (name: string, help: string, pick: (reading: StreamReading) => number | null | undefined): Gauge<'business' | 'stream'> => {
+    const gauge: Gauge<'business' | 'stream'> = new Gauge({
+      name,
+      help,
+      labelNames: ['business', 'stream'] as const,
+      registers,
+      ...(statusSource && {
+        async collect(): Promise<void> {
+          const readings = await readStatus(statusSource);
+          if (readings === undefined) return;
+          gauge.reset();
+          for (const r of readings) {
+            const value = pick(r);
+            if (value !== undefined && value !== null) gauge.set({ business: r.business, stream: r.stream }, value);
+          }
+        },
+      }),
+    });
+    return gauge;
+  };
+  const lag = statusGauge('callsync_lag_seconds', 'Seconds since the stream last synced successfully.', (r) => r.lagSeconds);
+  statusGauge(
+    'callsync_reconcile_difference',
+    'Records upstream has minus records the sink accounts for, at the last reconciliation (0: exact).',
+    (r) => r.difference,
+  );
   // Registered after the gauge so a scrape shows the error its own lag collection just counted.
   const lagSourceErrors = new Counter({
     name: 'callsync_lag_source_errors_total',
