@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { createSink } from '../../connectors/registry.js';
-import { planBusinesses } from '../sync/plan-businesses.js';
 import { createLogReporter } from './backfill/log-reporter.js';
 import { runBackfill } from './backfill/run-backfill.js';
 import { failedBusinesses, formatSummary } from './backfill/summary.js';
 import { createTtyReporter } from './backfill/tty-reporter.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
+import { selectPlans } from './select-plans.js';
 import { onShutdownSignal } from './shutdown.js';
 
 interface BackfillFlags {
@@ -28,12 +28,8 @@ export function registerBackfillCommand(program: Command): void {
     .action(async (flags: BackfillFlags) => {
       const { config, secrets } = await loadCliConfig(flags.config);
       const logger = createLogger({ level: config.log.level, secrets });
-      const plans = planBusinesses(config, { business: flags.business, stream: flags.stream });
-      if (plans.length === 0 || plans.every((plan) => plan.streams.length === 0)) {
-        process.stderr.write(`${flags.config}: nothing to sync for --business ${flags.business ?? '*'} --stream ${flags.stream ?? '*'}\n`);
-        process.exitCode = 2;
-        return;
-      }
+      const plans = selectPlans(config, flags.config, { business: flags.business, stream: flags.stream }, 'sync');
+      if (plans === undefined) return;
       const sink = await createSink(config.sink, { logger });
       const abort = new AbortController();
       const stopListening = onShutdownSignal(() => {

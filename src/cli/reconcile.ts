@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { createSink } from '../../connectors/registry.js';
 import { createRedactor, forTerminal } from '../redact/index.js';
-import { planBusinesses } from '../sync/plan-businesses.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
 import { formatChecks, reconcileExitCode } from './reconcile/format-checks.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
+import { selectPlans } from './select-plans.js';
 import { onShutdownSignal } from './shutdown.js';
 
 interface ReconcileFlags {
@@ -34,7 +34,8 @@ export function registerReconcileCommand(program: Command): void {
     .action(async (flags: ReconcileFlags) => {
       const { config, secrets } = await loadCliConfig(flags.config);
       const logger = createLogger({ level: config.log.level, secrets });
-      const plans = planBusinesses(config, { business: flags.business, stream: flags.stream });
+      const plans = selectPlans(config, flags.config, { business: flags.business, stream: flags.stream }, 'reconcile');
+      if (plans === undefined) return;
       const sink = await createSink(config.sink, { logger });
       const stop = new AbortController();
       const stopListening = onShutdownSignal(() => stop.abort(new Error('interrupted')));

@@ -91,4 +91,17 @@ describe('callsync reconcile', () => {
     expect(after.code).toBe(0);
     expect(after.rows.filter((row) => row.verdict === 'differs' || row.error !== undefined)).toEqual([]);
   });
+
+  it('names a filter that matches nothing and exits 2, for reconcile and backfill alike', async () => {
+    const sim = await startSimulator({ businesses: 1, calls: 5, voicemails: 1, numbers: 1 });
+    const ws = workspace('reconcile-filter');
+    cleanup.push(() => sim.close(), () => ws.cleanup());
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath }));
+    for (const command of ['reconcile', 'backfill']) {
+      const result = await runCli([command, '--config', config, '--business', 'nobody']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`nothing to ${command === 'reconcile' ? 'reconcile' : 'sync'} for --business nobody --stream *`);
+      expect(result.stdout).toBe('');
+    }
+  });
 });
