@@ -2,15 +2,17 @@ import type { Json } from '../src/sink.js';
 
 /**
  * `JSON.stringify`, except that JSON nested too deep for it (a few thousand levels overflow the
- * stack) is written by an explicit stack instead, with the same output. Such a record can only be
- * a dead letter, and a dead letter must still be storable.
+ * stack) is written by an explicit stack instead, with the same output (compact: `indent` only
+ * applies when `JSON.stringify` copes). Such a record can only be a dead letter, and a dead letter
+ * must still be storable and printable.
  */
-export function jsonText(value: Json): string {
+export function jsonText(value: unknown, indent?: number): string {
   try {
-    return JSON.stringify(value);
+    return JSON.stringify(value, null, indent);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    return stringifyDeep(value);
+    // Only JSON values (parsed bodies, records, dead letters) reach here; nothing else nests that deep.
+    return stringifyDeep(value as Json);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { jsonText } from '../../connectors/json-text.js';
 import { createSink } from '../../connectors/registry.js';
 import type { StoredDeadLetter } from '../sink.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
@@ -54,7 +55,7 @@ export function registerDeadLettersCommand(program: Command): void {
     .action((flags: FilterFlags) =>
       withSink(flags.config, async (context) => {
         const letters = await list(context, flags);
-        if (flags.json === true) return void process.stdout.write(`${JSON.stringify(letters, null, 2)}\n`);
+        if (flags.json === true) return void process.stdout.write(`${jsonText(letters, 2)}\n`);
         const rows = letters.map((l) => [l.id, l.businessId, l.stream, l.attempts, l.firstSeenAt, l.reason.slice(0, REASON_WIDTH)]);
         process.stdout.write(`${formatTable(['id', 'business', 'stream', 'attempts', 'first seen', 'reason'], rows)}\n`);
       }),
@@ -73,7 +74,7 @@ export function registerDeadLettersCommand(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        process.stdout.write(`${JSON.stringify(letter, null, 2)}\n`);
+        process.stdout.write(`${jsonText(letter, 2)}\n`);
       }),
     );
 
