@@ -4,6 +4,7 @@ import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../connectors/hubspot/hubspot-sink.js';
 import { openSqlStore } from '../../connectors/sql/open-sql-store.js';
+import { callColumns } from '../../src/normalize/index.js';
 import type { StreamTable, SyncRecord } from '../../src/sink.js';
 import { startFakeHubSpot } from '../fakes/hubspot/index.js';
 import { fixed, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
@@ -18,18 +19,7 @@ const FORMATS: readonly ((national: string) => Record<string, string>)[] = [
   (n) => ({ phone: `+1 ${n.slice(0, 3)} ${n.slice(3, 6)} ${n.slice(6)}` }),
   (n) => ({ mobilephone: `1-${n.slice(0, 3)}-${n.slice(3, 6)}-${n.slice(6)}` }),
 ];
-const callsTable: StreamTable = {
-  stream: 'calls',
-  table: 'calls',
-  columns: [
-    { name: 'to_number', type: 'text' },
-    { name: 'from_number', type: 'text' },
-    { name: 'direction', type: 'text' },
-    { name: 'recording_url', type: 'text' },
-    { name: 'transcription_text', type: 'text' },
-    { name: 'created_at', type: 'timestamp' },
-  ],
-};
+const callsTable: StreamTable = { stream: 'calls', table: 'calls', columns: callColumns };
 
 /**
  * HubSpot throughput: calls written through the HubSpot sink, one batch of 100 after another as
