@@ -69,7 +69,9 @@ describe('callsync run: reconciliation with no operator', () => {
     expect(storedCalls(ws.dbPath, 'biz-1').deleted).toEqual(goneUpstream);
     const drift = worker.logs.find((line) => line.msg === 'drift: the sink and upstream disagree');
     expect(drift).toMatchObject({ business: 'biz-1', stream: 'calls', stored: 57, upstream: 58, difference: 1 });
-    expect(worker.logs.find((line) => line.msg === 'drift repaired')).toMatchObject({ written: 3, markedDeleted: 2, difference: 0 });
+    // The worker's log reaches us through its stdout, a moment after the repair committed.
+    const repaired = await waitFor('the repair to be logged', () => worker.logs.find((line) => line.msg === 'drift repaired'));
+    expect(repaired).toMatchObject({ written: 3, markedDeleted: 2, difference: 0 });
     await waitFor('the status to show it exact', async () => ((await calls())?.state === 'idle' ? true : undefined));
     expect(await calls()).toMatchObject({ difference: 0, warning: null });
     expect(await (await fetch(`${url}/metrics`)).text()).toContain('callsync_reconcile_difference{business="biz-1",stream="calls"} 0');
