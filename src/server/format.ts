@@ -1,4 +1,4 @@
-import type { StreamState } from '../state/index.js';
+import type { StreamState, StreamStatus } from '../state/index.js';
 
 /** Formatting shared by the status page and the terminal table. */
 
@@ -44,4 +44,13 @@ export function formatBudget(budget: { readonly limit: number; readonly usedThis
 /** `1,234,567`: fixed locale so output does not depend on the machine. */
 export function formatCount(value: number): string {
   return value.toLocaleString('en-US');
+}
+
+/** `newest first, deep walk, cap 100`: what the stored position says of the walk; `-` when it says nothing. */
+export function formatWalk(walk: StreamStatus['walk']): string {
+  if (walk === undefined) return '-';
+  const order = walk.order === undefined ? undefined : walk.order === 'newest_first' ? 'newest first' : 'oldest first';
+  const cap = walk.pageCap ?? walk.serverCap;
+  const parts = [order, walk.walkInProgress === true ? 'deep walk' : undefined, cap === undefined ? undefined : `cap ${cap}`];
+  return parts.filter((part) => part !== undefined).join(', ') || '-';
 }

@@ -1,7 +1,7 @@
 import type { StreamStatus } from '../state/index.js';
 import { STATE_LABELS } from './format.js';
 import type { StatusSnapshot } from '../state/index.js';
-import { formatAgo, formatBudget, formatCount, formatLag } from './format.js';
+import { formatAgo, formatBudget, formatCount, formatLag, formatWalk } from './format.js';
 
 export interface StatusTableOptions {
   /** Widest line produced, in characters. @defaultValue 120 */
@@ -27,6 +27,7 @@ const COLUMNS: readonly Column[] = [
   { header: 'RECORDS', max: 11, numeric: true, value: (s) => formatCount(s.recordsSynced) },
   { header: 'BUDGET', max: 9, numeric: true, value: (s) => formatBudget(s.budget) },
   { header: 'DEAD', max: 7, numeric: true, value: (s) => formatCount(s.deadLetters) },
+  { header: 'WALK', max: 32, numeric: false, value: (s) => formatWalk(s.walk) },
 ];
 const MESSAGE_HEADER = 'LAST ERROR / WARNING';
 const MIN_MESSAGE_WIDTH = 12;

@@ -40,7 +40,7 @@ describe('status table', () => {
           failed: null,
           activity,
           streams: [
-            status(),
+            status({ walk: { order: 'newest_first', walkInProgress: false } }),
             status({
               stream: 'voicemails',
               state: 'gap_warning',
@@ -56,14 +56,24 @@ describe('status table', () => {
       ],
     };
     expect(formatStatusTable(snapshot).split('\n')).toEqual([
-      'BUSINESS  STREAM      STATE        LAST SUCCESS     LAG    RECORDS  BUDGET  DEAD  LAST ERROR / WARNING',
-      'acme      calls       idle         1h 05m ago    1h 05m  1,234,567   12/60     3  -',
-      'acme      voicemails  gap warning  never              -          5       -     3  possible gap',
+      'BUSINESS  STREAM      STATE        LAST SUCCESS     LAG    RECORDS  BUDGET  DEAD  WALK          LAST ERROR / WARNING',
+      'acme      calls       idle         1h 05m ago    1h 05m  1,234,567   12/60     3  newest first  -',
+      'acme      voicemails  gap warning  never              -          5       -     3  -             possible gap',
       '',
       'acme: 12 records in the last hour',
       'bolt: 0 records in the last hour; STOPPED: upstream 401: invalid API key',
       `as of ${NOW}`,
     ]);
+  });
+
+  it.each([
+    [{ order: 'oldest_first' as const }, 'oldest first'],
+    [{ order: 'newest_first' as const, walkInProgress: true, pageCap: 100 }, 'newest first, deep walk, cap 100'],
+    [{ serverCap: 250 }, 'cap 250'],
+    [{}, '-'],
+  ])('shows what the stored position says of the walk: %o → %s', (walk, text) => {
+    const snapshot: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity, streams: [status({ walk })] }] };
+    expect(formatStatusTable(snapshot, { width: 200 }).split('\n')[1]).toContain(`  ${text}  `);
   });
 
   it('never exceeds the width, shortening long names and messages with an ellipsis', () => {

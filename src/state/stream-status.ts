@@ -1,3 +1,5 @@
+import type { PositionSummary } from '../sync/walkers/index.js';
+
 /**
  * The state of one business × stream, as workers record it and operators see it. The shape is
  * shared by the status store, the `/status` JSON, the status page and `callsync status`.
@@ -62,6 +64,12 @@ export interface StreamStatus {
    */
   readonly difference: number | null;
   readonly budget: BudgetView | null;
+  /**
+   * What the sink's stored position says of the walk (the order a v1 list was detected in, a deep
+   * walk under way, a page size the server caps). Only `callsync status`, which reads the
+   * checkpoints, fills it; workers never store it.
+   */
+  readonly walk?: PositionSummary;
   /** ISO time of the last update from any worker. */
   readonly updatedAt: string;
 }

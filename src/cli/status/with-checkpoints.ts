@@ -1,5 +1,6 @@
 import { emptyStatus, type BusinessStatus, type StatusSnapshot, type StreamStatus } from '../../state/index.js';
 import type { Checkpoint } from '../../sink.js';
+import { summarizePosition } from '../../sync/walkers/index.js';
 
 export interface ConfiguredStream {
   readonly business: string;
@@ -8,21 +9,28 @@ export interface ConfiguredStream {
 }
 
 /**
- * Adds the configured streams no worker has reported (a `backfill`-only deployment, or Redis
- * without history) from the sink's checkpoints, so the view covers the whole config.
+ * Completes the view from the sink's checkpoints: every configured stream gets what its stored
+ * position says of the walk (detected order, a deep walk under way, a server's page cap), and the
+ * streams no worker has reported (a `backfill`-only deployment, or Redis without history) are
+ * added, so the view covers the whole config.
  */
 export function withCheckpoints(snapshot: StatusSnapshot, configured: readonly ConfiguredStream[]): StatusSnapshot {
   const businesses = new Map<string, BusinessStatus>(snapshot.businesses.map((business) => [business.name, business]));
   for (const { business, stream, checkpoint } of configured) {
     const entry = businesses.get(business) ?? { name: business, failed: null, streams: [], activity: [] };
-    if (entry.streams.some((status) => status.stream === stream)) continue;
-    const status: StreamStatus = {
-      ...emptyStatus(business, stream, snapshot.generatedAt),
-      lagSeconds: null,
-      recordsSynced: checkpoint?.recordsSynced ?? 0,
-      lastError: checkpoint === undefined ? 'never synced' : null,
-    };
-    businesses.set(business, { ...entry, streams: [...entry.streams, status] });
+    const walk = summarizePosition(checkpoint?.position);
+    const reported = entry.streams.find((status) => status.stream === stream);
+    const status: StreamStatus = reported
+      ? { ...reported, walk }
+      : {
+          ...emptyStatus(business, stream, snapshot.generatedAt),
+          lagSeconds: null,
+          recordsSynced: checkpoint?.recordsSynced ?? 0,
+          lastError: checkpoint === undefined ? 'never synced' : null,
+          walk,
+        };
+    const streams = reported ? entry.streams.map((s) => (s === reported ? status : s)) : [...entry.streams, status];
+    businesses.set(business, { ...entry, streams });
   }
   return { ...snapshot, businesses: [...businesses.values()].sort((a, b) => a.name.localeCompare(b.name)) };
 }

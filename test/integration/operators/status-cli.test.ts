@@ -31,12 +31,14 @@ describe('callsync status', () => {
     await simulator.close();
   });
 
-  it('shows every configured stream from the sink when no worker has reported', async () => {
+  it('shows every configured stream from the sink when no worker has reported, with the order its walk detected', async () => {
     const result = await runCli(['status', '--config', configPath, '--json']);
     const snapshot = JSON.parse(result.stdout) as StatusSnapshot;
     const calls = snapshot.businesses.find((b) => b.name === 'biz-1')?.streams.find((s) => s.stream === 'calls');
     expect(snapshot.businesses.map((b) => b.streams.length)).toEqual([3, 3]);
-    expect(calls).toMatchObject({ state: 'idle', recordsSynced: 300 });
+    expect(calls).toMatchObject({ state: 'idle', recordsSynced: 300, walk: { order: 'oldest_first', walkInProgress: false } });
+    const table = await runCli(['status', '--config', configPath]);
+    expect(table.stdout.split('\n').find((text) => text.includes('biz-1') && text.includes('calls'))).toContain('oldest first');
   });
 
   it("prefers what workers reported in Redis, including a stopped business, as a table", async () => {
