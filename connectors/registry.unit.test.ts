@@ -17,6 +17,7 @@ describe('sinkConfigSchema', () => {
     [{ type: 'postgres', url: 'postgres://db/x', schema: `s${'x'.repeat(63)}` }, /schema/],
     [{ type: 'mysql', url: 'mysql://db' }, /type/],
     [{ type: 'sqlite' }, /path/],
+    [{ type: 'postgres', url: 'postgress://u:pw@db/x' }, /expected a postgres:\/\/ or postgresql:\/\/ URL/],
   ])('rejects %j naming the problem', (config, problem) => {
     const result = sinkConfigSchema.safeParse(config);
     expect(result.success).toBe(false);

@@ -5,7 +5,7 @@ import { IDENTIFIER_PATTERN } from '../sql/schema.js';
 export const postgresConfigSchema = z.strictObject({
   type: z.literal('postgres'),
   /** Connection URL, e.g. `${DATABASE_URL}`; it may carry a password, so it is never logged. */
-  url: z.string().min(1),
+  url: z.string().regex(/^postgres(ql)?:\/\/./, 'expected a postgres:// or postgresql:// URL'),
   /** Schema holding every table; created when missing. @defaultValue 'callsync' */
   schema: z.string().regex(IDENTIFIER_PATTERN, 'a lower-case SQL identifier, at most 63 characters').default('callsync'),
   /** Connections in the pool. @defaultValue 10 */

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
-import { createSink } from '../../connectors/registry.js';
 import { createLogReporter } from './backfill/log-reporter.js';
 import { runBackfill } from './backfill/run-backfill.js';
 import { failedBusinesses, formatSummary } from './backfill/summary.js';
+import type { BusinessOutcome } from '../sync/sync-business.js';
+import { failureFix, upstreamUnreachable } from './backfill/failure-fix.js';
+import { asStopped, StoredTally, stoppedLines } from './backfill/stopped.js';
 import { createTtyReporter } from './backfill/tty-reporter.js';
+import { EXIT, type ExitCode } from './failure/exit-codes.js';
+import { openSink, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
 import { selectPlans } from './select-plans.js';
@@ -30,25 +34,40 @@ export function registerBackfillCommand(program: Command): void {
       const logger = createLogger({ level: config.log.level, secrets });
       const plans = selectPlans(config, flags.config, { business: flags.business, stream: flags.stream }, 'sync');
       if (plans === undefined) return;
-      const sink = await createSink(config.sink, { logger });
+      const sink = await openSink(config.sink, planTables(plans), logger);
       const abort = new AbortController();
       const stopListening = onShutdownSignal(() => {
         logger.warn('stopping after the pages in flight are stored');
         abort.abort();
       });
-      const reporter =
+      const tally = new StoredTally();
+      const reporter = tally.wrap(
         flags.progress && process.stderr.isTTY
           ? createTtyReporter(plans, config.upstream.pageSize, logger)
-          : createLogReporter(logger);
+          : createLogReporter(logger),
+      );
       try {
-        const outcomes = await runBackfill({ config, plans, sink, reporter, signal: abort.signal });
+        const finished = await runBackfill({ config, plans, sink, reporter, signal: abort.signal });
+        const outcomes = abort.signal.aborted ? asStopped(finished, plans, tally) : finished;
         process.stdout.write(`${formatSummary(outcomes)}\n`);
-        const failed = failedBusinesses(outcomes);
-        for (const { business, reason } of failed) process.stderr.write(`business ${business} failed: ${reason}\n`);
-        if (failed.length > 0) process.exitCode = 1;
+        process.exitCode = reportEnd(outcomes, config.businesses.map((b) => b.name));
       } finally {
         stopListening();
         await sink.close();
       }
     });
+}
+
+/** Standard error's account of the end (each failure with its fix, each stopped stream) and the exit code. */
+function reportEnd(outcomes: readonly BusinessOutcome[], names: readonly string[]): ExitCode {
+  const failed = failedBusinesses(outcomes);
+  for (const { business, reason, failure } of failed) {
+    const fix = failureFix(failure, business, names.indexOf(business));
+    process.stderr.write(`business ${business} failed: ${reason}\n${fix === undefined ? '' : `  ${fix}\n`}`);
+  }
+  const stopped = stoppedLines(outcomes);
+  for (const line of stopped) process.stderr.write(`${line}\n`);
+  if (stopped.length > 0) return EXIT.signal;
+  if (failed.length === 0) return EXIT.ok;
+  return failed.every(({ failure }) => upstreamUnreachable(failure)) ? EXIT.unreachable : EXIT.failed;
 }

@@ -1,15 +1,65 @@
 import type { Command } from 'commander';
-import { loadCliConfig } from './load-cli-config.js';
+import { configWarnings } from './config-warnings.js';
+import { EXIT } from './failure/exit-codes.js';
+import { pingHttp, openSink, pingRedis } from './failure/preflight.js';
+import { upstreamTarget } from './failure/targets.js';
+import { loadCliConfig, type CliConfig } from './load-cli-config.js';
+import { createLogger } from './logger.js';
+import { reportFatal, wantsStack } from './failure/report-fatal.js';
 
-/** `callsync check-config FILE`: validates without touching upstream or the sink. */
+interface CheckFlags {
+  readonly config?: string;
+  readonly checkConnections?: boolean;
+}
+
+/**
+ * `callsync check-config --config FILE [--check-connections]`: validates without touching upstream
+ * or the sink; with `--check-connections` it also reaches each service the config names. The
+ * positional FILE is still accepted, as older scripts pass it.
+ */
 export function registerCheckConfigCommand(program: Command): void {
   program
     .command('check-config')
     .description('validate a config file and report every problem with its path')
-    .argument('<file>', 'YAML or JSON config file')
-    .action(async (file: string) => {
-      const { config } = await loadCliConfig(file);
+    .argument('[file]', 'YAML or JSON config file (same as --config)')
+    .option('-c, --config <file>', 'YAML or JSON config file')
+    .option('--check-connections', 'also connect to the sink, Redis, upstream (and the webhook receiver)')
+    .action(async (positional: string | undefined, flags: CheckFlags) => {
+      const file = flags.config ?? positional;
+      if (file === undefined) {
+        process.stderr.write('error: no config file: pass --config FILE\n');
+        process.exitCode = EXIT.config;
+        return;
+      }
+      const loaded = await loadCliConfig(file);
+      const { config } = loaded;
       const streams = config.businesses.map((business) => `${business.name}: ${business.streams.join(', ')}`);
       process.stdout.write(`${file}: valid (sink ${config.sink.type})\n${streams.map((line) => `  ${line}`).join('\n')}\n`);
+      for (const warning of configWarnings(config)) process.stderr.write(`warning: ${warning}\n`);
+      if (flags.checkConnections === true) process.exitCode = await checkConnections(loaded);
     });
+}
+
+/** Each service in turn; every one is tried and reported, so one run lists every problem. */
+async function checkConnections({ config, secrets }: CliConfig): Promise<number> {
+  const logger = createLogger({ level: 'silent', secrets });
+  const checks: Array<[string, () => Promise<void>]> = [
+    ['sink', async () => (await openSink(config.sink, [], logger)).close()],
+    ['redis.url', () => pingRedis(config.redis.url)],
+    ['upstream.baseUrl', () => pingHttp(upstreamTarget(config.upstream.baseUrl), config.upstream.baseUrl)],
+  ];
+  const v2 = config.upstream.v2BaseUrl;
+  if (v2 !== undefined) checks.push(['upstream.v2BaseUrl', () => pingHttp(upstreamTarget(v2, 'upstream.v2BaseUrl'), v2)]);
+  let worst: number = EXIT.ok;
+  for (const [name, check] of checks) {
+    try {
+      await check();
+      process.stdout.write(`  ${name}: reachable\n`);
+    } catch (error) {
+      const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text));
+      worst = Math.max(worst, code);
+      process.stdout.write(`  ${name}: FAILED\n`);
+    }
+  }
+  return worst;
 }

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { jsonText } from '../../connectors/json-text.js';
 import { createSink } from '../../connectors/registry.js';
+import { createRedactor, outsideText, type Redact } from '../redact/index.js';
 import type { StoredDeadLetter } from '../sink.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
 import { replayDeadLetters } from '../sync/replay-dead-letters.js';
+import { using } from './failure/explain.js';
+import { sinkTarget } from './failure/targets.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
 import { formatTable } from './text-table.js';
@@ -30,8 +33,15 @@ async function withSink<T>(file: string, use: (context: Awaited<ReturnType<typeo
 
 async function open(file: string) {
   const { config, secrets } = await loadCliConfig(file);
-  const logger = createLogger({ level: config.log.level, secrets });
-  return { config, sink: await createSink(config.sink, { logger }) };
+  // "sink opened" lines would sit above the table: only problems are logged here.
+  const logger = createLogger({ level: 'warn', secrets });
+  const sink = await using(sinkTarget(config.sink), () => createSink(config.sink, { logger }));
+  return { config, sink, redact: createRedactor(secrets) };
+}
+
+/** A reason quotes upstream text: scrubbed and stripped of control characters before the cut, on one line. */
+function reasonText(reason: string, redact: Redact): string {
+  return outsideText(reason.replace(/\s+/g, ' '), redact, REASON_WIDTH);
 }
 
 function list(context: Awaited<ReturnType<typeof open>>, flags: FilterFlags): Promise<StoredDeadLetter[]> {
@@ -55,8 +65,9 @@ export function registerDeadLettersCommand(program: Command): void {
     .action((flags: FilterFlags) =>
       withSink(flags.config, async (context) => {
         const letters = await list(context, flags);
-        if (flags.json === true) return void process.stdout.write(`${jsonText(letters, 2)}\n`);
-        const rows = letters.map((l) => [l.id, l.businessId, l.stream, l.attempts, l.firstSeenAt, l.reason.slice(0, REASON_WIDTH)]);
+        if (flags.json === true) return void process.stdout.write(`${outsideText(jsonText(letters, 2), context.redact)}\n`);
+        if (letters.length === 0) return void process.stdout.write('no dead letters\n');
+        const rows = letters.map((l) => [l.id, l.businessId, l.stream, l.attempts, l.firstSeenAt, reasonText(l.reason, context.redact)]);
         process.stdout.write(`${formatTable(['id', 'business', 'stream', 'attempts', 'first seen', 'reason'], rows)}\n`);
       }),
     );
@@ -74,14 +85,14 @@ export function registerDeadLettersCommand(program: Command): void {
           process.exitCode = 1;
           return;
         }
-        process.stdout.write(`${jsonText(letter, 2)}\n`);
+        process.stdout.write(`${outsideText(jsonText(letter, 2), context.redact)}\n`);
       }),
     );
 
   filters(group.command('replay').description('normalize and store again; remove the ones that now succeed')).action((flags: FilterFlags) =>
     withSink(flags.config, async (context) => {
       const outcomes = await replayDeadLetters(await list(context, flags), planBusinesses(context.config), context.sink);
-      const rows = outcomes.map((o) => [o.id, o.business, o.stream, o.result, (o.reason ?? '').slice(0, REASON_WIDTH)]);
+      const rows = outcomes.map((o) => [o.id, o.business, o.stream, o.result, reasonText(o.reason ?? '', context.redact)]);
       process.stdout.write(`${formatTable(['id', 'business', 'stream', 'result', 'reason'], rows)}\n`);
       const stored = outcomes.filter((o) => o.result === 'stored').length;
       process.stdout.write(`${stored} of ${outcomes.length} stored\n`);

@@ -9,10 +9,12 @@ import { registerResumeCommand } from './resume.js';
 import { registerRunCommand } from './run.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerStatusCommand } from './status.js';
+import { reportFatal, wantsStack } from './failure/report-fatal.js';
 
 const program = new Command()
   .name('callsync')
   .description('Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.')
+  .option('--verbose', 'stack traces with errors')
   .showHelpAfterError();
 
 registerBackfillCommand(program);
@@ -25,4 +27,10 @@ registerRunCommand(program);
 registerResumeCommand(program);
 registerReconcileCommand(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text));
+  // Open pools and reconnecting clients must not keep a failed command alive.
+  process.exit(code);
+}

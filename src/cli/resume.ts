@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { Redis } from 'ioredis';
+import { clearRateLimitBlock } from '../ratelimit/index.js';
 import { createRedisStatusStore, FailedBusinesses } from '../state/index.js';
+import { pingRedis } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
 
-/** `callsync resume BUSINESS`: lifts a business's failure mark (e.g. after its key was fixed upstream). */
+/** `callsync resume BUSINESS`: lifts a business's failure mark and its rate-limit block (e.g. after its key was fixed upstream). */
 export function registerResumeCommand(program: Command): void {
   program
     .command('resume')
@@ -12,11 +14,14 @@ export function registerResumeCommand(program: Command): void {
     .requiredOption('-c, --config <file>', 'YAML or JSON config file (for Redis)')
     .action(async (business: string, flags: { config: string }) => {
       const { config } = await loadCliConfig(flags.config);
+      await pingRedis(config.redis.url);
       const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1 });
       try {
         const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
         const failed = new FailedBusinesses({ redis, statusStore, prefix: config.redis.prefix });
         const wasFailed = await failed.resume(business);
+        // The budget is keyed by business name (upstream-fetch's bucketKey): a server's long block goes too.
+        await clearRateLimitBlock(redis, config.redis.prefix, business);
         if (!config.businesses.some((b) => b.name === business)) {
           process.stderr.write(`warning: business ${business} is not in ${flags.config}\n`);
         }

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
-import { createSink } from '../../connectors/registry.js';
 import { startRunWorker } from '../queue/run-worker.js';
+import { planBusinesses } from '../sync/plan-businesses.js';
+import { configWarnings } from './config-warnings.js';
+import { explainFailure } from './failure/explain.js';
+import { openSink, pingRedis, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createRedactor } from '../redact/index.js';
 import { createLogger } from './logger.js';
@@ -19,13 +22,15 @@ export function registerRunCommand(program: Command): void {
     .action(async (flags: { config: string }) => {
       const { config, secrets } = await loadCliConfig(flags.config);
       const logger = createLogger({ level: config.log.level, secrets });
-      const sink = await createSink(config.sink, { logger });
+      for (const warning of configWarnings(config)) logger.warn(warning);
+      await pingRedis(config.redis.url);
+      const sink = await openSink(config.sink, planTables(planBusinesses(config)), logger);
       let worker: Awaited<ReturnType<typeof startRunWorker>>;
       try {
         worker = await startRunWorker({ config, sink, logger, redact: createRedactor(secrets) });
       } catch (error) {
         await sink.close();
-        throw error;
+        throw portInUse(error) ? explainFailure(error, { key: 'server.port', service: 'the status server', shown: `${config.server.host}:${config.server.port}` }) : error;
       }
       await new Promise<void>((resolve) => {
         const stopListening = onShutdownSignal(() => {
@@ -52,4 +57,9 @@ export function registerRunCommand(program: Command): void {
       // Lingering sockets (keep-alive, Redis reconnects) must not keep a stopped worker alive.
       process.exit(0);
     });
+}
+
+function portInUse(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL';
 }

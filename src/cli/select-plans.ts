@@ -10,7 +10,15 @@ import { planBusinesses, type PlanFilter } from '../sync/plan-businesses.js';
 export function selectPlans(config: CallsyncConfig, file: string, filter: PlanFilter, verb: string): BusinessPlan[] | undefined {
   const plans = planBusinesses(config, filter);
   if (plans.length > 0 && plans.some((plan) => plan.streams.length > 0)) return plans;
-  process.stderr.write(`${file}: nothing to ${verb} for --business ${filter.business ?? '*'} --stream ${filter.stream ?? '*'}\n`);
+  process.stderr.write(`${file}: nothing to ${verb} for --business ${filter.business ?? '*'} --stream ${filter.stream ?? '*'}; ${configured(config, filter)}\n`);
   process.exitCode = 2;
   return undefined;
+}
+
+/** Names what is configured, so the typo is obvious. */
+function configured(config: CallsyncConfig, filter: PlanFilter): string {
+  const business = config.businesses.find((b) => b.name === filter.business);
+  if (filter.business !== undefined && business === undefined) return `configured businesses: ${config.businesses.map((b) => b.name).join(', ')}`;
+  const streams = [...new Set((business === undefined ? config.businesses : [business]).flatMap((b) => b.streams))];
+  return `configured streams${business === undefined ? '' : ` of ${business.name}`}: ${streams.join(', ')}`;
 }

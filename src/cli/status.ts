@@ -4,6 +4,8 @@ import { createSink } from '../../connectors/registry.js';
 import { formatStatusJson, formatStatusTable } from '../server/index.js';
 import { createRedisStatusStore, readStatusSnapshot, type StatusSnapshot } from '../state/index.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
+import { using } from './failure/explain.js';
+import { sinkTarget } from './failure/targets.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createRedactor, forTerminal } from '../redact/index.js';
 import { createLogger } from './logger.js';
@@ -34,7 +36,7 @@ export function registerStatusCommand(program: Command): void {
       const { config, secrets } = await loadCliConfig(flags.config);
       const logger = createLogger({ level: 'warn', secrets });
       const { snapshot, note } = await reportedStatus(config.redis.url, config.redis.prefix);
-      const sink = await createSink(config.sink, { logger });
+      const sink = await using(sinkTarget(config.sink), () => createSink(config.sink, { logger }));
       try {
         const configured = await Promise.all(
           planBusinesses(config).flatMap((plan) =>

@@ -9,6 +9,9 @@ export { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from '../sync/builtin-s
 /** Table names an extra stream may not take: the built-ins and the bookkeeping tables. */
 export const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters'];
 
+/** Prefixes of tables the SQL engines and the migrator own (`kysely_migration`, `sqlite_stat1`, `pg_*`). */
+export const RESERVED_STREAM_PREFIXES: readonly string[] = ['kysely_', 'sqlite_', 'pg_'];
+
 /** An error message that says `required` for a missing value and the found type otherwise. */
 export function expected(what: string): (issue: { input?: unknown }) => string {
   return (issue) => {
@@ -105,7 +108,9 @@ export const extraStreamSchema = z.strictObject({
   name: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a lower-case SQL identifier (^[a-z_][a-z0-9_]{0,62}$)')
-    .refine((name) => !RESERVED_STREAM_NAMES.includes(name), { error: `is reserved (${RESERVED_STREAM_NAMES.join(', ')})` }),
+    .refine((name) => !RESERVED_STREAM_NAMES.includes(name) && !RESERVED_STREAM_PREFIXES.some((prefix) => name.startsWith(prefix)), {
+      error: `is reserved (${RESERVED_STREAM_NAMES.join(', ')} and names starting with ${RESERVED_STREAM_PREFIXES.join(', ')}): choose another name`,
+    }),
   path: z.string().regex(/^\/[A-Za-z0-9_\-./]*$/, 'expected a path under /api/v1 starting with "/"').refine((path) => !path.split('/').includes('..'), { error: 'must not contain ".."' }),
   recordsKey: z.string().min(1).optional(),
   paging: z.enum(['cursor', 'offset', 'page', 'none']).default('offset'),

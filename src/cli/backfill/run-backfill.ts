@@ -9,6 +9,7 @@ import { syncBusiness, type BusinessOutcome } from '../../sync/sync-business.js'
 import { upstreamFetch } from '../../sync/upstream-fetch.js';
 import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent, createUpstreamClient, waitCappedMessage } from '../../upstream/index.js';
+import { planTables } from '../failure/preflight.js';
 import type { BackfillReporter } from './reporter.js';
 
 export interface BackfillOptions {
@@ -34,7 +35,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
   const limit = pLimit(config.backfill.concurrency);
   const paging = walkSettings(upstream);
   try {
-    await sink.prepare([...new Map(options.plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
+    await sink.prepare(planTables(options.plans));
     return await Promise.all(
       options.plans.map((plan) =>
         limit(async () => {

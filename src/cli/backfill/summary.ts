@@ -1,5 +1,7 @@
+import type { StreamFailure } from '../../state/index.js';
 import type { BusinessOutcome } from '../../sync/sync-business.js';
 import { formatTable } from '../text-table.js';
+import { stoppedNote } from './stopped.js';
 
 /** The final table: one row per business and stream, with what failed and why. */
 export function formatSummary(outcomes: readonly BusinessOutcome[]): string {
@@ -7,7 +9,7 @@ export function formatSummary(outcomes: readonly BusinessOutcome[]): string {
     outcome.streams.map((stream) => {
       const result = stream.result;
       const status = stream.failure ? `failed (${stream.failure.kind})` : result?.stopped ? 'stopped' : 'ok';
-      const note = stream.failure?.message ?? result?.warnings.join('; ') ?? '';
+      const note = stream.failure?.message ?? (result?.stopped === true ? stoppedNote(result.records) : result?.warnings.join('; ')) ?? '';
       return [
         outcome.business,
         stream.stream,
@@ -24,9 +26,9 @@ export function formatSummary(outcomes: readonly BusinessOutcome[]): string {
 }
 
 /** Businesses with any failed stream, each with its first reason; empty when all went well. */
-export function failedBusinesses(outcomes: readonly BusinessOutcome[]): Array<{ business: string; reason: string }> {
+export function failedBusinesses(outcomes: readonly BusinessOutcome[]): Array<{ business: string; reason: string; failure: StreamFailure }> {
   return outcomes.flatMap((outcome) => {
     const failure = outcome.failure ?? outcome.streams.find((stream) => stream.failure)?.failure;
-    return failure === undefined ? [] : [{ business: outcome.business, reason: `${failure.kind}: ${failure.message}` }];
+    return failure === undefined ? [] : [{ business: outcome.business, reason: `${failure.kind}: ${failure.message}`, failure }];
   });
 }

@@ -23,8 +23,8 @@ const outcomes: BusinessOutcome[] = [
 describe('backfill summary', () => {
   it('names every failed business with its reason, stream failures included', () => {
     expect(failedBusinesses(outcomes)).toEqual([
-      { business: 'globex', reason: 'auth: GET /calls: 401 Invalid API key' },
-      { business: 'initech', reason: 'invalid: GET /sms: 404' },
+      { business: 'globex', reason: 'auth: GET /calls: 401 Invalid API key', failure: outcomes[1]?.failure },
+      { business: 'initech', reason: 'invalid: GET /sms: 404', failure: { scope: 'stream', kind: 'invalid', message: 'GET /sms: 404' } },
     ]);
   });
 

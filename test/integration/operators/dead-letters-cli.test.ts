@@ -69,4 +69,11 @@ describe('callsync dead-letters list | show | replay', () => {
     const remaining = JSON.parse((await runCli(['dead-letters', 'list', '--config', configPath, '--json'])).stdout) as Array<{ attempts: number; raw: { uuid: number } }>;
     expect(remaining.map((letter) => [letter.raw.uuid, letter.attempts])).toEqual([[777_000_002, 2]]);
   });
+
+  it('says "no dead letters" when none match, with no log line and no empty header', async () => {
+    const listed = await runCli(['dead-letters', 'list', '--config', configPath, '--stream', 'numbers']);
+    expect(listed.stdout).toBe('no dead letters\n');
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+  });
 });

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { EXIT, OperatorError } from './exit-codes.js';
+import { explainFailure, showUrl } from './explain.js';
+import { reportFatal } from './report-fatal.js';
+
+const sqlite = { key: 'sink.path', service: 'SQLite', shown: '/data/callsync.db' };
+const coded = (code: string, message = code): Error => Object.assign(new Error(message), { code });
+
+describe('explainFailure', () => {
+  it.each([
+    ['ENOSPC', 'error: SQLite at /data/callsync.db (sink.path): the disk is full', EXIT.filesystem],
+    ['SQLITE_FULL', 'error: SQLite at /data/callsync.db (sink.path): the disk is full', EXIT.filesystem],
+    ['EACCES', 'error: sink.path /data/callsync.db: cannot write there (permission denied or a read-only file system)', EXIT.filesystem],
+    ['ENOTDIR', 'error: sink.path /data/callsync.db: a parent of this path is a file, not a directory', EXIT.filesystem],
+  ])('%s → the operator line and its exit code', (code, first, exit) => {
+    const explained = explainFailure(coded(code), sqlite);
+    const lines: string[] = [];
+    expect(reportFatal(explained, false, (text) => lines.push(text))).toBe(exit);
+    expect(lines.join('').split('\n')[0]).toBe(first);
+    expect(lines.join('').split('\n')[1]).toMatch(/^fix: .*sink\.path/);
+  });
+
+  it('reads the code through causes (the webhook ping wraps the socket error)', () => {
+    const wrapped = new Error('webhook receiver is unreachable', { cause: coded('ECONNREFUSED') });
+    const explained = explainFailure(wrapped, { key: 'sink.url', service: 'the webhook receiver', shown: 'http://h/hook' });
+    expect(explained.message).toBe('cannot reach the webhook receiver at http://h/hook (sink.url): connection refused\nfix: start the webhook receiver there, or correct sink.url');
+    expect(explained.exitCode).toBe(EXIT.unreachable);
+  });
+
+  it('an unknown failure keeps one scrubbed line of its message, no control characters', () => {
+    const explained = explainFailure(new Error('boom at postgres://u:secret@h/db \u001b]0;owned\u0007 \nsecond line'), sqlite);
+    expect(explained.message.split('\n')[0]).toBe('SQLite at /data/callsync.db (sink.path): boom at postgres://[redacted]@h/db  ');
+    expect(explained.exitCode).toBe(EXIT.failed);
+  });
+
+  it('an OperatorError passes through untouched', () => {
+    const original = new OperatorError('already said', EXIT.config);
+    expect(explainFailure(original, sqlite)).toBe(original);
+  });
+
+  it('shows URLs without credentials or query', () => {
+    expect(showUrl('postgres://user:pw@db.example:5432/warehouse?sslmode=require')).toBe('postgres://db.example:5432/warehouse');
+  });
+});
+
+describe('reportFatal', () => {
+  it('prints one line and the hint for an unexpected error, the stack only when verbose', () => {
+    const quiet: string[] = [];
+    expect(reportFatal(new Error('surprise\nmore'), false, (text) => quiet.push(text))).toBe(EXIT.failed);
+    expect(quiet.join('')).toBe('error: surprise\nrun again with --verbose for the stack trace\n');
+    const loud: string[] = [];
+    reportFatal(new Error('surprise'), true, (text) => loud.push(text));
+    expect(loud.join('')).toMatch(/\n\s+at /);
+  });
+});

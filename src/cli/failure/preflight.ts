@@ -1,0 +1,59 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { request, type Dispatcher } from 'undici';
+import { createSink, type SinkConfig } from '../../../connectors/registry.js';
+import type { Sink, StreamTable } from '../../sink.js';
+import type { BusinessPlan } from '../../sync/business-plan.js';
+import { using, type Target } from './explain.js';
+import { redisTarget, sinkTarget } from './targets.js';
+
+/** Every table the plans write, once. */
+export function planTables(plans: readonly BusinessPlan[]): StreamTable[] {
+  return [...new Map(plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()];
+}
+
+/**
+ * Connects once and pings, without retrying: a command that needs Redis says at once, naming
+ * `redis.url`, instead of ioredis printing a reconnect error per attempt.
+ */
+export async function pingRedis(url: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5_000, enableOfflineQueue: false });
+  // ioredis rejects with "Connection is closed"; the socket's own error (ECONNREFUSED…) says why.
+  let socketError: unknown;
+  redis.on('error', (error: unknown) => (socketError ??= error));
+  try {
+    await using(redisTarget(url), async () => {
+      try {
+        await redis.connect();
+        await redis.ping();
+      } catch (error) {
+        throw socketError ?? error;
+      }
+    });
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Creates the sink, prepares the tables and pings it; a failure names the sink's config key. */
+export async function openSink(config: SinkConfig, tables: readonly StreamTable[], logger: Logger): Promise<Sink> {
+  return using(sinkTarget(config), async () => {
+    const sink = await createSink(config, { logger });
+    try {
+      await sink.prepare(tables);
+      await sink.ping();
+      return sink;
+    } catch (error) {
+      await sink.close().catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+/** Any HTTP answer proves the service is reachable; only network and TLS failures count. */
+export async function pingHttp(target: Target, url: string, dispatcher?: Dispatcher, timeoutMs = 5_000): Promise<void> {
+  await using(target, async () => {
+    const response = await request(url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs), ...(dispatcher === undefined ? {} : { dispatcher }) });
+    await response.body.dump();
+  });
+}
