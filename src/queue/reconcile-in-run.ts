@@ -23,7 +23,8 @@ export interface ReconcileInRunOptions {
   readonly signal: AbortSignal;
   /**
    * `after_run`: the run reached the end and its last page said `total`: compare counts (no
-   * request) and repair a difference. `scheduled`: the full reconciliation, an id-level walk.
+   * request); a difference the previous run saw too is a drift, repaired. `scheduled`: the full
+   * reconciliation, an id-level walk.
    */
   readonly when: { readonly kind: 'after_run'; readonly total: number | undefined } | { readonly kind: 'scheduled' };
 }
@@ -67,6 +68,14 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     if (when.total === undefined) return undefined;
     check = await reconcileStream({ ...base, mode: 'count', knownTotal: when.total });
     if (check.verdict !== 'differs') return { difference: check.difference ?? 0, drift: null };
+    // A record that arrives while a newest-first walk goes down is counted in the last page's
+    // total but stored only by the next run: one difference may be that race. A drift is a
+    // difference two runs in a row see.
+    const previous = (await deps.statusStore.get(plan.name, descriptor.name))?.difference ?? null;
+    if (previous === null || previous === 0) {
+      logger.info({ stored: check.stored, upstream: check.upstream, difference: check.difference }, 'difference after this run; a drift if the next run sees one too');
+      return { difference: check.difference ?? 0, drift: null };
+    }
     logCheck(logger, check, 'drift: the sink and upstream disagree');
     if (!reconcile.repair) return { difference: check.difference ?? 0, drift: describeDrift(check) };
     const claimKey = deps.keys.repairClaim(plan.name, descriptor.name);
