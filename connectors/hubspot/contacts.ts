@@ -9,6 +9,8 @@ import type { Clock } from './rolling-window.js';
 export const NEGATIVE_CACHE_MS = 10 * 60_000;
 /** Caller numbers per contact search: HubSpot's `IN` takes at most 100 values. */
 export const NUMBERS_PER_SEARCH = 100;
+/** Numbers whose answer is kept; the oldest are dropped beyond it, so a long-lived worker's memory stays bounded. */
+export const MAX_CACHED_NUMBERS = 50_000;
 /** Results per search page (HubSpot's maximum `limit`). */
 const PAGE_SIZE = 200;
 
@@ -21,6 +23,8 @@ export interface ContactResolverOptions {
   readonly createContacts: boolean;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** @defaultValue {@link MAX_CACHED_NUMBERS} */
+  readonly maxCached?: number;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface ContactResolverOptions {
  * both forms HubSpot may keep (national digits, country code and digits); each answer is then
  * checked against what the person typed ({@link typedPhoneMatches}), and the lowest contact id
  * wins when several match. Answers are cached for the life of the sink (found ids for good,
- * misses for {@link NEGATIVE_CACHE_MS}); a failed search is no answer: it throws, and the next
+ * misses for {@link NEGATIVE_CACHE_MS}; at most {@link MAX_CACHED_NUMBERS} numbers, oldest out); a failed search is no answer: it throws, and the next
  * lookup searches again. With `createContacts`, a number without a contact gets one.
  */
 export class ContactResolver {
@@ -62,14 +66,22 @@ export class ContactResolver {
         );
       }
     }
-    const answers = await Promise.all(wanted.map(async (number) => [number, await (this.#known.get(number) ?? Promise.resolve(null))] as const));
-    return new Map(answers);
+    const pending = wanted.map((number) => [number, this.#known.get(number) ?? Promise.resolve(null)] as const);
+    this.#trim();
+    return new Map(await Promise.all(pending.map(async ([number, answer]) => [number, await answer] as const)));
   }
 
   /** Drops what is known about a number (its contact may be gone): the next lookup searches. */
   forget(number: string): void {
     this.#known.delete(number);
     this.#missedAt.delete(number);
+  }
+
+  #trim(): void {
+    for (const number of this.#known.keys()) {
+      if (this.#known.size <= (this.#options.maxCached ?? MAX_CACHED_NUMBERS)) return;
+      this.forget(number);
+    }
   }
 
   async #lookUp(numbers: readonly string[]): Promise<Map<string, string | null>> {
