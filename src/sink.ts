@@ -17,12 +17,23 @@ export type ColumnValue = string | number | null;
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-/** Column types a stream table may declare; each SQL dialect maps them to its own types. */
-export type ColumnType = 'text' | 'integer' | 'timestamp';
+/**
+ * Column types a stream table may declare; each SQL dialect maps them to its own types. A
+ * `boolean` value is 1 or 0 (SQLite has no boolean; Postgres stores `boolean`).
+ */
+export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp';
+
+/** Columns every stream table has; a stream (or the config's `columns:`) may not declare them again. */
+export const RESERVED_COLUMNS: ReadonlySet<string> = new Set(['business_id', 'id', 'source', 'raw', 'synced_at', 'deleted_at']);
 
 export interface ColumnSpec {
   readonly name: string;
   readonly type: ColumnType;
+  /**
+   * A column declared in the config (`columns:`): the dotted path into `raw` it is read from.
+   * A SQL sink fills such a column from the stored `raw` when it adds it to an existing table.
+   */
+  readonly from?: readonly string[];
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { ColumnDefinitionBuilder } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
 import type { SqlAdapter } from '../sql/sql-dialect.js';
+import { postgresRawValue } from './postgres-raw-value.js';
 
-const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'bigint', timestamp: 'timestamptz' };
+const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean', timestamp: 'timestamptz' };
 
 /**
  * SQLSTATE classes that blame the row: 22 data exception (U+0000 in text or JSONB, bad number
@@ -31,12 +32,14 @@ export function postgresAdapter(schema: string): SqlAdapter {
     maxBindParameters: 65_535,
     supportsUnnestUpsert: true,
     columnType: (type: ColumnType) => COLUMN_TYPES[type],
+    rawValue: postgresRawValue,
     jsonType: 'jsonb',
     timestampType: 'timestamptz',
     counterType: 'bigint',
     identityColumn: (column: ColumnDefinitionBuilder) => column.primaryKey().generatedAlwaysAsIdentity(),
     tableOptions: undefined,
     placeholder: (index: number) => `$${index}`,
+    utcDay: (timestamp: string) => `(${timestamp} at time zone 'UTC')::date`,
     differs: (left: string, right: string) => `${left} is distinct from ${right}`,
     isRecordRejection: (error: unknown) => isPgError(error) && ROW_CLASSES.has(String(error.code).slice(0, 2)),
     rejectionReason: (error: unknown) => {

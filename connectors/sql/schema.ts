@@ -1,16 +1,13 @@
-import { Migrator, sql } from 'kysely';
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
-import { callColumns, numberColumns, voicemailColumns } from '../../src/normalize/columns.js';
-import type { StreamTable } from '../../src/sink.js';
-import type { SqlAdapter } from './sql-dialect.js';
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { RESERVED_COLUMNS, type StreamTable } from '../../src/sink.js';
+import type { RawConversion, SqlAdapter } from './sql-dialect.js';
 
 /** What the database looks like: identifiers, the bookkeeping tables, stream tables and the migrations that create them. */
 
 /** SQL identifiers we create: lower-case, Postgres' 63-byte limit, so they never need escaping. */
 export const IDENTIFIER_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Columns every stream table has; a stream may not declare them again. */
-export const RESERVED_COLUMNS: ReadonlySet<string> = new Set(['business_id', 'id', 'source', 'raw', 'synced_at', 'deleted_at']);
 
 /** Throws naming `what` unless `name` is a safe identifier; returns it for chaining. */
 export function assertIdentifier(name: string, what: string): string {
@@ -29,16 +26,6 @@ export function quoteIdentifier(name: string): string {
 export function qualifiedTable(adapter: SqlAdapter, table: string): string {
   return adapter.schema === undefined ? quoteIdentifier(table) : `${quoteIdentifier(adapter.schema)}.${quoteIdentifier(table)}`;
 }
-
-/**
- * Tables of the built-in streams, created by migration `002_built_in_stream_tables` with the
- * normalizers' columns; a column added there later reaches existing tables through `prepare`.
- */
-export const builtInTables: readonly StreamTable[] = Object.freeze([
-  { stream: 'calls', table: 'calls', columns: callColumns },
-  { stream: 'voicemails', table: 'voicemails', columns: voicemailColumns },
-  { stream: 'numbers', table: 'numbers', columns: numberColumns },
-]);
 
 /** Throws unless the table and its columns are safe identifiers that do not clash with the fixed columns. */
 export function assertStreamTable(table: StreamTable): void {
@@ -88,77 +75,29 @@ export async function addMissingColumns<DB>(db: Kysely<DB>, adapter: SqlAdapter,
     for (const column of wanted.filter((candidate) => !present.has(candidate.name))) {
       await db.schema.alterTable(table.table).addColumn(column.name, sql.raw(column.type)).execute();
     }
+    const declared = table.columns.filter((column) => column.from !== undefined && !present.has(column.name));
+    await fillFromRaw(db, adapter, table.table, declared.map((column) => ({ name: column.name, sources: [column.from ?? []], conversion: column.type })));
   }
+}
+
+/** How {@link fillFromRaw} computes one column: the first of `sources` (paths into `raw`) that converts. */
+export interface RawFill {
+  readonly name: string;
+  readonly sources: readonly (readonly string[])[];
+  readonly conversion: RawConversion;
 }
 
 /**
- * The versioned schema, in code so the build ships no migration files. Names sort in run order;
- * a released migration never changes, a new one is appended.
+ * Fills columns of every stored row from its `raw`, in one UPDATE and without asking upstream:
+ * how a column added to an existing table gets the values a sync would have written.
+ * `synced_at` stays: the record itself did not change.
  */
-class SinkMigrationProvider implements MigrationProvider {
-  readonly #adapter: SqlAdapter;
-
-  constructor(adapter: SqlAdapter) {
-    this.#adapter = adapter;
-  }
-
-  getMigrations(): Promise<Record<string, Migration>> {
-    const adapter = this.#adapter;
-    return Promise.resolve({
-      '001_sync_state_and_dead_letters': { up: (db: Kysely<unknown>) => createBookkeeping(db, adapter) },
-      '002_built_in_stream_tables': {
-        up: async (db: Kysely<unknown>) => {
-          for (const table of builtInTables) await createStreamTable(db, adapter, table);
-        },
-      },
-      // 002 creates the column on fresh databases (it shares createStreamTable); older ones get it here.
-      '003_deleted_at': { up: (db: Kysely<unknown>) => addMissingColumns(db, adapter, builtInTables) },
-    });
-  }
-}
-
-async function createBookkeeping(db: Kysely<unknown>, adapter: SqlAdapter): Promise<void> {
-  const json = sql.raw(adapter.jsonType);
-  const timestamp = sql.raw(adapter.timestampType);
-  const counter = sql.raw(adapter.counterType);
-  const options = adapter.tableOptions === undefined ? sql`` : sql.raw(adapter.tableOptions);
-  await db.schema
-    .createTable('sync_state')
-    .addColumn('business_id', 'text', (column) => column.notNull())
-    .addColumn('stream', 'text', (column) => column.notNull())
-    .addColumn('position', json, (column) => column.notNull())
-    .addColumn('records_synced', counter, (column) => column.notNull().defaultTo(0))
-    .addColumn('updated_at', timestamp, (column) => column.notNull())
-    .addPrimaryKeyConstraint('sync_state_pkey', ['business_id', 'stream'])
-    .modifyEnd(options)
-    .execute();
-  await db.schema
-    .createTable('dead_letters')
-    .addColumn('id', counter, (column) => adapter.identityColumn(column))
-    .addColumn('business_id', 'text', (column) => column.notNull())
-    .addColumn('stream', 'text', (column) => column.notNull())
-    .addColumn('reason', 'text', (column) => column.notNull())
-    // JSON text, not JSONB: a record Postgres refused as JSONB must still fit here.
-    .addColumn('raw', 'text', (column) => column.notNull())
-    .addColumn('fingerprint', 'text', (column) => column.notNull())
-    .addColumn('first_seen_at', timestamp, (column) => column.notNull())
-    .addColumn('last_seen_at', timestamp, (column) => column.notNull())
-    .addColumn('attempts', counter, (column) => column.notNull().defaultTo(1))
-    .addUniqueConstraint('dead_letters_fingerprint_key', ['business_id', 'stream', 'fingerprint'])
-    .modifyEnd(options)
-    .execute();
-}
-
-/** Brings the schema up to date; throws with the failing migration's name and cause. */
-export async function migrateToLatest<DB>(db: Kysely<DB>, adapter: SqlAdapter): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: new SinkMigrationProvider(adapter),
-    ...(adapter.schema === undefined ? {} : { migrationTableSchema: adapter.schema }),
+export async function fillFromRaw<DB>(db: Kysely<DB>, adapter: SqlAdapter, table: string, columns: readonly RawFill[], where = ''): Promise<void> {
+  if (columns.length === 0) return;
+  const set = columns.map((column) => {
+    const candidates = column.sources.map((path) => adapter.rawValue(path, column.conversion));
+    const value = candidates.length === 1 ? candidates[0] : `coalesce(${candidates.join(', ')})`;
+    return `${quoteIdentifier(column.name)} = ${value}`;
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'bookkeeping';
-    throw new Error(`sink migration ${failed} failed`, { cause: error });
-  }
+  await sql.raw(`update ${qualifiedTable(adapter, table)} set ${set.join(', ')}${where === '' ? '' : ` where ${where}`}`).execute(db);
 }

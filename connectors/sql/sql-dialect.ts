@@ -1,6 +1,9 @@
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
 
+/** How a value read from `raw` becomes a column value: a column type, or seconds from a duration. */
+export type RawConversion = ColumnType | 'duration';
+
 /**
  * A SQL dialect is two parts, as in kysely: an adapter (what the database accepts and how its
  * values come back: pure data and functions) and a driver (its connections). Shared code in
@@ -19,6 +22,12 @@ export interface SqlAdapter {
   readonly supportsUnnestUpsert: boolean;
   /** Column type for a stream column type. */
   columnType(type: ColumnType): string;
+  /**
+   * SQL expression reading the row's `raw` at a path of object keys, converted as the
+   * normalizers convert (`declaredValue`; `duration` as `parseDuration`); null when the value is
+   * absent or of another shape, never an error (a migration filling stored rows must not fail).
+   */
+  rawValue(path: readonly string[], conversion: RawConversion): string;
   /** Column type of `raw` and `sync_state.position`. */
   readonly jsonType: string;
   readonly timestampType: string;
@@ -30,6 +39,8 @@ export interface SqlAdapter {
   readonly tableOptions: string | undefined;
   /** The n-th (1-based) bind placeholder. */
   placeholder(index: number): string;
+  /** The UTC calendar day of a timestamp column, for grouping (SQLite: `YYYY-MM-DD` text; Postgres: `date`). */
+  utcDay(timestamp: string): string;
   /** SQL true when `left` and `right` differ, NULLs compared as values. */
   differs(left: string, right: string): string;
   /** True when the error is the database refusing this record's data, not the connection or the schema. */

@@ -2,8 +2,9 @@ import Database from 'better-sqlite3';
 import type { ColumnDefinitionBuilder } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
 import type { SqlAdapter } from '../sql/sql-dialect.js';
+import { sqliteRawValue } from './sqlite-raw-value.js';
 
-const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'integer', timestamp: 'text' };
+const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'integer', number: 'real', boolean: 'integer', timestamp: 'text' };
 
 /**
  * Constraint failures (STRICT type checks, NOT NULL, CHECK, triggers), over-size values and type
@@ -20,12 +21,14 @@ export const sqliteAdapter: SqlAdapter = Object.freeze({
   maxBindParameters: 32_766,
   supportsUnnestUpsert: false,
   columnType: (type: ColumnType) => COLUMN_TYPES[type],
+  rawValue: sqliteRawValue,
   jsonType: 'text',
   timestampType: 'text',
   counterType: 'integer',
   identityColumn: (column: ColumnDefinitionBuilder) => column.primaryKey().autoIncrement(),
   tableOptions: 'strict',
   placeholder: () => '?',
+  utcDay: (timestamp: string) => `substr(${timestamp}, 1, 10)`,
   differs: (left: string, right: string) => `${left} is not ${right}`,
   isRecordRejection,
   rejectionReason: (error: unknown) => (error instanceof Error ? error.message : String(error)),

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { checkDeclaredColumns } from './columns.js';
 import { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from './sections.js';
 
 interface Checked {
@@ -11,6 +12,7 @@ interface Checked {
     readonly streams: readonly string[];
   }[];
   readonly streams: readonly { readonly name: string }[];
+  readonly columns: Readonly<Record<string, readonly { readonly name: string }[]>>;
 }
 
 type Context = z.core.$RefinementCtx<Checked>;
@@ -52,9 +54,10 @@ function checkBusiness(config: Checked, index: number, ctx: Context, known: Read
   }
 }
 
-/** Rules that span sections: unique names, known streams, the credentials each stream needs. */
+/** Rules that span sections: unique names, known streams, declared columns, the credentials each stream needs. */
 export function checkConfig(config: Checked, ctx: Context): void {
   checkExtraStreams(config, ctx);
+  checkDeclaredColumns(config, (issue) => ctx.addIssue({ code: 'custom', ...issue }));
   const known = new Set<string>([...BUILT_IN_STREAMS, ...config.streams.map((stream) => stream.name)]);
   const names = new Map<string, number>();
   config.businesses.forEach((business, index) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { columnsSchema } from './columns.js';
 import { checkConfig } from './cross-checks.js';
 import type { DeepReadonly } from './freeze.js';
 import { backfillSchema, businessSchema, extraStreamSchema, logSchema, reconcileSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema, workerSchema } from './sections.js';
@@ -7,6 +8,7 @@ const sections = {
   upstream: upstreamSchema,
   businesses: z.array(businessSchema).min(1, 'expected at least one business'),
   streams: z.array(extraStreamSchema).default([]),
+  columns: columnsSchema,
   schedule: scheduleSchema.prefault({}),
   reconcile: reconcileSchema.prefault({}),
   redis: redisSchema.prefault({}),

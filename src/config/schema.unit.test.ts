@@ -50,6 +50,7 @@ describe('config schema', () => {
         { name: 'acme', apiKey: 'key-acme', v2Token: 'tok-acme', streams: ['calls', 'voicemails', 'numbers'], v2Timezone: 'UTC', rateLimit: { requests: 60, perMs: 60_000 } },
       ],
       streams: [],
+      columns: {},
       sink: { type: 'sqlite', path: './data/callsync.db' },
       schedule: { every: 60_000 },
       reconcile: { every: 86_400_000, repair: true },

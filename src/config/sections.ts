@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../normalize/zone-offset.js';
 import { BUILT_IN_STREAMS, DEFAULT_STREAMS } from '../sync/builtin-streams.js';
+import { VIEW_NAMES } from './columns.js';
 import { parseDurationMs } from './duration.js';
 
 /** Stream names come from the one catalogue of built-in streams. */
 export { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from '../sync/builtin-streams.js';
 
-/** Table names an extra stream may not take: the built-ins and the bookkeeping tables. */
-export const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters'];
+/** Table names an extra stream may not take: the built-ins, the bookkeeping tables and the report views. */
+export const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters', ...VIEW_NAMES];
 
 /** Prefixes of tables the SQL engines and the migrator own (`kysely_migration`, `sqlite_stat1`, `pg_*`). */
 export const RESERVED_STREAM_PREFIXES: readonly string[] = ['kysely_', 'sqlite_', 'pg_'];

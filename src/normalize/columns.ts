@@ -8,6 +8,10 @@ export const callColumns: readonly ColumnSpec[] = Object.freeze([
   { name: 'recording_url', type: 'text' },
   { name: 'transcription_text', type: 'text' },
   { name: 'created_at', type: 'timestamp' },
+  { name: 'duration_seconds', type: 'integer' },
+  { name: 'status', type: 'text' },
+  { name: 'updated_at', type: 'timestamp' },
+  { name: 'tracking_number_id', type: 'text' },
 ]);
 
 /** Normalized columns of the `voicemails` table. */

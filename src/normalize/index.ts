@@ -15,3 +15,4 @@ export { parseRecordingUrl } from './recording-url.js';
 export { MAX_TEXT_BYTES, parseText } from './text.js';
 export { parseDirection } from './direction.js';
 export { parseJsonExact } from './exact-json.js';
+export { declaredValue, valueAtPath, withDeclaredColumns, type DeclaredColumn } from './declared-columns.js';

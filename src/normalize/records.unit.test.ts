@@ -123,8 +123,15 @@ describe('normalizeV2Call', () => {
         recording_url: 'https://calls.example.com/u7/recordings/f/c7.wav',
         transcription_text: null,
         created_at: '2024-03-05T14:07:09Z',
+        duration_seconds: null, status: null, updated_at: null, tracking_number_id: null,
       },
     });
+  });
+
+  it('reads duration, status, update time and tracking number when a v2 call carries them', () => {
+    const detailed = { ...v2Call, call_duration: '00:02:05', call_status: 'completed', call_updated_at: '2024-03-05 14:09:09', call_tracking_number_id: 12 };
+    const result = normalizeV2Call(detailed, context);
+    expect(result.ok && result.fields).toMatchObject({ duration_seconds: 125, status: 'completed', updated_at: '2024-03-05T14:09:09Z', tracking_number_id: '12' });
   });
 
   it.each<[Record<string, Json | undefined>, string]>([
@@ -153,16 +160,42 @@ describe('normalizeV1Call', () => {
         recording_url: 'https://calls.example.com/rec/1.wav',
         transcription_text: 'hello',
         created_at: '2024-03-05T14:07:09Z',
+        duration_seconds: 30,
+        status: 'completed',
+        updated_at: '2024-03-05T14:09:09Z',
+        tracking_number_id: 'tn-1',
       },
     });
   });
 
   it('maps recognisable aliases', () => {
-    const aliased = { call_id: 'c-1', to: '+14155550100', caller_number: '(415) 555-0199', call_direction: 'INBOUND', transcript: 'hi', started_at: '2024-03-05T16:07:09+02:00' };
+    const aliased = {
+      call_id: 'c-1',
+      to: '+14155550100',
+      caller_number: '(415) 555-0199',
+      call_direction: 'INBOUND',
+      transcript: 'hi',
+      started_at: '2024-03-05T16:07:09+02:00',
+      call_duration: '01:05',
+      call_status: 'no-answer',
+      modified_at: '2024-03-05T16:08:09+02:00',
+      tracking_id: 42,
+    };
     expect(normalizeV1Call(aliased, context)).toEqual({
       ok: true,
       id: 'c-1',
-      fields: { to_number: '+14155550100', from_number: '+14155550199', direction: 'inbound', recording_url: null, transcription_text: 'hi', created_at: '2024-03-05T14:07:09Z' },
+      fields: {
+        to_number: '+14155550100',
+        from_number: '+14155550199',
+        direction: 'inbound',
+        recording_url: null,
+        transcription_text: 'hi',
+        created_at: '2024-03-05T14:07:09Z',
+        duration_seconds: 65,
+        status: 'no-answer',
+        updated_at: '2024-03-05T14:08:09Z',
+        tracking_number_id: '42',
+      },
     });
   });
 
@@ -178,7 +211,7 @@ describe('normalizeV1Call', () => {
     expect(result).toEqual({
       ok: true,
       id: 'x',
-      fields: { to_number: null, from_number: null, direction: null, recording_url: null, transcription_text: null, created_at: '2024-03-05T14:07:09Z' },
+      fields: { to_number: null, from_number: null, direction: null, recording_url: null, transcription_text: null, created_at: '2024-03-05T14:07:09Z', duration_seconds: null, status: null, updated_at: null, tracking_number_id: null },
     });
   });
 
@@ -188,6 +221,9 @@ describe('normalizeV1Call', () => {
     [{ created_at: undefined }, 'created_at: missing'],
     [{ from_number: '+1' }, 'from_number: not an E.164 number: "+1"'],
     [{ direction: 5 }, 'direction: expected a string, got a number'],
+    [{ duration_seconds: -4 }, 'duration_seconds: negative duration -4'],
+    [{ updated_at: 'yesterday' }, 'updated_at: unparseable "yesterday"'],
+    [{ tracking_number_id: { id: 1 } }, 'tracking_number_id: expected a string or integer id, got an object'],
   ])('%j fails with %s', (patch, reason) => {
     expect(normalizeV1Call({ ...v1Call, ...patch }, context)).toEqual({ ok: false, reason });
   });

@@ -1,3 +1,4 @@
+import { callDetailFields } from './call-details.js';
 import { parseDirection } from './direction.js';
 import { parsePhone } from './phone.js';
 import { normalizeRecord, type RecordRules } from './record.js';
@@ -23,6 +24,7 @@ const rules: RecordRules = {
     },
     { column: 'transcription_text', sources: ['transcription_text', 'transcription', 'transcript', 'call_transcription_text'], parse: parseText },
     { column: 'created_at', sources: ['created_at', 'started_at', 'start_time', 'call_created_at'], parse: parseIsoTimestamp, required: true },
+    ...callDetailFields,
   ],
 };
 

@@ -1,4 +1,6 @@
+import { parseIdText } from './call-details.js';
 import { parseDirection } from './direction.js';
+import { parseDuration } from './duration.js';
 import { parsePhone } from './phone.js';
 import { normalizeRecord, type RecordRules } from './record.js';
 import { parseRecordingUrl } from './recording-url.js';
@@ -15,6 +17,11 @@ const rules: RecordRules = {
     { column: 'recording_url', sources: ['call_recording_url'], parse: (value, context) => parseRecordingUrl(value, context.recordingsBaseUrl) },
     { column: 'transcription_text', sources: ['call_transcription_text'], parse: parseText },
     { column: 'created_at', sources: ['call_created_at'], parse: (value, context) => parseV2Timestamp(value, context.v2TimeZone), required: true },
+    // Not in the spec's v2 call record; read when an instance sends them (v2 durations are `HH:MM:SS`).
+    { column: 'duration_seconds', sources: ['call_duration', 'call_duration_seconds'], parse: parseDuration },
+    { column: 'status', sources: ['call_status'], parse: parseText },
+    { column: 'updated_at', sources: ['call_updated_at'], parse: (value, context) => parseV2Timestamp(value, context.v2TimeZone) },
+    { column: 'tracking_number_id', sources: ['call_tracking_number_id'], parse: parseIdText },
   ],
 };
 

@@ -2,6 +2,7 @@ import type { CallsyncConfig } from '../config/index.js';
 import { builtinStreams } from './builtin-streams.js';
 import type { BusinessPlan } from './business-plan.js';
 import { customStream } from './custom-streams.js';
+import { withDeclaredTableColumns } from './declared-columns.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import type { RevisitSettings } from './walkers/index.js';
 
@@ -22,7 +23,7 @@ export function planBusinesses(config: CallsyncConfig, filter: PlanFilter = {}):
   const known = (name: string): StreamDescriptor => {
     const descriptor = streams.get(name);
     if (descriptor === undefined) throw new Error(`stream "${name}" is not defined`);
-    return descriptor;
+    return withDeclaredTableColumns(descriptor, config.columns);
   };
   return config.businesses
     .filter((business) => filter.business === undefined || business.name === filter.business)

@@ -18,6 +18,10 @@ export function callRecord(businessId: string, id: string, transcription = `hell
     recording_url: `https://calls.example.com/acct/recordings/main/${id}.wav`,
     transcription_text: transcription,
     created_at: '2024-03-01T10:15:00Z',
+    duration_seconds: 73,
+    status: 'completed',
+    updated_at: '2024-03-01T10:17:00Z',
+    tracking_number_id: 'tn-1',
   };
   return { businessId, id, source: 'v1', fields, raw: { id, ...fields } };
 }
