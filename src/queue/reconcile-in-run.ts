@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { reconcileStream } from '../reconcile/reconcile-stream.js';
 import { sinkReconcileStore } from '../reconcile/sink-store.js';
@@ -9,6 +10,7 @@ import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { walkSettings, type Query } from '../sync/walkers/index.js';
 import type { SyncJobDeps } from './job-deps.js';
+import type { QueueKeys } from './names.js';
 
 /** At most one automatic repair per stream this often, so a drift that persists is not walked after every run. */
 const MAX_REPAIR_INTERVAL_MS = 60 * 60_000;
@@ -27,6 +29,22 @@ export interface ReconcileInRunOptions {
    * reconciliation, an id-level walk.
    */
   readonly when: { readonly kind: 'after_run'; readonly total: number | undefined } | { readonly kind: 'scheduled' };
+}
+
+/**
+ * BullMQ runs an interval scheduler once at once, then on multiples of the interval. A full
+ * walk at start would read every list a second time beside the first syncs, so at start each
+ * stream's full reconciliation is claimed until the first multiple: the first walk comes one
+ * interval boundary after the first start (an existing claim is left alone).
+ */
+export async function deferFullReconciles(redis: Redis, keys: QueueKeys, plans: readonly BusinessPlan[], everyMs: number, nowMs = Date.now()): Promise<void> {
+  const untilBoundary = Math.floor(nowMs / everyMs) * everyMs + everyMs - nowMs;
+  const ttlMs = Math.max(1, untilBoundary - Math.min(1_000, Math.floor(untilBoundary / 2)));
+  const pipeline = redis.pipeline();
+  for (const plan of plans) {
+    for (const descriptor of plan.streams) if (isVerifiable(descriptor)) pipeline.set(keys.fullReconcileClaim(plan.name, descriptor.name), '1', 'PX', ttlMs, 'NX');
+  }
+  await pipeline.exec();
 }
 
 async function claim(deps: SyncJobDeps, key: string, ttlMs: number): Promise<boolean> {

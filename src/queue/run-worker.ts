@@ -12,6 +12,7 @@ import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '..
 import type { SyncJobResult } from './job-deps.js';
 import { queueKeys, SYNC_QUEUE, type SyncJobData } from './names.js';
 import { keepSchedulers } from './keep-schedulers.js';
+import { deferFullReconciles } from './reconcile-in-run.js';
 import { reconcileSchedulers } from './schedulers.js';
 import { createSyncProcessor } from './sync-job.js';
 import { upstreamClients } from './upstream-clients.js';
@@ -57,6 +58,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   // Without listeners ioredis prints raw stack traces while Redis is away; one log line says it.
   for (const client of [redis, bullRedis]) client.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis unavailable; retrying'));
   const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull });
+  await deferFullReconciles(redis, keys, plans, config.reconcile.every);
   const changes = await reconcileSchedulers(queue, plans, config.schedule.every, config.reconcile.every);
   logger.info({ schedulers: changes.upserted.length, removed: changes.removed, everyMs: config.schedule.every }, 'job schedulers reconciled');
   const keeper = keepSchedulers({

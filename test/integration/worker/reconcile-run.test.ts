@@ -75,6 +75,8 @@ describe('callsync run: reconciliation with no operator', () => {
     await waitFor('the status to show it exact', async () => ((await calls())?.state === 'idle' ? true : undefined));
     expect(await calls()).toMatchObject({ difference: 0, warning: null });
     expect(await (await fetch(`${url}/metrics`)).text()).toContain('callsync_reconcile_difference{business="biz-1",stream="calls"} 0');
+    // The daily full walk is not run at start beside the first syncs: BullMQ's immediate run is deferred.
+    expect(worker.logs.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('full reconciliation'))).toEqual([]);
   });
 
   it('with reconcile.repair false, shows drift on the status page and in the metric, and changes nothing', async () => {
