@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { MockAgent, type MockInterceptor } from 'undici';
+import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HubSpotBudget } from './budget.js';
 import { ContactResolver } from './contacts.js';
@@ -38,14 +38,13 @@ describe('ContactResolver', () => {
 
   /** Answers searches with these contacts (those whose typed phone is among the searched values' numbers). */
   function answer(contacts: readonly { id: string; phone: string }[], times = 1): void {
-    const reply: MockInterceptor.MockReplyOptionsCallback = ({ body }) => {
-      const parsed = JSON.parse(String(body)) as SearchBody;
+    agent.get(ORIGIN).intercept(SEARCH).reply((options) => {
+      const parsed = JSON.parse(typeof options.body === 'string' ? options.body : '{}') as SearchBody;
       bodies.push(parsed);
       const values = new Set(parsed.filterGroups.flatMap((group) => group.filters.flatMap((filter) => filter.values)));
       const results = contacts.filter((contact) => values.has(contact.phone.replace(/\D/g, '').slice(-10))).map((contact) => ({ id: contact.id, properties: { phone: contact.phone } }));
       return { statusCode: 200, data: { total: results.length, results: [...results].reverse() } };
-    };
-    agent.get(ORIGIN).intercept(SEARCH).reply(reply).times(times);
+    }).times(times);
   }
 
   const number = (index: number) => `+1415555${String(index).padStart(4, '0')}`;
