@@ -78,7 +78,7 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
     recordingUrl: httpsUrl(fields.recording_url) ?? (voicemail ? httpsUrl(fields.api_recording_url) : null),
     body: callBody(text(fields.transcription_summary), text(fields.transcription_text)),
     title: callTitle(voicemail, direction, from, to),
-    status: hubspotCallStatus(rawText(record.raw, 'status') ?? rawText(record.raw, 'call_status')),
+    status: hubspotCallStatus(text(fields.status) ?? rawText(record.raw, 'status') ?? rawText(record.raw, 'call_status')),
     disposition: voicemail ? mapping.voicemailDisposition : null,
   };
   const properties: Record<string, string> = {};

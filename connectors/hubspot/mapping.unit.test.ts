@@ -53,7 +53,8 @@ describe('mapRecordToCall', () => {
     expect(hubspotCallStatus(status)).toBe(expected);
     const v1 = mapRecordToCall(call({}, { status }), 'calls', 'u', defaultCallMapping);
     const v2 = mapRecordToCall(call({}, { call_status: status }), 'v2_calls', 'u', defaultCallMapping);
-    for (const mapped of [v1, v2]) expect(mapped.ok && mapped.properties.hs_call_status).toBe(expected ?? undefined);
+    const normalized = mapRecordToCall(call({ status }, { status: 'completed' }), 'calls', 'u', defaultCallMapping);
+    for (const mapped of [v1, v2, ...(status === '' ? [] : [normalized])]) expect(mapped.ok && mapped.properties.hs_call_status).toBe(expected ?? undefined);
   });
 
   it('maps only to values in HubSpot\'s hs_call_status enumeration', () => {
