@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startRunWorker } from '../queue/run-worker.js';
+import { startRunWorker } from './run/start-run-worker.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
 import { configWarnings } from './config-warnings.js';
 import { explainFailure } from './failure/explain.js';

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallsyncConfig } from '../config/index.js';
 import type { RateLimiter } from '../ratelimit/index.js';
-import type { CallsyncMetrics } from '../server/index.js';
+import type { CallsyncMetrics } from '../metrics/index.js';
 import type { FailedBusinesses, StatusStore } from '../state/index.js';
 import type { Sink } from '../sink.js';
 import type { BusinessPlan } from '../sync/business-plan.js';

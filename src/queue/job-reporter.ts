@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CallsyncMetrics } from '../server/index.js';
+import type { CallsyncMetrics } from '../metrics/index.js';
 import type { StatusPatch, StatusStore } from '../state/index.js';
 import type { PageProgress } from '../sync/sync-stream.js';
 import { waitCappedMessage, type FetchEvent } from '../upstream/index.js';

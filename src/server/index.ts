@@ -1,5 +1,3 @@
-export { createMetrics, JOB_DURATION_BUCKETS } from './metrics.js';
-export type { CallsyncMetrics, MetricsOptions, StreamReading, BusinessLabels, StreamLabels } from './metrics.js';
 export { startStatusServer } from './http-server.js';
 export type { StatusServer, StatusServerOptions } from './http-server.js';
 export { runReadinessChecks, DEFAULT_READINESS_TIMEOUT_MS } from './readiness.js';

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMetrics, startStatusServer } from '../../../src/server/index.js';
+import { createMetrics } from '../../../src/metrics/index.js';
+import { startStatusServer } from '../../../src/server/index.js';
 import type { StatusServer, StatusServerOptions } from '../../../src/server/index.js';
 import { createRedisStatusStore, type StatusSnapshot, type StatusStore } from '../../../src/state/index.js';
 import { redisUrl, uniqueName } from '../services.js';

@@ -2,20 +2,21 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { CallsyncConfig } from '../config/index.js';
-import { createRedisRateLimiter } from '../ratelimit/index.js';
-import { createMetrics, startStatusServer, type Redact } from '../server/index.js';
-import type { Sink } from '../sink.js';
-import { planBusinesses } from '../sync/plan-businesses.js';
-import { createUpstreamAgent } from '../upstream/index.js';
-import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '../state/index.js';
-import type { SyncJobResult } from './job-deps.js';
-import { queueKeys, SYNC_QUEUE, type SyncJobData } from './names.js';
-import { keepSchedulers } from './keep-schedulers.js';
-import { deferFullReconciles } from './reconcile-in-run.js';
-import { reconcileSchedulers } from './schedulers.js';
-import { createSyncProcessor } from './sync-job.js';
-import { upstreamClients } from './upstream-clients.js';
+import type { CallsyncConfig } from '../../config/index.js';
+import { createRedisRateLimiter } from '../../ratelimit/index.js';
+import { createMetrics } from '../../metrics/index.js';
+import { startStatusServer, type Redact } from '../../server/index.js';
+import type { Sink } from '../../sink.js';
+import { planBusinesses } from '../../sync/plan-businesses.js';
+import { createUpstreamAgent } from '../../upstream/index.js';
+import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '../../state/index.js';
+import type { SyncJobResult } from '../../queue/job-deps.js';
+import { queueKeys, SYNC_QUEUE, type SyncJobData } from '../../queue/names.js';
+import { keepSchedulers } from '../../queue/keep-schedulers.js';
+import { deferFullReconciles } from '../../queue/reconcile-in-run.js';
+import { reconcileSchedulers } from '../../queue/schedulers.js';
+import { createSyncProcessor } from '../../queue/sync-job.js';
+import { upstreamClients } from '../../queue/upstream-clients.js';
 
 export interface RunWorkerOptions {
   readonly config: CallsyncConfig;
@@ -35,7 +36,7 @@ export interface RunWorker {
   shutdown(): Promise<void>;
 }
 
-/** Starts one `run` replica: schedulers reconciled, a BullMQ worker, and the operators' HTTP port. */
+/** Starts one `run` replica (the composition root of `run`): schedulers reconciled, a BullMQ worker, and the operators' HTTP port. */
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
   const { config, sink, logger } = options;
   const keys = queueKeys(config.redis.prefix);
