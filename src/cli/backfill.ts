@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
-import { createLogReporter } from './backfill/log-reporter.js';
+import { backfillOutput } from './backfill/output.js';
 import { runBackfill } from './backfill/run-backfill.js';
 import { failedBusinesses, formatSummary } from './backfill/summary.js';
 import type { BusinessOutcome } from '../sync/sync-business.js';
 import { failureFix, upstreamUnreachable } from './backfill/failure-fix.js';
 import { asStopped, StoredTally, stoppedLines } from './backfill/stopped.js';
-import { createTtyReporter } from './backfill/tty-reporter.js';
 import { EXIT, type ExitCode } from './failure/exit-codes.js';
 import { openSink, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { createLogger } from './logger.js';
 import { selectPlans } from './select-plans.js';
 import { onShutdownSignal } from './shutdown.js';
 
@@ -31,9 +29,10 @@ export function registerBackfillCommand(program: Command): void {
     .option('--no-progress', 'log lines instead of progress bars, even on a terminal')
     .action(async (flags: BackfillFlags) => {
       const { config, secrets } = await loadCliConfig(flags.config);
-      const logger = createLogger({ level: config.log.level, secrets });
       const plans = selectPlans(config, flags.config, { business: flags.business, stream: flags.stream }, 'sync');
       if (plans === undefined) return;
+      const output = backfillOutput({ plans, config, bars: flags.progress && process.stderr.isTTY === true, level: config.log.level, secrets });
+      const { logger } = output;
       const sink = await openSink(config.sink, planTables(plans), logger);
       const abort = new AbortController();
       const stopListening = onShutdownSignal(() => {
@@ -41,14 +40,11 @@ export function registerBackfillCommand(program: Command): void {
         abort.abort();
       });
       const tally = new StoredTally();
-      const reporter = tally.wrap(
-        flags.progress && process.stderr.isTTY
-          ? createTtyReporter(plans, config.upstream.pageSize, logger)
-          : createLogReporter(logger),
-      );
+      const reporter = tally.wrap(output.reporter);
       try {
         const finished = await runBackfill({ config, plans, sink, reporter, signal: abort.signal });
         const outcomes = abort.signal.aborted ? asStopped(finished, plans, tally) : finished;
+        output.flushLogs();
         process.stdout.write(`${formatSummary(outcomes)}\n`);
         process.exitCode = reportEnd(outcomes, config.businesses.map((b) => b.name));
       } finally {

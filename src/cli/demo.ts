@@ -3,13 +3,11 @@ import type { Command } from 'commander';
 import { createSink } from '../../connectors/registry.js';
 import { startSimulator } from '../simulator/index.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
-import { createLogReporter } from './backfill/log-reporter.js';
 import { runBackfill } from './backfill/run-backfill.js';
 import { failedBusinesses, formatSummary } from './backfill/summary.js';
-import { createTtyReporter } from './backfill/tty-reporter.js';
+import { backfillOutput } from './backfill/output.js';
 import { demoConfig } from './demo/demo-config.js';
 import { tableCounts } from './demo/table-counts.js';
-import { createLogger } from './logger.js';
 import { formatTable } from './text-table.js';
 
 interface DemoFlags {
@@ -35,15 +33,13 @@ export function registerDemoCommand(program: Command): void {
         numbers: 5,
         seed: 1,
       });
-      const logger = createLogger({ level: 'warn' });
       try {
         const config = demoConfig(simulator, databasePath);
         const plans = planBusinesses(config);
+        const { logger, reporter, flushLogs } = backfillOutput({ plans, config, bars: process.stderr.isTTY === true, level: 'warn' });
         const sink = await createSink(config.sink, { logger });
-        const reporter = process.stderr.isTTY
-          ? createTtyReporter(plans, config.upstream.pageSize, logger)
-          : createLogReporter(logger);
         const outcomes = await runBackfill({ config, plans, sink, reporter }).finally(() => sink.close());
+        flushLogs();
         const counts = tableCounts(databasePath, [...new Set(plans.flatMap((plan) => plan.streams.map((stream) => stream.table.table)))]);
         process.stdout.write(
           [

@@ -6,7 +6,8 @@ export interface BackfillReporter {
   streamStarted(business: string, stream: string): void;
   page(progress: PageProgress): void;
   request(business: string, status: number | undefined): void;
-  waiting(business: string, waitMs: number, reason: string): void;
+  /** `reason` is `budget` for a wait for the rate-limit budget, else the retry's reason with its `attempt`. */
+  waiting(business: string, waitMs: number, reason: string, attempt?: number): void;
   warning(business: string, stream: string, message: string): void;
   businessDone(outcome: BusinessOutcome): void;
   stop(): void;

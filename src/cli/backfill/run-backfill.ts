@@ -51,7 +51,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
               if (event.type === 'response') reporter.request(plan.name, event.status);
               else if (event.type === 'budget-wait') reporter.waiting(plan.name, event.waitMs, 'budget');
               else if (event.type === 'wait-capped') reporter.warning(plan.name, event.path.replace(/^\/+/, ''), waitCappedMessage(event));
-              else reporter.waiting(plan.name, event.waitMs, event.reason);
+              else reporter.waiting(plan.name, event.waitMs, event.reason, event.attempt);
             },
           });
           const outcome = await syncBusiness({

@@ -1,23 +1,35 @@
 import cliProgress from 'cli-progress';
-import type { Logger } from 'pino';
 import type { BusinessPlan } from '../../sync/business-plan.js';
-import { BusinessProgress } from './business-progress.js';
+import { BusinessProgress, type Phase } from './business-progress.js';
 import type { BackfillReporter } from './reporter.js';
 
-const FORMAT =
-  '{business} |{bar}| {value}/{total} records | {pages} pages | {rpm} req/min | {stream} | ETA {etaText}';
+const FORMAT = '{business} |{bar}| {value}/{total} records | {rate} rec/s | ETA {etaText} | {status}';
 
-/** One live bar per business; warnings and failures still go to the log, above the bars. */
-export function createTtyReporter(plans: readonly BusinessPlan[], pageSize: number, logger: Logger): BackfillReporter {
-  const width = Math.max(...plans.map((plan) => plan.name.length));
+export interface TtyReporterOptions {
+  readonly plans: readonly BusinessPlan[];
+  readonly pageSize: number;
+  /** `upstream.retry.maxAttempts`, the m of "retrying n/m". */
+  readonly maxAttempts: number;
+  /** @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * One live bar per business saying what it does (syncing, waiting for budget until a time,
+ * retrying, done, failed). Nothing else writes to the terminal while the bars are up: log lines
+ * are held (see {@link createHeldLines}) and printed below the bars when they stop.
+ */
+export function createTtyReporter(options: TtyReporterOptions): BackfillReporter {
+  const now = options.now ?? Date.now;
+  const width = Math.max(...options.plans.map((plan) => plan.name.length));
   const bars = new cliProgress.MultiBar(
-    { format: FORMAT, hideCursor: true, clearOnComplete: false, stopOnComplete: false, etaBuffer: 1, fps: 5 },
+    { format: FORMAT, hideCursor: true, clearOnComplete: false, stopOnComplete: false, fps: 5 },
     cliProgress.Presets.shades_classic,
   );
   const entries = new Map(
-    plans.map((plan) => {
-      const progress = new BusinessProgress(plan.name, plan.bucket, pageSize);
-      const bar = bars.create(1, 0, { business: plan.name.padEnd(width), pages: 0, rpm: 0, stream: '', etaText: '-' });
+    options.plans.map((plan) => {
+      const progress = new BusinessProgress(plan.name, plan.bucket, options.pageSize);
+      const bar = bars.create(1, 0, { business: plan.name.padEnd(width), rate: '0', etaText: '-', status: 'starting' });
       return [plan.name, { progress, bar }] as const;
     }),
   );
@@ -25,39 +37,90 @@ export function createTtyReporter(plans: readonly BusinessPlan[], pageSize: numb
     const entry = entries.get(business);
     if (entry === undefined) return;
     const { progress, bar } = entry;
-    const now = Date.now();
-    const eta = progress.etaSeconds(now);
+    const at = now();
+    const eta = progress.etaSeconds(at);
     bar.setTotal(Math.max(1, progress.expectedRecords()));
     bar.update(progress.records, {
-      pages: progress.pages,
-      rpm: progress.requestsPerMinute(now),
-      stream: progress.stream,
+      rate: progress.recordsPerSecond(at).toFixed(progress.recordsPerSecond(at) < 10 ? 1 : 0),
       etaText: eta === undefined ? '-' : formatSeconds(eta),
+      status: phaseText(progress.phaseAt(at), progress.stream),
     });
   };
+  // The rate and the wait's countdown move between events too.
+  const ticker = setInterval(() => {
+    for (const business of entries.keys()) refresh(business);
+  }, 1_000);
+  ticker.unref();
+  const set = (business: string, change: (progress: BusinessProgress) => void): void => {
+    const entry = entries.get(business);
+    if (entry !== undefined) change(entry.progress);
+    refresh(business);
+  };
   return {
-    streamStarted: (business, stream) => {
-      const entry = entries.get(business);
-      if (entry !== undefined) entry.progress.stream = stream;
-      refresh(business);
+    streamStarted: (business, stream) => set(business, (p) => p.start(stream, now())),
+    page: (page) => set(page.businessId, (p) => p.recordPage(page.stream, page.records, page.total, now())),
+    request: (business, status) => {
+      if (status !== undefined && status < 300) set(business, (p) => p.answered());
     },
-    page: (page) => {
-      entries.get(page.businessId)?.progress.recordPage(page.stream, page.records, page.total);
-      refresh(page.businessId);
+    waiting: (business, waitMs, reason, attempt) =>
+      set(business, (p) => {
+        p.phase = reason === 'budget'
+          ? { kind: 'waiting', untilMs: now() + waitMs }
+          : { kind: 'retrying', reason, attempt: attempt ?? 1, maxAttempts: options.maxAttempts };
+      }),
+    warning: () => undefined,
+    businessDone: (outcome) =>
+      set(outcome.business, (p) => {
+        const failure = outcome.failure ?? outcome.streams.find((s) => s.failure !== undefined)?.failure;
+        const stopped = outcome.streams.some((s) => s.result?.stopped === true);
+        p.phase = failure !== undefined ? { kind: 'failed', reason: failure.kind } : stopped ? { kind: 'stopped' } : { kind: 'done' };
+      }),
+    stop: () => {
+      clearInterval(ticker);
+      for (const business of entries.keys()) refresh(business);
+      bars.stop();
     },
-    request: (business) => {
-      entries.get(business)?.progress.recordRequest(Date.now());
-      refresh(business);
+  };
+}
+
+/** The bar's last column. */
+export function phaseText(phase: Phase, stream: string): string {
+  switch (phase.kind) {
+    case 'syncing':
+      return `syncing ${stream}`;
+    case 'waiting':
+      return `waiting for budget until ${new Date(phase.untilMs).toTimeString().slice(0, 8)}`;
+    case 'retrying':
+      return `retrying (${phase.reason}) ${phase.attempt}/${phase.maxAttempts}`;
+    case 'failed':
+      return `failed (${phase.reason})`;
+    case 'stopped':
+      return 'stopped';
+    case 'done':
+      return 'done';
+  }
+}
+
+/**
+ * A log destination that holds lines while the bars are drawn (a line written between redraws
+ * would be drawn over) and hands them to `flush` afterwards, below the bars. Keeps the last `max`.
+ */
+export function createHeldLines(max = 500): { write(line: string): void; flush(write: (text: string) => void): void } {
+  const held: string[] = [];
+  let dropped = 0;
+  return {
+    write(line) {
+      held.push(line);
+      if (held.length > max) {
+        held.shift();
+        dropped += 1;
+      }
     },
-    waiting: () => undefined,
-    warning: (business, stream, message) => bars.log(`${business}/${stream}: ${message}\n`),
-    businessDone: (outcome) => {
-      const entry = entries.get(outcome.business);
-      if (entry !== undefined) entry.progress.stream = outcome.failure === undefined ? 'done' : 'FAILED';
-      refresh(outcome.business);
-      if (outcome.failure !== undefined) logger.error({ business: outcome.business }, outcome.failure.message);
+    flush(write) {
+      if (dropped > 0) write(`(${dropped} earlier log lines not shown)\n`);
+      for (const line of held.splice(0)) write(line.endsWith('\n') ? line : `${line}\n`);
+      dropped = 0;
     },
-    stop: () => bars.stop(),
   };
 }
 
