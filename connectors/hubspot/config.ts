@@ -20,6 +20,8 @@ export const hubspotMappingSchema = z.strictObject({
   disposition: propertyName.nullable().optional(),
   /** Disposition written for voicemails; HubSpot's "Left voicemail" GUID by default. */
   voicemailDisposition: z.string().min(1).optional(),
+  /** Record field (a config-declared column, or a built-in one) → the call property it is written to, as text. */
+  fields: z.record(z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, { error: 'expected a column name' }), propertyName).optional(),
 });
 
 /** Client-side budget at HubSpot's published limits; HubSpot's headers lower it further when the portal is shared. */

@@ -20,6 +20,8 @@ export interface CallPropertyMapping {
   readonly status: string | null;
   readonly disposition: string | null;
   readonly voicemailDisposition: string;
+  /** Record fields (declared columns, `columns:` in the config) copied as text to the named properties. */
+  readonly fields: Readonly<Record<string, string>>;
 }
 
 export const defaultCallMapping: CallPropertyMapping = Object.freeze({
@@ -34,6 +36,7 @@ export const defaultCallMapping: CallPropertyMapping = Object.freeze({
   status: 'hs_call_status',
   disposition: 'hs_call_disposition',
   voicemailDisposition: LEFT_VOICEMAIL_DISPOSITION,
+  fields: {},
 });
 
 /** The default mapping with the config's overrides applied (keys left out keep their default). */
@@ -83,8 +86,12 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
   };
   const properties: Record<string, string> = {};
   for (const [key, value] of Object.entries(values)) {
-    const property = mapping[key as keyof Omit<CallPropertyMapping, 'voicemailDisposition'>];
+    const property = mapping[key as keyof Omit<CallPropertyMapping, 'voicemailDisposition' | 'fields'>];
     if (property !== null && value !== null) properties[property] = value;
+  }
+  for (const [field, property] of Object.entries(mapping.fields)) {
+    const value = fields[field];
+    if (value !== null && value !== undefined) properties[property] = String(value);
   }
   const uniqueValue = callUniqueValue(record.businessId, stream, record.id);
   properties[uniqueProperty] = uniqueValue;

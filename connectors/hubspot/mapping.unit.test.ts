@@ -83,4 +83,11 @@ describe('mapRecordToCall', () => {
     expect(mapped.ok && mapped.properties).not.toHaveProperty('hs_call_title');
     expect(mapped.ok && mapped.properties).not.toHaveProperty('hs_call_from_number');
   });
+
+  it('writes declared columns to the properties the config names, as text, leaving out nulls', () => {
+    const mapping = resolveMapping({ fields: { lead_source: 'lead_source_c', score: 'lead_score_c', campaign: 'campaign_c' } });
+    const mapped = mapRecordToCall(call({ lead_source: 'google', score: 7, campaign: null }), 'calls', 'u', mapping);
+    expect(mapped.ok && mapped.properties).toMatchObject({ lead_source_c: 'google', lead_score_c: '7' });
+    expect(mapped.ok && mapped.properties).not.toHaveProperty('campaign_c');
+  });
 });
