@@ -42,6 +42,25 @@ describe('reconcileSchedulers', () => {
     expect(schedulers.every((s) => Number(s.every) === 30_000)).toBe(true);
   });
 
+  it('adds a full reconciliation per countable (v1) stream, none for v2, and removes it with its stream', async () => {
+    await reconcileSchedulers(queue, [plan('recon', ['calls', 'voicemails', 'numbers'])], 60_000, 86_400_000);
+    const ours = (await queue.getJobSchedulers(0, -1)).filter((s) => s.key.includes(':recon:'));
+    expect(ours.map((s) => [s.key, s.name, Number(s.every)]).sort()).toEqual([
+      ['reconcile:recon:calls', 'reconcile', 86_400_000],
+      ['reconcile:recon:numbers', 'reconcile', 86_400_000],
+      ['sync:recon:calls', 'sync', 60_000],
+      ['sync:recon:numbers', 'sync', 60_000],
+      ['sync:recon:voicemails', 'sync', 60_000],
+    ]);
+    const changes = await reconcileSchedulers(queue, [plan('recon', ['voicemails'])], 60_000, 86_400_000);
+    expect([...changes.removed].filter((id) => id.includes(':recon:')).sort()).toEqual([
+      'reconcile:recon:calls',
+      'reconcile:recon:numbers',
+      'sync:recon:calls',
+      'sync:recon:numbers',
+    ]);
+  });
+
   it('schedules a thousand businesses × three streams', async () => {
     const plans = Array.from({ length: 1_000 }, (_, i) => plan(`b${i}`, ['calls', 'voicemails', 'numbers']));
     await reconcileSchedulers(queue, plans, 60_000);
