@@ -47,6 +47,18 @@ export async function deferFullReconciles(redis: Redis, keys: QueueKeys, plans: 
   await pipeline.exec();
 }
 
+/** A walk cut off (a budget pause, a shutdown, an error) frees its claim, so the next job resumes it from its checkpoint. */
+async function releasingOnCutOff<T>(deps: SyncJobDeps, claimKey: string, signal: AbortSignal, walk: () => Promise<T>): Promise<T> {
+  try {
+    const result = await walk();
+    if (signal.aborted) await deps.redis.del(claimKey);
+    return result;
+  } catch (error) {
+    await deps.redis.del(claimKey);
+    throw error;
+  }
+}
+
 async function claim(deps: SyncJobDeps, key: string, ttlMs: number): Promise<boolean> {
   return (await deps.redis.set(key, '1', 'PX', Math.max(1, Math.floor(ttlMs)), 'NX')) === 'OK';
 }
@@ -79,8 +91,9 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
   let check: StreamCheck;
   if (when.kind === 'scheduled') {
     // A restart re-creates the schedule and BullMQ runs it at once; one full walk per interval is enough.
-    if (!(await claim(deps, deps.keys.fullReconcileClaim(plan.name, descriptor.name), reconcile.every * 0.9))) return undefined;
-    check = await reconcileStream({ ...base, mode: reconcile.repair ? 'repair' : 'walk' });
+    const claimKey = deps.keys.fullReconcileClaim(plan.name, descriptor.name);
+    if (!(await claim(deps, claimKey, reconcile.every * 0.9))) return undefined;
+    check = await releasingOnCutOff(deps, claimKey, options.signal, () => reconcileStream({ ...base, mode: reconcile.repair ? 'repair' : 'walk' }));
     logCheck(logger, check, reconcile.repair ? 'full reconciliation (repairing)' : 'full reconciliation');
   } else {
     if (when.total === undefined) return undefined;
@@ -100,14 +113,7 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     if (!(await claim(deps, claimKey, Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS)))) {
       return { difference: check.difference ?? 0, drift: describeDrift(check) };
     }
-    try {
-      check = await reconcileStream({ ...base, mode: 'repair' });
-    } catch (error) {
-      // A repair cut off (a budget pause, a shutdown) resumes from its checkpoint at the next run, not an hour later.
-      await deps.redis.del(claimKey);
-      throw error;
-    }
-    if (options.signal.aborted) await deps.redis.del(claimKey);
+    check = await releasingOnCutOff(deps, claimKey, options.signal, () => reconcileStream({ ...base, mode: 'repair' }));
     logCheck(logger, check, check.verdict === 'differs' ? 'drift remains after repair' : 'drift repaired');
   }
   return { difference: check.difference ?? 0, drift: check.verdict === 'differs' ? describeDrift(check) : null };
