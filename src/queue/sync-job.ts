@@ -41,10 +41,13 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       deps.logger.debug({ business, stream, jobId: job.id }, 'another job is syncing this stream; skipped');
       return { outcome: 'busy' };
     }
+    const started = Date.now();
     try {
       const end = await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals), job.name === RECONCILE_JOB ? 'reconcile' : 'sync');
       switch (end.kind) {
         case 'synced':
+          // One info line per run, so an operator reading `run`'s log sees every sync without debug.
+          deps.logger.info({ business, stream, records: end.result.records, written: end.result.written, durationMs: Date.now() - started }, 'sync done');
           return { outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written };
         case 'reconciled':
           return { outcome: 'reconciled', drift: end.drift };

@@ -1,3 +1,4 @@
+import { forTerminal } from '../redact/index.js';
 import type { StreamStatus } from '../state/index.js';
 import { STATE_LABELS } from './format.js';
 import type { StatusSnapshot } from '../state/index.js';
@@ -33,15 +34,11 @@ const MESSAGE_HEADER = 'LAST ERROR / WARNING';
 const MIN_MESSAGE_WIDTH = 12;
 
 /**
- * Makes stored text safe and single-line for a terminal: control characters (including escape
- * sequences a hostile upstream message could carry) become spaces, runs of space collapse.
+ * Makes stored text safe and single-line for a terminal: the one control-character filter
+ * (escape sequences a hostile upstream message could carry go whole), then runs of space collapse.
  */
 export function terminalSafe(text: string): string {
-  const visible = Array.from(text, (char) => {
-    const code = char.codePointAt(0) ?? 0;
-    return code < 0x20 || (code >= 0x7f && code <= 0x9f) ? ' ' : char;
-  }).join('');
-  return visible.replace(/\s+/g, ' ').trim();
+  return forTerminal(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Cuts `text` to `width` characters (code points), marking the cut with `…`. */

@@ -21,7 +21,8 @@ export function withCheckpoints(snapshot: StatusSnapshot, configured: readonly C
     const walk = summarizePosition(checkpoint?.position);
     const reported = entry.streams.find((status) => status.stream === stream);
     const status: StreamStatus = reported
-      ? { ...reported, walk }
+      ? // The sink's count covers every writer (a backfill too); a worker's count only what it wrote since its status began.
+        { ...reported, walk, recordsSynced: Math.max(reported.recordsSynced, checkpoint?.recordsSynced ?? 0) }
       : {
           ...emptyStatus(business, stream, snapshot.generatedAt),
           lagSeconds: null,
