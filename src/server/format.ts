@@ -37,8 +37,37 @@ export function formatLag(lagSeconds: number | null): string {
 }
 
 /** `12/60` requests used this window; `-` when the limiter has not reported. */
-export function formatBudget(budget: { readonly limit: number; readonly usedThisWindow: number } | null): string {
-  return budget === null ? '-' : `${budget.usedThisWindow}/${budget.limit}`;
+export function formatBudget(budget: { readonly limit: number; readonly usedThisWindow: number; readonly resetAt: string } | null): string {
+  return budget === null ? '-' : `${budget.usedThisWindow}/${budget.limit}, resets ${formatClock(budget.resetAt)}`;
+}
+
+/** `07:15:02 UTC` from an ISO time; the date is left out, as the window is at most a day. */
+export function formatClock(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? '?' : `${at.toISOString().slice(11, 19)} UTC`;
+}
+
+/**
+ * What the operator does about a stream in this state, naming the command; null when nothing.
+ * The status page and `callsync status` show the same words.
+ */
+export function stateFix(status: Pick<StreamStatus, 'state' | 'business' | 'stream'>): string | null {
+  const { business, stream } = status;
+  switch (status.state) {
+    case 'auth_failed':
+      return `fix the key (apiKey, session or v2Token of business ${business}), then \`callsync resume ${business}\``;
+    case 'failed':
+      return `read the last error; the next scheduled run retries (\`callsync backfill --business ${business} --stream ${stream}\` runs it now)`;
+    case 'gap_warning':
+      return `read the warning; \`callsync reconcile --business ${business} --stream ${stream}\` compares with upstream`;
+    case 'drift':
+      return `repaired by the next reconciliation unless reconcile.repair is false; \`callsync reconcile --business ${business} --stream ${stream} --repair\` repairs now`;
+    case 'waiting_for_budget':
+      return 'nothing: it resumes when the window resets (see the budget)';
+    case 'idle':
+    case 'syncing':
+      return null;
+  }
 }
 
 /** `1,234,567`: fixed locale so output does not depend on the machine. */

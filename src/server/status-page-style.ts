@@ -26,6 +26,6 @@ export const STATUS_PAGE_CSS =
   '.state{font-weight:600;white-space:nowrap;border-radius:3px}' +
   '.error{color:#8a1111;max-width:40rem;overflow-wrap:anywhere}.warning{color:#8a3d00;overflow-wrap:anywhere}' +
   '.business-failed{background:#f9d7d7;color:#8a1111;padding:.5rem;border-radius:3px;font-weight:600}' +
-  '.chart rect{fill:#4a7fc1}.chart .axis{stroke:#999}.chart-caption{color:#666;margin:0;font-size:12px}' +
+  '.chart rect{fill:#4a7fc1}.chart .axis{stroke:#999}.chart .tick{fill:#666;font-size:10px}.fix{color:#333;font-style:italic}.chart-caption{color:#666;margin:0;font-size:12px}' +
   '.legend li{margin:.2rem 0}.legend .state{padding:0 .3rem}' +
   stateRules;

@@ -2,7 +2,7 @@ import { STREAM_STATES, type StreamStatus } from '../state/index.js';
 import { STATE_LABELS } from './format.js';
 import type { BusinessStatus, StatusSnapshot } from '../state/index.js';
 import { escapeHtml } from './html.js';
-import { formatAgo, formatBudget, formatCount, formatLag } from './format.js';
+import { formatAgo, formatBudget, formatCount, formatLag, stateFix } from './format.js';
 import { renderActivityChart } from './status-chart.js';
 import { STATUS_PAGE_CSS } from './status-page-style.js';
 
@@ -30,11 +30,13 @@ function messageCell(status: StreamStatus): string {
   const parts: string[] = [];
   if (status.lastError !== null) parts.push(`<div class="error">${escapeHtml(status.lastError)}</div>`);
   if (status.warning !== null) parts.push(`<div class="warning">${escapeHtml(status.warning)}</div>`);
+  const fix = stateFix(status);
+  if (fix !== null) parts.push(`<div class="fix">Fix: ${escapeHtml(fix)}</div>`);
   return `<td>${parts.join('') || '-'}</td>`;
 }
 
 function streamRow(status: StreamStatus, nowIso: string): string {
-  const budgetTitle = status.budget === null ? '' : ` title="window resets ${escapeHtml(status.budget.resetAt)}"`;
+  const budgetTitle = status.budget === null ? '' : ` title="the rate-limit window resets at ${escapeHtml(status.budget.resetAt)}"`;
   return (
     `<tr data-business="${escapeHtml(status.business)}" data-stream="${escapeHtml(status.stream)}">` +
     `<td>${escapeHtml(status.stream)}</td>` +
@@ -52,12 +54,15 @@ function streamRow(status: StreamStatus, nowIso: string): string {
 
 const HEAD_ROW =
   '<tr><th scope="col">Stream</th><th scope="col">State</th><th scope="col">Last success</th><th scope="col">Lag</th>' +
-  '<th scope="col">Records synced</th><th scope="col">Budget used (window)</th><th scope="col">Dead letters</th>' +
-  '<th scope="col">Last error / warning</th></tr>';
+  '<th scope="col">Records synced</th><th scope="col">Budget used (window reset)</th><th scope="col">Dead letters</th>' +
+  '<th scope="col">Last error / warning / fix</th></tr>';
 
 function businessSection(business: BusinessStatus, nowIso: string): string {
   const failed =
-    business.failed === null ? '' : `<p class="business-failed" role="alert">Stopped: ${escapeHtml(business.failed)}</p>`;
+    business.failed === null
+      ? ''
+      : `<p class="business-failed" role="alert">Stopped: ${escapeHtml(business.failed)}. ` +
+        `Fix: ${escapeHtml(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '')}</p>`;
   const rows = business.streams.map((status) => streamRow(status, nowIso)).join('');
   return (
     `<section class="business" data-business="${escapeHtml(business.name)}">` +

@@ -73,12 +73,28 @@ describe('status page', () => {
 
   it('shows a stopped business, its chart of the last hour and a self-refresh without script', () => {
     const html = renderStatusPage(snapshot([status()], 'upstream 401: invalid API key'), { refreshSeconds: 10 });
-    expect(html).toContain('<p class="business-failed" role="alert">Stopped: upstream 401: invalid API key</p>');
+    expect(html).toContain(
+      '<p class="business-failed" role="alert">Stopped: upstream 401: invalid API key. Fix: fix the key (apiKey, session or v2Token of business acme), then `callsync resume acme`</p>',
+    );
     expect(html).toContain('<meta http-equiv="refresh" content="10">');
     expect(html.match(/<rect /g)).toHaveLength(60);
     expect(html).toMatch(/<rect x="[\d.]+" y="0" width="[\d.]+" height="48">/);
     expect(html).toContain('50 total, peak 40');
     expect(html).not.toMatch(/<script|src=|href="http/);
+  });
+
+  it('gives each state needing a person its fix, the budget its window reset, and the chart a time axis', () => {
+    const minutes = Array.from({ length: 60 }, (_, i) => ({ minute: `2024-05-01T11:${String(i).padStart(2, '0')}Z`, records: i }));
+    const html = renderStatusPage({
+      generatedAt: NOW,
+      businesses: [{ name: 'acme', failed: null, activity: minutes, streams: [status({ state: 'failed', lastError: 'HTTP 500' }), status({ stream: 'numbers' })] }],
+    });
+    const rows = html.split('<tr data-business=').slice(1);
+    expect(rows[0]).toContain('<div class="fix">Fix: read the last error; the next scheduled run retries (`callsync backfill --business acme --stream calls` runs it now)</div>');
+    expect(rows[1]).not.toContain('class="fix"');
+    expect(rows[0]).toContain('>12/60, resets 12:01:00 UTC<');
+    const ticks = [...html.matchAll(/<text [^>]*class="tick">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(ticks).toEqual(['11:00', '11:29', '11:59']);
   });
 
   it('says so when nothing has reported yet', () => {

@@ -2,7 +2,7 @@ import { forTerminal } from '../redact/index.js';
 import type { StreamStatus } from '../state/index.js';
 import { STATE_LABELS } from './format.js';
 import type { StatusSnapshot } from '../state/index.js';
-import { formatAgo, formatBudget, formatCount, formatLag, formatWalk } from './format.js';
+import { formatAgo, formatBudget, formatCount, formatLag, formatWalk, stateFix } from './format.js';
 
 export interface StatusTableOptions {
   /** Widest line produced, in characters. @defaultValue 120 */
@@ -26,7 +26,7 @@ const COLUMNS: readonly Column[] = [
   { header: 'LAST SUCCESS', max: 13, numeric: false, value: (s, now) => formatAgo(s.lastSuccessAt, now) },
   { header: 'LAG', max: 7, numeric: true, value: (s) => formatLag(s.lagSeconds) },
   { header: 'RECORDS', max: 11, numeric: true, value: (s) => formatCount(s.recordsSynced) },
-  { header: 'BUDGET', max: 9, numeric: true, value: (s) => formatBudget(s.budget) },
+  { header: 'BUDGET', max: 26, numeric: true, value: (s) => formatBudget(s.budget) },
   { header: 'DEAD', max: 7, numeric: true, value: (s) => formatCount(s.deadLetters) },
   { header: 'WALK', max: 32, numeric: false, value: (s) => formatWalk(s.walk) },
 ];
@@ -87,6 +87,12 @@ export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTable
     const lastHour = business.activity.reduce((sum, b) => sum + b.records, 0);
     const stopped = business.failed === null ? '' : `; STOPPED: ${terminalSafe(business.failed)}`;
     lines.push(shorten(`${terminalSafe(business.name)}: ${formatCount(lastHour)} records in the last hour${stopped}`, width));
+    if (business.failed !== null) lines.push(shorten(`  fix: ${terminalSafe(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '')}`, width));
+  }
+  // A fix per stream that needs a person (a wait for budget does not; a stopped business has its line above).
+  for (const status of streams) {
+    const fix = status.state === 'waiting_for_budget' || (status.state === 'auth_failed' && snapshot.businesses.some((b) => b.name === status.business && b.failed !== null)) ? null : stateFix(status);
+    if (fix !== null) lines.push(shorten(`${terminalSafe(`${status.business}/${status.stream}`)} ${STATE_LABELS[status.state]}: fix: ${terminalSafe(fix)}`, width));
   }
   lines.push(`as of ${now}`);
   return lines.join('\n');

@@ -55,13 +55,15 @@ describe('status table', () => {
         { name: 'bolt', failed: 'upstream 401: invalid API key', activity: [], streams: [] },
       ],
     };
-    expect(formatStatusTable(snapshot).split('\n')).toEqual([
-      'BUSINESS  STREAM      STATE        LAST SUCCESS     LAG    RECORDS  BUDGET  DEAD  WALK          LAST ERROR / WARNING',
-      'acme      calls       idle         1h 05m ago    1h 05m  1,234,567   12/60     3  newest first  -',
-      'acme      voicemails  gap warning  never              -          5       -     3  -             possible gap',
+    expect(formatStatusTable(snapshot, { width: 160 }).split('\n')).toEqual([
+      'BUSINESS  STREAM      STATE        LAST SUCCESS     LAG    RECORDS                      BUDGET  DEAD  WALK          LAST ERROR / WARNING',
+      'acme      calls       idle         1h 05m ago    1h 05m  1,234,567  12/60, resets 12:00:00 UTC     3  newest first  -',
+      'acme      voicemails  gap warning  never              -          5                           -     3  -             possible gap',
       '',
       'acme: 12 records in the last hour',
       'bolt: 0 records in the last hour; STOPPED: upstream 401: invalid API key',
+      '  fix: fix the key (apiKey, session or v2Token of business bolt), then `callsync resume bolt`',
+      'acme/voicemails gap warning: fix: read the warning; `callsync reconcile --business acme --stream voicemails` compares with upstream',
       `as of ${NOW}`,
     ]);
   });
