@@ -22,6 +22,8 @@ export interface Misbehaviour {
   emptyPagesWithMore?: boolean;
   /** Every cursor is a new string (`c{boundary}.{n}`), as opaque cursors with a timestamp are. */
   mintCursors?: boolean;
+  /** The last page carries no `next_cursor` (the spec does not say it does). */
+  noCursorOnLastPage?: boolean;
   total?: number;
 }
 
@@ -83,7 +85,8 @@ export class FakeList {
     }
     if (this.bad.emptyPagesWithMore && boundary !== undefined) return { calls: [], total, has_more: true, next_cursor: `c${next + 1}` };
     const cursor = this.bad.mintCursors ? `c${next}.${(this.#minted += 1)}` : `c${next}`;
-    return { calls: slice, total, has_more: more || this.bad.stuckCursor === true || this.bad.cyclingCursor === true, next_cursor: cursor };
+    const hasMore = more || this.bad.stuckCursor === true || this.bad.cyclingCursor === true;
+    return { calls: slice, total, has_more: hasMore, ...(hasMore || this.bad.noCursorOnLastPage !== true ? { next_cursor: cursor } : {}) };
   }
 }
 

@@ -28,7 +28,10 @@ type Mode = 'cursor' | 'offset' | 'page';
  * that repeats or cycles cursors, answers "more" with an empty page, repeats the previous page
  * (ignores `offset`/`page`) or states a negative `total` stops the walk with a message naming
  * the symptom and the endpoint, before that page moves the position, so nothing loops and the
- * stored position never passes what was stored. A server that returns fewer records than asked
+ * stored position never passes what was stored. A stop that shows the cursor sent was bad (its
+ * page is empty, or repeats one already read) also takes back the page that handed out that
+ * cursor: its stored place pairs a cursor pointing back with an offset counted forward, and a
+ * later offset fallback from that offset would skip records. A server that returns fewer records than asked
  * while saying there are more caps the page size silently: the walk adopts its size.
  */
 export async function* listPages(context: WalkContext, from: Place): AsyncGenerator<ListPage> {
@@ -38,6 +41,8 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
   let size = Math.min(context.pageSize, from.pageCap ?? context.pageSize);
   let pageCap = from.pageCap;
   const guard = new ProgressGuard(`GET ${context.descriptor.path}`);
+  // The place before the last page yielded: its cursor fetched a page that passed the guards.
+  let proven: Place | undefined;
   for (;;) {
     // Page paging asks for the page holding `place.offset`; the records before it there are skipped.
     const pageStart = mode === 'page' ? Math.floor(place.offset / size) * size : place.offset;
@@ -64,7 +69,13 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
     const hasMore = payload.has_more === true;
     const next = stringField(payload, 'next_cursor');
     const more = mode === 'cursor' ? hasMore : hasMore || (total !== undefined ? consumed < total : raws.length >= size);
-    guard.check({ items, records: raws.length, full: raws.length >= size, more, sent: mode === 'cursor' ? place.cursor : undefined, next: more ? next : undefined });
+    const sent = mode === 'cursor' ? place.cursor : undefined;
+    try {
+      guard.check({ items, records: raws.length, full: raws.length >= size, more, sent, next: more ? next : undefined });
+    } catch (error) {
+      if (error instanceof BadCursorStop && sent !== undefined && proven !== undefined) yield { items: [], total, after: proven, done: false };
+      throw error;
+    }
     if (more && raws.length < size) {
       context.warn(`${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come; the server caps the page size, going on with ${raws.length}`);
       size = raws.length;
@@ -73,8 +84,10 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
       // thought it was, so it is asked for again with the right number.
       if (mode === 'page' && pageStart > 0) continue;
     }
-    const resumable = mode === 'cursor' ? (next ?? (more ? undefined : place.cursor)) : undefined;
-    place = resumable === undefined ? { offset: consumed, pageCap } : { cursor: resumable, offset: consumed, pageCap };
+    proven = place;
+    // Without a next cursor on the last page, the cursor just sent is where a later walk resumes:
+    // with the offset where that page began, so both say the same place (the page is read again).
+    place = mode !== 'cursor' ? { offset: consumed, pageCap } : next !== undefined ? { cursor: next, offset: consumed, pageCap } : more || place.cursor === undefined ? { offset: consumed, pageCap } : { cursor: place.cursor, offset: place.offset, pageCap };
     yield { items, total, after: place, done: !more };
     if (!more) return;
     // `has_more` without a cursor: an instance without cursor support; go on by offset.
@@ -113,7 +126,7 @@ class ProgressGuard {
   }
 
   check(page: { items: readonly WalkItem[]; records: number; full: boolean; more: boolean; sent: string | undefined; next: string | undefined }): void {
-    if (page.more && page.records === 0) this.#stop('the server says there are more records but sent an empty page');
+    if (page.more && page.records === 0) this.#stop('the server says there are more records but sent an empty page', true);
     if (page.sent !== undefined) this.#cursors.add(page.sent);
     if (page.next !== undefined && page.next === page.sent) this.#stop(`next_cursor repeats the cursor just sent (${short(page.next)})`);
     if (page.next !== undefined && this.#cursors.has(page.next)) this.#stop(`next_cursor ${short(page.next)} was already used in this walk (the cursors cycle)`);
@@ -121,7 +134,7 @@ class ProgressGuard {
     // Only a full page counts: a short one at the end of a newest-first list may repeat records
     // that arrivals pushed down, which is harmless.
     if (page.full && ids.length > 0 && ids.every((id) => this.#previousIds.has(id))) {
-      this.#stop('the page holds only records of the previous page (the server ignores offset/page or the cursor)');
+      this.#stop('the page holds only records of the previous page (the server ignores offset/page or the cursor)', true);
     }
     this.#previousIds = new Set(ids);
     // Opaque cursors may be minted afresh for the same place, so a cycle shows in the records.
@@ -130,15 +143,20 @@ class ProgressGuard {
     const key = `${ids.length}\u0000${first}\u0000${ids.at(-1) ?? ''}`;
     const earlier = this.#pages.get(key);
     if (earlier !== undefined) {
-      this.#stop(`page ${this.#pages.size + 1} repeats page ${earlier} of this walk (the same ${ids.length} records from id ${JSON.stringify(first)}; the cursors cycle or the server ignores offset/page)`);
+      this.#stop(`page ${this.#pages.size + 1} repeats page ${earlier} of this walk (the same ${ids.length} records from id ${JSON.stringify(first)}; the cursors cycle or the server ignores offset/page)`, true);
     }
     this.#pages.set(key, this.#pages.size + 1);
   }
 
-  #stop(symptom: string): never {
-    throw new PayloadShapeError(`${this.#endpoint}: ${symptom}; the walk stopped instead of looping, the position stays at the last good page`);
+  /** `badCursor`: the symptom is in the page the sent cursor fetched, so that cursor is not to be trusted. */
+  #stop(symptom: string, badCursor = false): never {
+    const message = `${this.#endpoint}: ${symptom}; the walk stopped instead of looping, the position stays at the last good page`;
+    throw badCursor ? new BadCursorStop(message) : new PayloadShapeError(message);
   }
 }
+
+/** A guard stop caused by the page a cursor fetched: the cursor that led there is suspect too. */
+class BadCursorStop extends PayloadShapeError {}
 
 function short(cursor: string): string {
   return JSON.stringify(cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor);

@@ -26,6 +26,9 @@ describe.each([
     expect(mirror.requests).toBeLessThanOrEqual(6);
     const offset = Number(mirror.position?.offset ?? 0);
     expect(offset).toBeLessThanOrEqual(mirror.stored.size);
+    // Cursor and offset say the same place (a cursor is a boundary, counted from the listed head),
+    // or a later offset fallback would start past what the cursor walk reached.
+    if (mirror.position?.mode === 'cursor') expect(listedAt(mirror.position.cursor, list)).toBe(offset);
 
     // Once the server is fixed the walk goes on from there and ends exact.
     list.bad = {};
@@ -47,6 +50,29 @@ describe.each(['cursor', 'offset', 'page'] as const)('a server capping the page 
     const rest = await mirror.run(walk, list, options);
     expect(mirror.missing(list)).toEqual([]);
     expect(rest.queries.every((query) => (query.limit ?? query.per_page) === 4)).toBe(true);
+  });
+});
+
+/** Where a fake list's cursor points, counted in records from the head the list is listed from. */
+function listedAt(cursor: unknown, list: FakeList): number {
+  if (typeof cursor !== 'string') throw new Error(`expected a cursor, found ${JSON.stringify(cursor)}`);
+  const boundary = Number.parseInt(cursor.slice(1), 10);
+  return list.order === 'oldest' ? boundary : list.all.length - boundary;
+}
+
+describe('a cursor list whose last page carries no next_cursor', () => {
+  it('the cursor kept to resume by and the stored offset say the same place, run after run', async () => {
+    const list = new FakeList(7, 'oldest');
+    list.bad = { noCursorOnLastPage: true };
+    const mirror = new Mirror();
+    const options = { descriptor: descriptorFor('cursor'), pageSize: 2, order: 'oldest_first' as const };
+    for (let run = 0; run < 3; run += 1) {
+      await mirror.run(walk, list, options);
+      list.add(1);
+    }
+    expect(mirror.position?.mode).toBe('cursor');
+    expect(Number(mirror.position?.offset)).toBe(listedAt(mirror.position?.cursor, list));
+    expect(Number(mirror.position?.offset)).toBeLessThanOrEqual(mirror.stored.size);
   });
 });
 
