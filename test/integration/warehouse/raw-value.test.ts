@@ -1,10 +1,12 @@
+import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSink } from '../../../connectors/registry.js';
 import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
 import type { RawConversion, SqlAdapter } from '../../../connectors/sql/sql-dialect.js';
 import { postgresAdapter } from '../../../connectors/postgres/postgres-adapter.js';
 import { sqliteAdapter } from '../../../connectors/sqlite/sqlite-adapter.js';
 import { declaredValue, parseDuration } from '../../../src/normalize/index.js';
-import type { Json } from '../../../src/sink.js';
+import type { Json, StreamTable, SyncRecord } from '../../../src/sink.js';
 
 /** Values a declared column or a call field may meet; each is read at `v` and at `n.v`. */
 const VALUES: Json[] = [
@@ -67,5 +69,34 @@ describe.each([
       }
     });
     expect(mismatches).toEqual([]);
+  });
+
+  it('stores declared number and boolean values as written, and fills them from raw when added later', async () => {
+    const config = await freshSqlConfig(dialect, cleanups);
+    const sink = await createSink(config, { logger: pino({ level: 'silent' }) });
+    try {
+      const table: StreamTable = { stream: 'forms', table: 'forms', columns: [{ name: 'score', type: 'number' }, { name: 'consent', type: 'boolean' }] };
+      await sink.prepare([table]);
+      const raws = [{ id: 'a', score: 4.5, consent: true }, { id: 'b', score: -2, consent: false }, { id: 'c', score: 'n/a', consent: 'yes' }];
+      const records: SyncRecord[] = raws.map((raw) => ({
+        businessId: 'acme',
+        id: raw.id,
+        source: 'v1',
+        fields: { score: declaredValue(raw.score, 'number'), consent: declaredValue(raw.consent, 'boolean') },
+        raw,
+      }));
+      await sink.write({ businessId: 'acme', table, records, deadLetters: [] }, {});
+      const later: StreamTable = { ...table, columns: [...table.columns, { name: 'score_again', type: 'number', from: ['score'] }, { name: 'consent_again', type: 'boolean', from: ['consent'] }] };
+      await sink.prepare([later]);
+    } finally {
+      await sink.close();
+    }
+    const rows = await querySql(config, (t) => [`select id, score, consent, score_again, consent_again from ${t('forms')} order by id`]);
+    const flag = (value: unknown) => (value === null ? null : Number(value));
+    expect(rows.map((row) => [row.id, row.score, flag(row.consent), row.score_again, flag(row.consent_again)])).toEqual([
+      ['a', 4.5, 1, 4.5, 1],
+      ['b', -2, 0, -2, 0],
+      ['c', null, null, null, null],
+    ]);
   });
 });
