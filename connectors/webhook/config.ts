@@ -46,6 +46,12 @@ export const webhookConfigSchema = z.strictObject({
     })
     .optional(),
   retry: webhookRetrySchema.default({ maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 }),
+  /**
+   * What to do when `state` was used with another `url`: `refuse` (exit 2 naming both) or `adopt`
+   * (the new receiver takes over the old state). Start fresh by pointing `state` at a new database.
+   * @defaultValue 'refuse'
+   */
+  onEndpointChange: z.enum(['refuse', 'adopt']).default('refuse'),
 });
 
 export type WebhookConfig = z.output<typeof webhookConfigSchema>;

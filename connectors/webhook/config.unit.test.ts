@@ -11,6 +11,7 @@ describe('webhookConfigSchema', () => {
       timeoutMs: 10_000,
       batchSize: 500,
       retry: { maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 },
+      onEndpointChange: 'refuse',
     });
   });
 

@@ -5,6 +5,7 @@ import { ManagedSink } from '../managed-sink.js';
 import type { StateStore } from '../parts.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import type { WebhookConfig } from './config.js';
+import { bindEndpoint } from './endpoint-binding.js';
 import { WebhookTarget, defaultBatchId, type WebhookRuntime } from './webhook-target.js';
 
 /** Replacements for tests: a state store, a clock, deterministic jitter, instant sleeps. */
@@ -22,6 +23,14 @@ export async function createWebhookSink(config: WebhookConfig, deps: SinkDeps, o
   try {
     store = overrides.store ?? (await openSqlStore(config.state, deps.logger.child({ role: 'webhook-state' })));
   } catch (error) {
+    await ownedDispatcher?.close();
+    throw error;
+  }
+  try {
+    // An injected store is a test's own, not a database an operator could point at another receiver.
+    if (overrides.store === undefined) await bindEndpoint(store, config);
+  } catch (error) {
+    await store.close();
     await ownedDispatcher?.close();
     throw error;
   }

@@ -64,6 +64,8 @@ export function explainFailure(error: unknown, target: Target, redact: Redact = 
     new OperatorError(`${what}\nfix: ${fix}`, code, { cause: error });
   const has = (...wanted: string[]): boolean => codes.some((code) => wanted.includes(code));
 
+  // The connector already wrote the operator's two lines (which key, which choice).
+  if (has('ENDPOINT_CHANGED') && error instanceof Error) return new OperatorError(error.message, EXIT.config, { cause: error });
   if (has('3D000')) {
     const name = databaseOf(target);
     return say(`${at}: database "${name}" does not exist`, `create it (createdb ${name}) or correct ${target.key}`, EXIT.unreachable);

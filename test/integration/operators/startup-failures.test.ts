@@ -121,6 +121,25 @@ describe('start-up failures: one or two lines naming the key, the target and the
     expectPlain(result);
   });
 
+  it('webhook state bound to its receiver: a changed sink.url is refused naming both and the choice (exit 2); adopt moves it', async () => {
+    const state = { type: 'sqlite', path: join(directory, 'bound-state.db') };
+    const hook = (path: string, extra: Record<string, unknown> = {}) =>
+      write(`bound-${path}-${Object.keys(extra).length}.json`, { sink: { type: 'webhook', url: `http://127.0.0.1:${deadPort}/${path}`, secret: 'whsec-0123456789abcdef', state, ...extra } });
+    // First use binds the state to /old (the receiver being down is the next, separate problem).
+    expect((await runCli(['backfill', '--config', hook('old'), '--no-progress'])).code).toBe(3);
+    const moved = await runCli(['backfill', '--config', hook('new'), '--no-progress']);
+    expect(moved.stderr).toBe(
+      `error: sink.state holds what was delivered to http://127.0.0.1:${deadPort}/old, but sink.url is now http://127.0.0.1:${deadPort}/new: the new receiver would get only records new to the old one\n` +
+        'fix: to start fresh, point sink.state at a new database; to adopt the old state (the new receiver already has what the old one got), set sink.onEndpointChange: adopt\n',
+    );
+    expect(moved.code).toBe(2);
+    expectPlain(moved);
+    // Adopted once, the state belongs to /new: later runs need no flag, and /old is now the stranger.
+    expect((await runCli(['backfill', '--config', hook('new', { onEndpointChange: 'adopt' }), '--no-progress'])).code).toBe(3);
+    expect((await runCli(['backfill', '--config', hook('new'), '--no-progress'])).code).toBe(3);
+    expect((await runCli(['backfill', '--config', hook('old'), '--no-progress'])).code).toBe(2);
+  });
+
   it('--verbose adds the stack trace', async () => {
     const config = write('verbose.json', { redis: { url: `redis://127.0.0.1:${deadPort}` } });
     const result = await runCli(['run', '--config', config, '--verbose']);
