@@ -85,9 +85,18 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
       if (mode === 'page' && pageStart > 0) continue;
     }
     proven = place;
+    // A cursor's offset never counts past the list's `total`: a position stored before cursor
+    // and offset were kept in step (offset counted ahead) comes back in step at the end of a walk.
+    const upTo = (offset: number): number => (total === undefined ? offset : Math.min(offset, total));
     // Without a next cursor on the last page, the cursor just sent is where a later walk resumes:
     // with the offset where that page began, so both say the same place (the page is read again).
-    place = mode !== 'cursor' ? { offset: consumed, pageCap } : next !== undefined ? { cursor: next, offset: consumed, pageCap } : more || place.cursor === undefined ? { offset: consumed, pageCap } : { cursor: place.cursor, offset: place.offset, pageCap };
+    place = mode !== 'cursor'
+      ? { offset: consumed, pageCap }
+      : next !== undefined
+        ? { cursor: next, offset: upTo(consumed), pageCap }
+        : more || place.cursor === undefined
+          ? { offset: consumed, pageCap }
+          : { cursor: place.cursor, offset: upTo(place.offset + raws.length) - raws.length, pageCap };
     yield { items, total, after: place, done: !more };
     if (!more) return;
     // `has_more` without a cursor: an instance without cursor support; go on by offset.

@@ -76,6 +76,19 @@ describe('a cursor list whose last page carries no next_cursor', () => {
   });
 });
 
+describe('a cursor position stored with its offset counted ahead (before cursor and offset were kept in step)', () => {
+  it.each([false, true])('comes back in step at the end of the next walk (next_cursor on the last page: %s)', async (cursorOnLast) => {
+    const list = new FakeList(7, 'oldest');
+    list.bad = { noCursorOnLastPage: !cursorOnLast };
+    const mirror = new Mirror();
+    mirror.stored.add('r0').add('r1').add('r2').add('r3');
+    mirror.position = { mode: 'cursor', cursor: 'c4', offset: 12, order: 'oldest_first' };
+    await mirror.run(walk, list, { descriptor: descriptorFor('cursor'), pageSize: 2, order: 'oldest_first' });
+    expect(mirror.missing(list)).toEqual([]);
+    expect(Number(mirror.position.offset)).toBe(listedAt(mirror.position.cursor, list));
+  });
+});
+
 describe('a cursor that expires in the middle of a walk', () => {
   it.each(['oldest', 'newest'] as const)('list %s first: the overlap page after the fallback is no repeat error', async (order) => {
     const { UpstreamError } = await import('../../upstream/index.js');
