@@ -5,6 +5,7 @@ import { failedBusinesses, formatSummary } from './backfill/summary.js';
 import type { BusinessOutcome } from '../sync/sync-business.js';
 import { failureFix, upstreamUnreachable } from './backfill/failure-fix.js';
 import { asStopped, StoredTally, stoppedLines } from './backfill/stopped.js';
+import { lockStreams } from './backfill/stream-locks.js';
 import { EXIT, type ExitCode } from './failure/exit-codes.js';
 import { openSink, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
@@ -16,6 +17,7 @@ interface BackfillFlags {
   readonly business?: string;
   readonly stream?: string;
   readonly progress: boolean;
+  readonly wait?: boolean;
 }
 
 /** `callsync backfill`: one process, no Redis; exits non-zero naming every business that failed. */
@@ -27,29 +29,42 @@ export function registerBackfillCommand(program: Command): void {
     .option('--business <name>', 'only this business')
     .option('--stream <name>', 'only this stream')
     .option('--no-progress', 'log lines instead of progress bars, even on a terminal')
+    .option('--wait', 'wait while another backfill or run syncs the same streams into this sink, instead of exiting 5')
     .action(async (flags: BackfillFlags) => {
       const { config, secrets } = await loadCliConfig(flags.config);
       const plans = selectPlans(config, flags.config, { business: flags.business, stream: flags.stream }, 'sync');
       if (plans === undefined) return;
-      const output = backfillOutput({ plans, config, bars: flags.progress && process.stderr.isTTY === true, level: config.log.level, secrets });
-      const { logger } = output;
-      const sink = await openSink(config.sink, planTables(plans), logger);
       const abort = new AbortController();
-      const stopListening = onShutdownSignal(() => {
-        logger.warn('stopping after the pages in flight are stored');
-        abort.abort();
+      const locks = await lockStreams({
+        config,
+        plans,
+        wait: flags.wait === true,
+        signal: abort.signal,
+        onLost: () => abort.abort(),
+        say: (line) => process.stderr.write(`${line}\n`),
       });
-      const tally = new StoredTally();
-      const reporter = tally.wrap(output.reporter);
       try {
-        const finished = await runBackfill({ config, plans, sink, reporter, signal: abort.signal });
-        const outcomes = abort.signal.aborted ? asStopped(finished, plans, tally) : finished;
-        output.flushLogs();
-        process.stdout.write(`${formatSummary(outcomes)}\n`);
-        process.exitCode = reportEnd(outcomes, config.businesses.map((b) => b.name));
+        const output = backfillOutput({ plans, config, bars: flags.progress && process.stderr.isTTY === true, level: config.log.level, secrets });
+        const { logger } = output;
+        const sink = await openSink(config.sink, planTables(plans), logger);
+        const stopListening = onShutdownSignal(() => {
+          logger.warn('stopping after the pages in flight are stored');
+          abort.abort();
+        });
+        const tally = new StoredTally();
+        const reporter = tally.wrap(output.reporter);
+        try {
+          const finished = await runBackfill({ config, plans, sink, reporter, signal: abort.signal });
+          const outcomes = abort.signal.aborted ? asStopped(finished, plans, tally) : finished;
+          output.flushLogs();
+          process.stdout.write(`${formatSummary(outcomes)}\n`);
+          process.exitCode = reportEnd(outcomes, config.businesses.map((b) => b.name));
+        } finally {
+          stopListening();
+          await sink.close();
+        }
       } finally {
-        stopListening();
-        await sink.close();
+        await locks.release();
       }
     });
 }

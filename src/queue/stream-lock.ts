@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 const RENEW_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
-const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+export const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 /** A held lock; renewed in the background until released. */
 export interface StreamLock {
@@ -17,6 +17,8 @@ export interface AcquireOptions {
   readonly ttlMs: number;
   /** Called once when a renewal finds the lock gone or taken (e.g. the process froze past `ttlMs`). */
   readonly onLost: () => void;
+  /** The value stored; unique per holder. @defaultValue a random UUID */
+  readonly token?: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface AcquireOptions {
  */
 export async function acquireStreamLock(options: AcquireOptions): Promise<StreamLock | undefined> {
   const { redis, key, ttlMs } = options;
-  const token = randomUUID();
+  const token = options.token ?? randomUUID();
   const set = await redis.set(key, token, 'PX', ttlMs, 'NX');
   if (set !== 'OK') return undefined;
   let released = false;

@@ -3,6 +3,7 @@ import { businessStopped, failureReason } from '../state/index.js';
 import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
 import { RECONCILE_JOB, type SyncJobData } from './names.js';
 import { runStreamJob } from './run-stream-job.js';
+import { acquireSinkLock, describeHolder, sinkIdentity, sinkLockKey } from './sink-lock.js';
 import { acquireStreamLock } from './stream-lock.js';
 
 /**
@@ -41,6 +42,19 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       deps.logger.debug({ business, stream, jobId: job.id }, 'another job is syncing this stream; skipped');
       return { outcome: 'busy' };
     }
+    // The sink's lock, shared with `callsync backfill`: a backfill of this stream into this sink runs alone.
+    const sinkLock = await acquireSinkLock({
+      redis: deps.redis,
+      key: sinkLockKey(deps.config.redis.prefix, sinkIdentity(deps.config.sink), business, stream),
+      ttlMs: deps.config.worker.lockDurationMs,
+      command: 'run',
+      onLost: () => abort.abort(new Error('sink lock lost')),
+    });
+    if (sinkLock.lock === undefined) {
+      await lock.release();
+      deps.logger.info({ business, stream, holder: sinkLock.holder === undefined ? 'unknown' : describeHolder(sinkLock.holder) }, 'another process is syncing this stream into this sink; skipped');
+      return { outcome: 'busy' };
+    }
     const started = Date.now();
     try {
       const end = await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals), job.name === RECONCILE_JOB ? 'reconcile' : 'sync');
@@ -54,6 +68,7 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
         case 'paused':
           // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
           await lock.release();
+          await sinkLock.lock.release();
           await job.moveToDelayed(Date.now() + end.delayMs, token);
           throw new DelayedError(end.reason);
         case 'business_stopped':
@@ -63,6 +78,7 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       }
     } finally {
       await lock.release();
+      await sinkLock.lock.release();
     }
   };
 }

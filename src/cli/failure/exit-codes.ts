@@ -12,6 +12,8 @@ export const EXIT = {
   unreachable: 3,
   /** The local file system said no: a path whose parent is a file, permissions, a full disk. */
   filesystem: 4,
+  /** Another process syncs the same business × stream into the same sink (without `--wait`). */
+  locked: 5,
   /** Stopped by SIGINT or SIGTERM; what was stored is kept, and a rerun resumes. */
   signal: 130,
 } as const;
