@@ -89,6 +89,14 @@ describe('repairStream', () => {
     expect([...deleted]).toEqual(['9']);
   });
 
+  it('counts a stored record listed twice once, so a whole walk still proves a deletion', async () => {
+    const { fetch } = offsetList(['1', '2', '2', '3'], 3);
+    const { store, deleted } = memoryStore(['1', '2', '3', '9']);
+    const check = await repairStream({ ...base, descriptor: sms, store, fetch, repair: true });
+    expect([...deleted]).toEqual(['9']);
+    expect(check).toMatchObject({ missing: 0, extra: 1, markedDeleted: 1, verdict: 'ok' });
+  });
+
   it('marks nothing deleted when the walk saw fewer distinct records than upstream reported', async () => {
     const warnings: string[] = [];
     // A record listed twice (the list shifted under the walk): 4 listed, 3 distinct ids seen.
