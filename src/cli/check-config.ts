@@ -5,6 +5,7 @@ import { pingHttp, openSink, pingRedis } from './failure/preflight.js';
 import { upstreamTarget } from './failure/targets.js';
 import { loadCliConfig, type CliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
+import { createRedactor } from '../redact/index.js';
 import { reportFatal, wantsStack } from './failure/report-fatal.js';
 
 interface CheckFlags {
@@ -56,7 +57,7 @@ async function checkConnections({ config, secrets }: CliConfig): Promise<number>
       await check();
       process.stdout.write(`  ${name}: reachable\n`);
     } catch (error) {
-      const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text));
+      const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text), createRedactor(secrets));
       worst = Math.max(worst, code);
       process.stdout.write(`  ${name}: FAILED\n`);
     }

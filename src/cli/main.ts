@@ -10,6 +10,8 @@ import { registerRunCommand } from './run.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerStatusCommand } from './status.js';
 import { reportFatal, wantsStack } from './failure/report-fatal.js';
+import { loadedConfigSecrets } from './load-cli-config.js';
+import { createRedactor } from '../redact/index.js';
 
 const program = new Command()
   .name('callsync')
@@ -30,7 +32,7 @@ registerReconcileCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text));
+  const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text), createRedactor(loadedConfigSecrets));
   // Open pools and reconnecting clients must not keep a failed command alive.
   process.exit(code);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRedactor } from '../../redact/index.js';
 import { EXIT, OperatorError } from './exit-codes.js';
 import { explainFailure, showUrl } from './explain.js';
 import { reportFatal } from './report-fatal.js';
@@ -44,6 +45,14 @@ describe('explainFailure', () => {
 });
 
 describe('reportFatal', () => {
+  it('scrubs the configured secrets from whatever it prints, the stack included', () => {
+    const key = 'ctk_live_0123456789abcdef0123456789abcdef';
+    const lines: string[] = [];
+    reportFatal(new Error(`upstream said: bad key ${key}`), true, (text) => lines.push(text), createRedactor([key]));
+    expect(lines.join('')).not.toContain(key.slice(10, 18));
+    expect(lines.join('')).toContain('bad key [redacted]');
+  });
+
   it('prints one line and the hint for an unexpected error, the stack only when verbose', () => {
     const quiet: string[] = [];
     expect(reportFatal(new Error('surprise\nmore'), false, (text) => quiet.push(text))).toBe(EXIT.failed);

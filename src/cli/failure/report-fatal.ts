@@ -1,4 +1,4 @@
-import { forTerminal, redactUrlCredentials } from '../../redact/index.js';
+import { forTerminal, redactUrlCredentials, type Redact } from '../../redact/index.js';
 import { EXIT, OperatorError, type ExitCode } from './exit-codes.js';
 
 /** Stack traces are for whoever asked for them: `--verbose` or `LOG_LEVEL=debug`. */
@@ -8,11 +8,12 @@ export function wantsStack(argv: readonly string[], env: NodeJS.ProcessEnv): boo
 
 /**
  * Prints what ended a command, the operator's lines for an {@link OperatorError}, one line for
- * anything else, and returns the exit code. URL credentials are scrubbed and control characters
- * dropped: driver messages quote connection strings and upstream text.
+ * anything else, and returns the exit code. Secrets are scrubbed (`redact`: the config's, once
+ * loaded; URL credentials always) and control characters dropped: driver messages quote
+ * connection strings and upstream text.
  */
-export function reportFatal(error: unknown, verbose: boolean, write: (text: string) => void): ExitCode {
-  const clean = (text: string): string => forTerminal(redactUrlCredentials(text));
+export function reportFatal(error: unknown, verbose: boolean, write: (text: string) => void, redact: Redact = redactUrlCredentials): ExitCode {
+  const clean = (text: string): string => redact(forTerminal(text));
   if (error instanceof OperatorError) {
     write(`error: ${clean(error.message)}\n`);
     if (verbose && error.cause instanceof Error) write(`${clean(error.cause.stack ?? error.cause.message)}\n`);
