@@ -40,7 +40,7 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
     });
     if (lock === undefined) {
       deps.logger.debug({ business, stream, jobId: job.id }, 'another job is syncing this stream; skipped');
-      return { outcome: 'busy' };
+      return await retryReconcileLater(job, token, deps);
     }
     // The sink's lock, shared with `callsync backfill`: a backfill of this stream into this sink runs alone.
     const sinkLock = await acquireSinkLock({
@@ -53,7 +53,7 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
     if (sinkLock.lock === undefined) {
       await lock.release();
       deps.logger.info({ business, stream, holder: sinkLock.holder === undefined ? 'unknown' : describeHolder(sinkLock.holder) }, 'another process is syncing this stream into this sink; skipped');
-      return { outcome: 'busy' };
+      return await retryReconcileLater(job, token, deps);
     }
     const started = Date.now();
     try {
@@ -81,4 +81,19 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       await sinkLock.lock.release();
     }
   };
+}
+
+/** How soon a full reconciliation that found its stream busy asks again. */
+const RECONCILE_RETRY_MS = 1_000;
+
+/**
+ * A sync skipped because the stream is busy loses nothing: the holder syncs to the end. A full
+ * reconciliation is different: BullMQ fires interval schedulers on multiples of their interval,
+ * so a daily reconciliation lands on the same instant as a sync every time and would be skipped
+ * every day. It waits for the lock instead, until its own interval has passed.
+ */
+async function retryReconcileLater(job: Job<SyncJobData, SyncJobResult>, token: string | undefined, deps: SyncJobDeps): Promise<SyncJobResult> {
+  if (job.name !== RECONCILE_JOB || Date.now() - job.timestamp > deps.config.reconcile.every) return { outcome: 'busy' };
+  await job.moveToDelayed(Date.now() + RECONCILE_RETRY_MS + Math.floor(Math.random() * RECONCILE_RETRY_MS), token);
+  throw new DelayedError('full reconciliation waits for the stream lock');
 }
