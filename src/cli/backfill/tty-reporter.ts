@@ -33,18 +33,26 @@ export function createTtyReporter(options: TtyReporterOptions): BackfillReporter
       return [plan.name, { progress, bar }] as const;
     }),
   );
+  const drawnStatus = new Map<string, string>();
   const refresh = (business: string): void => {
     const entry = entries.get(business);
     if (entry === undefined) return;
     const { progress, bar } = entry;
     const at = now();
     const eta = progress.etaSeconds(at);
+    const status = phaseText(progress.phaseAt(at), progress.stream);
     bar.setTotal(Math.max(1, progress.expectedRecords()));
     bar.update(progress.records, {
       rate: progress.recordsPerSecond(at).toFixed(progress.recordsPerSecond(at) < 10 ? 1 : 0),
       etaText: eta === undefined ? '-' : formatSeconds(eta),
-      status: phaseText(progress.phaseAt(at), progress.stream),
+      status,
     });
+    // The bars redraw on a timer; a phase shorter than its period (syncing one page between two
+    // budget waits) would never be seen, so a new phase is drawn at once.
+    if (drawnStatus.get(business) !== status) {
+      drawnStatus.set(business, status);
+      bars.update();
+    }
   };
   // The rate and the wait's countdown move between events too.
   const ticker = setInterval(() => {
