@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { runCli } from '../support/cli-process.js';
+import { deleteByHand, storedCalls } from '../support/sqlite-mirror.js';
 import { runConfig, workspace } from '../worker/harness.js';
 
 interface Row {
@@ -18,26 +18,6 @@ interface Row {
   error?: string;
 }
 
-/** Live (not deleted) and deleted call ids of a business in the SQLite mirror. */
-function storedCalls(dbPath: string, business: string): { live: string[]; deleted: string[] } {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    const rows = db.prepare('select id, deleted_at from calls where business_id = ? order by id').all(business) as Array<{ id: string; deleted_at: string | null }>;
-    return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
-  } finally {
-    db.close();
-  }
-}
-
-function deleteByHand(dbPath: string, business: string, ids: readonly string[]): void {
-  const db = new Database(dbPath);
-  try {
-    const remove = db.prepare('delete from calls where business_id = ? and id = ?');
-    for (const id of ids) remove.run(business, id);
-  } finally {
-    db.close();
-  }
-}
 
 const upstreamCallIds = (sim: Simulator, business: string): string[] => sim.truth(business).calls.map((c) => String(c.id)).sort();
 

@@ -80,3 +80,25 @@ export function summarizeDiffs(diffs: Record<string, MirrorDiff>): Record<string
     ]),
   );
 }
+
+/** Live (not deleted) and deleted call ids of a business in a SQLite mirror; waits out a writer's lock. */
+export function storedCalls(dbPath: string, business: string): { live: string[]; deleted: string[] } {
+  const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
+  try {
+    const rows = db.prepare('select id, deleted_at from calls where business_id = ? order by id').all(business) as Array<{ id: string; deleted_at: string | null }>;
+    return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
+  } finally {
+    db.close();
+  }
+}
+
+/** Deletes calls from a SQLite mirror as an operator would by hand (no `deleted_at`, the rows are gone). */
+export function deleteByHand(dbPath: string, business: string, ids: readonly string[]): void {
+  const db = new Database(dbPath, { timeout: 10_000 });
+  try {
+    const remove = db.prepare('delete from calls where business_id = ? and id = ?');
+    for (const id of ids) remove.run(business, id);
+  } finally {
+    db.close();
+  }
+}

@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunConfigOptions, type RunProcess } from './harness.js';
 import { countRows } from './measures.js';
+import { deleteByHand, storedCalls } from '../support/sqlite-mirror.js';
 
 interface CallsStatus {
   state: string;
@@ -10,26 +10,6 @@ interface CallsStatus {
   warning: string | null;
 }
 
-/** Live (not deleted) and deleted call ids of a business in the SQLite mirror. */
-function storedCalls(dbPath: string, business: string): { live: string[]; deleted: string[] } {
-  const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
-  try {
-    const rows = db.prepare('select id, deleted_at from calls where business_id = ? order by id').all(business) as Array<{ id: string; deleted_at: string | null }>;
-    return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
-  } finally {
-    db.close();
-  }
-}
-
-function deleteByHand(dbPath: string, business: string, ids: readonly string[]): void {
-  const db = new Database(dbPath, { timeout: 10_000 });
-  try {
-    const remove = db.prepare('delete from calls where business_id = ? and id = ?');
-    for (const id of ids) remove.run(business, id);
-  } finally {
-    db.close();
-  }
-}
 
 const upstreamIds = (sim: Simulator): string[] => sim.truth('biz-1').calls.map((c) => String(c.id)).sort();
 
