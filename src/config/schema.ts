@@ -2,7 +2,20 @@ import { z } from 'zod';
 import { columnsSchema } from './columns.js';
 import { checkConfig } from './cross-checks.js';
 import type { DeepReadonly } from './freeze.js';
-import { backfillSchema, businessSchema, extraStreamSchema, logSchema, reconcileSchema, redisSchema, scheduleSchema, serverSchema, upstreamSchema, workerSchema } from './sections.js';
+import {
+  backfillSchema,
+  businessSchema,
+  extraStreamSchema,
+  logSchema,
+  metricsSchema,
+  PER_BUSINESS_METRICS_BELOW,
+  reconcileSchema,
+  redisSchema,
+  scheduleSchema,
+  serverSchema,
+  upstreamSchema,
+  workerSchema,
+} from './sections.js';
 
 const sections = {
   upstream: upstreamSchema,
@@ -13,6 +26,7 @@ const sections = {
   reconcile: reconcileSchema.prefault({}),
   redis: redisSchema.prefault({}),
   server: serverSchema.prefault({}),
+  metrics: metricsSchema.prefault({}),
   backfill: backfillSchema.prefault({}),
   worker: workerSchema.prefault({}),
   log: logSchema.prefault({}),
@@ -27,6 +41,10 @@ function resolveDefaults<T extends Sections>(config: T) {
     upstream: { ...config.upstream, recordingsBaseUrl: config.upstream.recordingsBaseUrl ?? config.upstream.baseUrl },
     businesses: config.businesses.map((business) => ({ ...business, rateLimit: business.rateLimit ?? rateLimit })),
     streams: config.streams.map((stream) => ({ ...stream, recordsKey: stream.recordsKey ?? stream.name })),
+    metrics: {
+      ...config.metrics,
+      perBusiness: config.metrics.perBusiness === 'auto' ? config.businesses.length < PER_BUSINESS_METRICS_BELOW : config.metrics.perBusiness,
+    },
   };
 }
 
@@ -34,7 +52,8 @@ function resolveDefaults<T extends Sections>(config: T) {
  * The config file's schema with `sink` validated by `sinkSchema` (built by the connector
  * registry from every connector's schema). Unknown keys anywhere are errors; defaults are
  * applied; `recordingsBaseUrl` defaults to `baseUrl`, each business's `rateLimit` to
- * `upstream.rateLimit`, each extra stream's `recordsKey` to its name.
+ * `upstream.rateLimit`, each extra stream's `recordsKey` to its name, `metrics.perBusiness: auto`
+ * to whether there are fewer than {@link PER_BUSINESS_METRICS_BELOW} businesses.
  */
 export function buildConfigSchema<S extends z.ZodType>(sinkSchema: S) {
   return z

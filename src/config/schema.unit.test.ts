@@ -56,6 +56,7 @@ describe('config schema', () => {
       reconcile: { every: 86_400_000, repair: true },
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'callsync' },
       server: { host: '127.0.0.1', port: 9464 },
+      metrics: { perBusiness: true },
       backfill: { concurrency: 4 },
       worker: { concurrency: 8, maxBudgetWaitMs: 2000, shutdownTimeoutMs: 25_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000 },
       log: { level: 'info' },
@@ -88,6 +89,19 @@ describe('config schema', () => {
       { name: 'forms', path: '/forms', recordsKey: 'forms', paging: 'offset', idField: 'id' },
     ]);
     expect(config.schedule.every).toBe(300_000);
+  });
+
+  it('exports metrics per business by default only below 1,000 businesses, unless told', () => {
+    const withBusinesses = (count: number, metrics?: unknown) => ({
+      ...minimalConfig(),
+      businesses: Array.from({ length: count }, (_, i) => ({ name: `biz-${i}`, apiKey: `key-${i}`, v2Token: `tok-${i}` })),
+      ...(metrics === undefined ? {} : { metrics }),
+    });
+    expect(resolve(withBusinesses(999)).config.metrics.perBusiness).toBe(true);
+    expect(resolve(withBusinesses(1000)).config.metrics.perBusiness).toBe(false);
+    expect(resolve(withBusinesses(1000, { perBusiness: 'auto' })).config.metrics.perBusiness).toBe(false);
+    expect(resolve(withBusinesses(1000, { perBusiness: true })).config.metrics.perBusiness).toBe(true);
+    expect(resolve(withBusinesses(2, { perBusiness: false })).config.metrics.perBusiness).toBe(false);
   });
 
   it('types the sink from the schema passed in', () => {
@@ -135,6 +149,7 @@ describe('config schema', () => {
     ['port out of range', (c) => (c.server = { port: 70_000 }), 'server.port: Too big'],
     ['concurrency zero', (c) => (c.backfill = { concurrency: 0 }), 'backfill.concurrency: Too small'],
     ['worker lock too short', (c) => (c.worker = { lockDurationMs: 10 }), 'worker.lockDurationMs: Too small'],
+    ['bad metrics.perBusiness', (c) => (c.metrics = { perBusiness: 'yes' }), 'metrics.perBusiness: expected auto, true or false'],
     ['bad log level', (c) => (c.log = { level: 'verbose' }), 'log.level: Invalid option'],
     ['sink unknown type', (c) => (c.sink = { type: 'mysql' }), "sink.type: Invalid discriminator value. Expected 'sqlite' | 'postgres'"],
     ['sink missing field', (c) => (c.sink = { type: 'sqlite' }), 'sink.path: required (expected string)'],

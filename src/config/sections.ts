@@ -137,6 +137,14 @@ export const serverSchema = z.strictObject({
   token: z.string().min(1).optional(),
 });
 
+/** Below this many businesses `metrics.perBusiness: auto` exports series per business. */
+export const PER_BUSINESS_METRICS_BELOW = 1_000;
+
+/** `/metrics` of `run`: `perBusiness` auto (on below {@link PER_BUSINESS_METRICS_BELOW} businesses), true or false. */
+export const metricsSchema = z.strictObject({
+  perBusiness: z.union([z.literal('auto'), z.boolean()], { error: 'expected auto, true or false' }).default('auto'),
+});
+
 export const backfillSchema = z.strictObject({ concurrency: z.int().min(1).max(64).default(4) });
 
 /** Settings of `run`'s BullMQ workers; see README "Run settings". */

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { STREAM_STATES, type StreamState } from '../state/index.js';
 
 /** Label values a caller gives; typed so a label cannot be misspelled or forgotten. */
 export interface BusinessLabels {
@@ -10,6 +11,8 @@ export interface StreamLabels extends BusinessLabels {
 
 /** One stream's readings for {@link MetricsOptions.statusSource}. */
 export interface StreamReading extends StreamLabels {
+  /** The stream's state, counted into `callsync_streams{state}`. */
+  readonly state?: StreamState;
   readonly lagSeconds: number | null;
   /** Upstream minus stored at the last reconciliation; null when never checked or not verifiable. */
   readonly difference?: number | null;
@@ -24,6 +27,14 @@ export interface MetricsOptions {
   readonly statusSource?: () => Promise<readonly StreamReading[]>;
   /** Also export Node's process metrics (`process_*`, `nodejs_*`). @defaultValue true */
   readonly processMetrics?: boolean;
+  /**
+   * Export series per business (a `business` label, the lag and difference gauges per stream).
+   * Off, the counters are summed over businesses (no `business` label) and the per-stream gauges
+   * are left out, so a deployment of 10,000 businesses does not export hundreds of thousands of
+   * series; `callsync_streams{state}` and `callsync_lag_max_seconds` are exported either way.
+   * @defaultValue true
+   */
+  readonly perBusiness?: boolean;
 }
 
 /** Buckets for whole sync jobs: a quiet incremental run takes ~1 s, a rate-limited backfill page walk many minutes. */
@@ -54,33 +65,35 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const records = new Counter({
-    name: 'callsync_records_written_total',
-    help: 'Records written to the sink.',
-    labelNames: ['business', 'stream'] as const,
-    registers,
-  });
+  const perBusiness = options.perBusiness ?? true;
+  // Off, the business label is dropped from every series (the counters sum over businesses).
+  const withBusiness = (names: readonly string[]): string[] => (perBusiness ? ['business', ...names] : [...names]);
+  // Labels are checked either way, so a caller's mistake shows whatever the setting.
+  const byBusiness = (labels: BusinessLabels): Record<string, string> => {
+    const checked = businessLabels(labels);
+    return perBusiness ? checked : {};
+  };
+  const byStream = (labels: StreamLabels): Record<string, string> => {
+    const checked = streamLabels(labels);
+    return perBusiness ? checked : { stream: checked.stream };
+  };
+  const records = new Counter({ name: 'callsync_records_written_total', help: 'Records written to the sink.', labelNames: withBusiness(['stream']), registers });
   const requests = new Counter({
     name: 'callsync_upstream_requests_total',
     help: 'Requests sent to the upstream service, by response status (error: no response).',
-    labelNames: ['business', 'status'] as const,
+    labelNames: withBusiness(['status']),
     registers,
   });
-  const rateLimited = new Counter({
-    name: 'callsync_upstream_rate_limited_total',
-    help: 'Upstream responses with status 429.',
-    labelNames: ['business'] as const,
-    registers,
-  });
+  const rateLimited = new Counter({ name: 'callsync_upstream_rate_limited_total', help: 'Upstream responses with status 429.', labelNames: withBusiness([]), registers });
   const budgetWait = new Counter({
     name: 'callsync_budget_wait_seconds_total',
     help: 'Seconds spent waiting for the per-business request budget.',
-    labelNames: ['business'] as const,
+    labelNames: withBusiness([]),
     registers,
   });
   const statusSource = options.statusSource;
-  // Both gauges collect from one read per scrape: prom-client collects metrics side by side, and
-  // the first collect starts the read the second one shares.
+  // Every gauge below collects from one read per scrape: prom-client collects metrics side by side,
+  // and the first collect starts the read the others share.
   let reading: Promise<readonly StreamReading[] | undefined> | undefined;
   const readStatus = (source: () => Promise<readonly StreamReading[]>): Promise<readonly StreamReading[] | undefined> => {
     reading ??= source()
@@ -91,37 +104,54 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
       .finally(() => (reading = undefined));
     return reading;
   };
-  /** A business × stream gauge refreshed from the status source at every scrape (kept as is when it fails). */
-  const statusGauge = (name: string, help: string, pick: (reading: StreamReading) => number | null | undefined): Gauge<'business' | 'stream'> => {
-    const gauge: Gauge<'business' | 'stream'> = new Gauge({
+  /** A gauge refreshed from the status source at every scrape (kept as is when the read fails). */
+  const statusGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], fill: (gauge: Gauge<L>, readings: readonly StreamReading[]) => void): Gauge<L> => {
+    const gauge: Gauge<L> = new Gauge({
       name,
       help,
-      labelNames: ['business', 'stream'] as const,
+      labelNames,
       registers,
       ...(statusSource && {
         async collect(): Promise<void> {
           const readings = await readStatus(statusSource);
           if (readings === undefined) return;
           gauge.reset();
-          for (const r of readings) {
-            const value = pick(r);
-            if (value !== undefined && value !== null) gauge.set({ business: r.business, stream: r.stream }, value);
-          }
+          fill(gauge, readings);
         },
       }),
     });
     return gauge;
   };
-  const lag = statusGauge('callsync_lag_seconds', 'Seconds since the stream last synced successfully.', (r) => r.lagSeconds);
-  statusGauge(
-    'callsync_reconcile_difference',
-    'Records upstream has minus records the sink accounts for, at the last reconciliation (0: exact).',
-    (r) => r.difference,
-  );
-  // Registered after the gauge so a scrape shows the error its own lag collection just counted.
+  const perStream = (pick: (reading: StreamReading) => number | null | undefined) => (gauge: Gauge<'business' | 'stream'>, readings: readonly StreamReading[]) => {
+    for (const r of readings) {
+      const value = pick(r);
+      if (value !== undefined && value !== null) gauge.set({ business: r.business, stream: r.stream }, value);
+    }
+  };
+  const lag = perBusiness
+    ? statusGauge('callsync_lag_seconds', 'Seconds since the stream last synced successfully.', ['business', 'stream'], perStream((r) => r.lagSeconds))
+    : undefined;
+  if (perBusiness) {
+    statusGauge(
+      'callsync_reconcile_difference',
+      'Records upstream has minus records the sink accounts for, at the last reconciliation (0: exact).',
+      ['business', 'stream'],
+      perStream((r) => r.difference),
+    );
+  }
+  statusGauge('callsync_streams', 'Streams (business × stream) in each state, from the status store.', ['state'], (gauge, readings) => {
+    const counts = new Map<StreamState, number>(STREAM_STATES.map((state) => [state, 0]));
+    for (const r of readings) if (r.state !== undefined) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+    for (const [state, count] of counts) gauge.set({ state }, count);
+  });
+  statusGauge('callsync_lag_max_seconds', 'The largest lag of any stream that has synced successfully (seconds).', [], (gauge, readings) => {
+    const max = readings.reduce<number | null>((top, r) => (r.lagSeconds === null || (top !== null && top >= r.lagSeconds) ? top : r.lagSeconds), null);
+    if (max !== null) gauge.set(max);
+  });
+  // Registered after the gauges so a scrape shows the error its own collection just counted.
   const lagSourceErrors = new Counter({
     name: 'callsync_lag_source_errors_total',
-    help: 'Scrapes where the status source (the status store) could not be read; the lag and difference gauges kept their previous values.',
+    help: 'Scrapes where the status source (the status store) could not be read; the gauges read from it kept their previous values.',
     registers,
   });
   const jobDuration = new Histogram({
@@ -131,25 +161,22 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     buckets: JOB_DURATION_BUCKETS,
     registers,
   });
-  const deadLetters = new Counter({
-    name: 'callsync_dead_letters_total',
-    help: 'Records sent to the dead-letter table.',
-    labelNames: ['business', 'stream'] as const,
-    registers,
-  });
+  const deadLetters = new Counter({ name: 'callsync_dead_letters_total', help: 'Records sent to the dead-letter table.', labelNames: withBusiness(['stream']), registers });
 
   return {
     registry,
-    recordsWritten: (labels, count) => records.inc(streamLabels(labels), count),
-    upstreamRequest: (labels, status) => requests.inc({ ...businessLabels(labels), status: String(status) }),
-    upstreamRateLimited: (labels) => rateLimited.inc(businessLabels(labels)),
-    budgetWaited: (labels, seconds) => budgetWait.inc(businessLabels(labels), seconds),
+    recordsWritten: (labels, count) => records.inc(byStream(labels), count),
+    upstreamRequest: (labels, status) => requests.inc({ ...byBusiness(labels), status: String(status) }),
+    upstreamRateLimited: (labels) => rateLimited.inc(byBusiness(labels)),
+    budgetWaited: (labels, seconds) => budgetWait.inc(byBusiness(labels), seconds),
     setLag: (labels, seconds) => {
-      if (seconds === null) lag.remove(streamLabels(labels));
-      else lag.set(streamLabels(labels), seconds);
+      const checked = streamLabels(labels);
+      if (lag === undefined) return;
+      if (seconds === null) lag.remove(checked);
+      else lag.set(checked, seconds);
     },
     observeJobDuration: ({ stream }, seconds) => jobDuration.observe({ stream: label('stream', stream) }, seconds),
-    deadLettered: (labels, count) => deadLetters.inc(streamLabels(labels), count),
+    deadLettered: (labels, count) => deadLetters.inc(byStream(labels), count),
   };
 }
 

@@ -62,6 +62,50 @@ describe('callsync metrics', () => {
     expect(text).not.toContain('stream="numbers"');
   });
 
+  it('always exports the streams in each state and the largest lag, read from the status source', async () => {
+    const readings: StreamReading[] = [
+      { business: 'acme', stream: 'calls', state: 'failed', lagSeconds: 400, difference: null },
+      { business: 'acme', stream: 'numbers', state: 'idle', lagSeconds: 30, difference: null },
+      { business: 'bolt', stream: 'calls', state: 'failed', lagSeconds: null, difference: null },
+    ];
+    for (const perBusiness of [true, false]) {
+      const metrics = createMetrics({ processMetrics: false, perBusiness, statusSource: () => Promise.resolve(readings) });
+      const text = await metrics.registry.metrics();
+      expect(text).toContain('callsync_streams{state="failed"} 2');
+      expect(text).toContain('callsync_streams{state="idle"} 1');
+      expect(text).toContain('callsync_streams{state="drift"} 0');
+      expect(text).toContain('callsync_lag_max_seconds 400');
+    }
+  });
+
+  it('with perBusiness off, sums the counters over businesses and leaves out the per-stream gauges', async () => {
+    const metrics = createMetrics({
+      processMetrics: false,
+      perBusiness: false,
+      statusSource: () => Promise.resolve([{ business: 'acme', stream: 'calls', state: 'idle' as const, lagSeconds: 10, difference: 2 }]),
+    });
+    metrics.recordsWritten({ business: 'acme', stream: 'calls' }, 40);
+    metrics.recordsWritten({ business: 'bolt', stream: 'calls' }, 2);
+    metrics.upstreamRequest({ business: 'acme' }, 200);
+    metrics.upstreamRequest({ business: 'bolt' }, 200);
+    metrics.upstreamRateLimited({ business: 'acme' });
+    metrics.budgetWaited({ business: 'bolt' }, 1.5);
+    metrics.deadLettered({ business: 'acme', stream: 'calls' }, 3);
+    metrics.setLag({ business: 'acme', stream: 'calls' }, 30);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('callsync_records_written_total{stream="calls"} 42');
+    expect(text).toContain('callsync_upstream_requests_total{status="200"} 2');
+    expect(text).toContain('callsync_upstream_rate_limited_total 1');
+    expect(text).toContain('callsync_budget_wait_seconds_total 1.5');
+    expect(text).toContain('callsync_dead_letters_total{stream="calls"} 3');
+    expect(text).not.toContain('business=');
+    expect(text).not.toContain('callsync_lag_seconds');
+    expect(text).not.toContain('callsync_reconcile_difference');
+    expect(text).toContain('callsync_streams{state="idle"} 1');
+    // A caller's mistake still shows with the label dropped.
+    expect(() => metrics.upstreamRateLimited({ business: '' })).toThrow(/label business/);
+  });
+
   it('rejects misspelled or empty labels: at compile time, and at run time for untyped callers', () => {
     const metrics = createMetrics({ processMetrics: false });
     // @ts-expect-error `stram` is not a label of callsync_records_written_total

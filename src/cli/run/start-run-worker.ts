@@ -46,8 +46,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
   const limiter = createRedisRateLimiter({ redis, prefix: config.redis.prefix, maxWaitMs: config.upstream.maxWaitMs });
   const metrics = createMetrics({
+    perBusiness: config.metrics.perBusiness,
     statusSource: async () =>
-      (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, lagSeconds: s.lagSeconds, difference: s.difference })),
+      (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, state: s.state, lagSeconds: s.lagSeconds, difference: s.difference })),
   });
   const plans = planBusinesses(config);
   const hashes = new Map(config.businesses.map((b) => [b.name, businessConfigHash(b)]));
