@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -6,13 +6,9 @@ import { createInterface } from 'node:readline';
 /** The checkout root: children run `src/cli/main.ts` and bench scripts relative to it. */
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
-/** `node --import tsx <script> ...args` from the checkout root; stderr is passed through for crashes. */
-export function spawnTsx(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** `node --import tsx <script> ...args` from the checkout root; by default stderr is passed through for crashes. */
+export function spawnTsx(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, stdio: StdioOptions = ['ignore', 'pipe', 'inherit']): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO_ROOT, env, stdio });
 }
 
 /** Resolves with the child's first stdout line; rejects if it exits first or stays silent past `timeoutMs`. */

@@ -24,12 +24,18 @@ export async function writeRunConfig(
   name: string,
   upstream: UpstreamInfo,
   sink: SinkConfig,
-  options: BenchConfigOptions & { readonly redisUrl: string; readonly every: string },
+  options: BenchConfigOptions & { readonly redisUrl: string; readonly every: string; readonly logLevel?: string; readonly worker?: Readonly<Record<string, unknown>> },
 ): Promise<WorkerSetup> {
   const redisPrefix = `bench-${name}-${process.pid}-${Date.now()}`;
   const document = benchDocument(upstream, sink, {
     ...options,
-    extra: { redis: { url: options.redisUrl, prefix: redisPrefix }, schedule: { every: options.every }, server: { host: '127.0.0.1', port: 0 } },
+    extra: {
+      redis: { url: options.redisUrl, prefix: redisPrefix },
+      schedule: { every: options.every },
+      server: { host: '127.0.0.1', port: 0 },
+      ...(options.logLevel === undefined ? {} : { log: { level: options.logLevel } }),
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
+    },
   });
   const file = join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify(document, null, 2));
@@ -74,18 +80,6 @@ export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise
       if (keys.length > 0) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-/** Redis's `total_commands_processed`: server-wide, so other clients on the same Redis add to it. */
-export async function redisCommandsProcessed(redisUrl: string): Promise<number> {
-  const redis = new Redis(redisUrl, { lazyConnect: true });
-  await redis.connect();
-  try {
-    const info = await redis.info('stats');
-    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
   } finally {
     redis.disconnect();
   }

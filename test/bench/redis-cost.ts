@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from '../../src/ratelimit/redis-scripts.js';
+
+/** What a Redis command was for, by the key it touches (see {@link purposeOfKey}). */
+export const PURPOSES = ['queue', 'locks', 'rate limiter', 'status store', 'reconciliation', 'metrics', 'other'] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+export interface PurposeCost {
+  /** Commands Redis ran, those inside Lua scripts included. */
+  commands: number;
+  /** Commands a client sent: a MULTI…EXEC block counts once, a pipeline once per command (an upper bound). */
+  roundTrips: number;
+  /** Commands by name; `evalsha NAME` for a known script, `lua CMD` for a command inside a script. */
+  byCommand: Record<string, number>;
+}
+
+export type CostBreakdown = Record<Purpose, PurposeCost>;
+
+/** Redis's own count of every command run (INFO commandstats, Lua's inner commands included), server-wide. */
+export async function commandstatsTotal(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats');
+  let total = 0;
+  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) total += Number(match[1]);
+  return total;
+}
+
+/**
+ * Which purpose a key of this deployment serves. Everything `run` keeps lives under its prefix:
+ * BullMQ's keys (`bull:`), the locks, the limiter's buckets, the status store, the
+ * reconciliation claims. Undefined for a key of another deployment (other clients of a shared Redis).
+ */
+export function purposeOfKey(key: string, prefix: string): Purpose | undefined {
+  if (!key.startsWith(`${prefix}:`)) return undefined;
+  const rest = key.slice(prefix.length + 1);
+  if (rest.startsWith('bull:')) return 'queue';
+  if (rest.startsWith('queue:lock:') || rest.startsWith('lock:')) return 'locks';
+  if (rest.startsWith('ratelimit:')) return 'rate limiter';
+  if (rest.startsWith('status:') || rest.startsWith('queue:failed-config')) return 'status store';
+  if (rest.startsWith('reconcile:')) return 'reconciliation';
+  return 'other';
+}
+
+const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
+/** Reads a `/metrics` scrape makes; outside a MULTI while the bench scrapes they are the scrape's. */
+const READS = new Set(['hgetall', 'smembers', 'hget', 'mget', 'sscan', 'scan']);
+
+/** sha1 → name of every script the worker loads with EVALSHA: BullMQ's and the limiter's. */
+async function scriptNames(): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const sha = (lua: string): string => createHash('sha1').update(lua).digest('hex');
+  for (const [name, lua] of Object.entries({ limiterTake: TAKE_LUA, limiterObserve: OBSERVE_LUA, limiterBlock: BLOCK_LUA, limiterInspect: INSPECT_LUA })) names.set(sha(lua), name);
+  const dir = join(dirname(fileURLToPath(import.meta.resolve('bullmq'))), 'scripts');
+  for (const file of await readdir(dir)) {
+    if (!file.endsWith('.js') || file === 'index.js') continue;
+    const module = (await import(pathToFileURL(join(dir, file)).href)) as Record<string, { name?: unknown; content?: unknown }>;
+    for (const script of Object.values(module)) if (typeof script.name === 'string' && typeof script.content === 'string') names.set(sha(script.content), script.name);
+  }
+  return names;
+}
+
+function emptyBreakdown(): CostBreakdown {
+  return Object.fromEntries(PURPOSES.map((p) => [p, { commands: 0, roundTrips: 0, byCommand: {} }])) as unknown as CostBreakdown;
+}
+
+/** The key a command names first, if any (a script's first key). */
+function firstKey(name: string, args: readonly string[]): string | undefined {
+  if (SCRIPT_COMMANDS.has(name)) return Number(args[2]) > 0 ? args[3] : undefined;
+  return args[1];
+}
+
+export interface RedisCostMeter {
+  /** From now until `endScrape`, reads of status keys outside a MULTI are counted as metrics. */
+  beginScrape(): void;
+  endScrape(): void;
+  /** Stops listening; the breakdown of everything seen since `startRedisCostMeter`. */
+  stop(): Promise<CostBreakdown>;
+}
+
+/**
+ * Counts and attributes every command of one deployment (one key prefix) with MONITOR: a line
+ * names its client (`lua` for a command inside a script, which follows the script's own line)
+ * and its arguments, so a command is put down to the purpose of its key, a script's inner
+ * commands to the script's, and a keyless MULTI/EXEC to the block's. Commands of other
+ * deployments on the same Redis are left out, unlike server-wide INFO counters.
+ */
+export async function startRedisCostMeter(redisUrl: string, prefix: string): Promise<RedisCostMeter> {
+  const names = await scriptNames();
+  const client = new Redis(redisUrl, { lazyConnect: true });
+  await client.connect();
+  const monitor = await client.monitor();
+  const costs = emptyBreakdown();
+  // Per client address: whether it is ours (it named a key under the prefix), the purpose of its
+  // last keyed command, and the MULTI it has open (counted with the block's first keyed command).
+  const clients = new Map<string, { ours: boolean; purpose: Purpose; inMulti: boolean; pendingMulti: number }>();
+  let scriptPurpose: Purpose | undefined;
+  let scraping = false;
+  const add = (purpose: Purpose, command: string, roundTrip: boolean): void => {
+    const cost = costs[purpose];
+    cost.commands += 1;
+    if (roundTrip) cost.roundTrips += 1;
+    cost.byCommand[command] = (cost.byCommand[command] ?? 0) + 1;
+  };
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const name = (args[0] ?? '').toLowerCase();
+    if (source === 'lua') {
+      if (scriptPurpose !== undefined) add(scriptPurpose, `lua ${name}`, false);
+      return;
+    }
+    const key = firstKey(name, args);
+    const keyed = key === undefined ? undefined : purposeOfKey(key, prefix);
+    if (SCRIPT_COMMANDS.has(name)) scriptPurpose = keyed;
+    if (key !== undefined && keyed === undefined) return;
+    let state = clients.get(source);
+    if (state === undefined) {
+      state = { ours: false, purpose: 'other', inMulti: false, pendingMulti: 0 };
+      clients.set(source, state);
+    }
+    if (name === 'multi') {
+      state.inMulti = true;
+      state.pendingMulti += 1;
+      return;
+    }
+    if (keyed === undefined) {
+      if (!state.ours) return;
+    } else {
+      state.ours = true;
+      for (; state.pendingMulti > 0; state.pendingMulti -= 1) add(keyed, 'multi', false);
+    }
+    let purpose = keyed ?? state.purpose;
+    if (keyed === 'status store' && scraping && !state.inMulti && READS.has(name)) purpose = 'metrics';
+    if (keyed !== undefined) state.purpose = purpose;
+    const label = name === 'evalsha' ? `evalsha ${names.get(args[1] ?? '') ?? 'unknown'}` : name === 'eval' ? 'eval (script text)' : name;
+    if (name === 'exec') {
+      state.inMulti = false;
+      state.pendingMulti = 0;
+      add(purpose, label, true);
+    } else {
+      add(purpose, label, !state.inMulti);
+    }
+  });
+  return {
+    beginScrape: () => void (scraping = true),
+    endScrape: () => void (scraping = false),
+    stop() {
+      monitor.disconnect();
+      client.disconnect();
+      return Promise.resolve(costs);
+    },
+  };
+}
