@@ -1,5 +1,5 @@
 import { errorReply, isObject, type Reply } from './errors.js';
-import { CALL_DEFAULT_PROPERTIES, objectView, shuffled, type FakeStore } from './store.js';
+import { CALL_DEFAULT_PROPERTIES, objectView, shuffled, type FakeStore, type UniqueConflict } from './store.js';
 import { validateCallProperties, type PropertyError } from './validate-call.js';
 
 /** How the fake answers a batch in which some inputs have invalid property values. */
@@ -15,8 +15,9 @@ export type UpsertEcho = 'defaults' | 'written';
 /**
  * `POST /crm/v3/objects/calls/batch/upsert`: create or update by the unique property named in
  * each input's `idProperty`. The whole batch is refused (400) for more than 100 inputs, an
- * unknown or non-unique idProperty, or one id given twice; invalid property values give a
- * 207 with the good inputs stored, or a 400 for the whole batch in `reject-batch` mode.
+ * unknown or non-unique idProperty, or one id given twice; invalid property values, and unique
+ * values another call holds (an archived one under the `held` reading), give a 207 with the good
+ * inputs stored, or a 400 (409 for a conflict) for the whole batch in `reject-batch` mode.
  */
 export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidInputMode, echo: UpsertEcho): Reply {
   const inputs = isObject(body) && Array.isArray(body.inputs) ? (body.inputs as unknown[]) : undefined;
@@ -39,26 +40,41 @@ export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidI
   });
   const invalid = checked.filter((input) => input.errors.length > 0);
   if (invalid.length > 0 && mode === 'reject-batch') return errorReply(400, 'VALIDATION_ERROR', notValid(invalid[0]?.errors ?? []));
+  if (mode === 'reject-batch') {
+    const conflict = checked.map((input) => store.upsertConflict(input.idProperty, input.id, stringValues(input.properties))).find((found) => found !== undefined);
+    if (conflict !== undefined) return errorReply(409, 'CONFLICT', conflictMessage(conflict));
+  }
 
   const startedAt = new Date().toISOString();
-  const results = checked
-    .filter((input) => input.errors.length === 0)
-    .map((input) => {
-      const values = Object.fromEntries(Object.entries(input.properties).map(([name, value]) => [name, String(value)]));
-      const { object, created } = store.upsertCall(input.idProperty, input.id, values);
-      const view = objectView(object, echo === 'written' ? Object.keys(object.properties) : undefined, CALL_DEFAULT_PROPERTIES);
-      return { ...view, new: created };
-    });
-  // HubSpot promises no order for batch results.
-  const completed = { status: 'COMPLETE', results: shuffled(results), startedAt, completedAt: new Date().toISOString() };
-  if (invalid.length === 0) return { status: 200, body: completed };
-  const errors = invalid.map((input) => ({
+  const results: unknown[] = [];
+  const errors: unknown[] = invalid.map((input) => ({
     status: 'error',
     category: 'VALIDATION_ERROR',
     message: notValid(input.errors),
     context: { id: [input.id] },
   }));
+  for (const input of checked.filter((each) => each.errors.length === 0)) {
+    const outcome = store.upsertCall(input.idProperty, input.id, stringValues(input.properties));
+    if ('conflict' in outcome) {
+      errors.push({ status: 'error', category: 'CONFLICT', message: conflictMessage(outcome.conflict), context: { id: [input.id] } });
+      continue;
+    }
+    const view = objectView(outcome.object, echo === 'written' ? Object.keys(outcome.object.properties) : undefined, CALL_DEFAULT_PROPERTIES);
+    results.push({ ...view, new: outcome.created });
+  }
+  // HubSpot promises no order for batch results.
+  const completed = { status: 'COMPLETE', results: shuffled(results), startedAt, completedAt: new Date().toISOString() };
+  if (errors.length === 0) return { status: 200, body: completed };
   return { status: 207, body: { ...completed, numErrors: errors.length, errors } };
+}
+
+/** HubSpot's shape for a unique value taken by another object; its wording for this case is not documented. */
+export function conflictMessage(conflict: UniqueConflict): string {
+  return `Unique property ${conflict.property} already has the value ${conflict.value} on another object`;
+}
+
+export function stringValues(properties: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, String(value)]));
 }
 
 function notValid(errors: readonly PropertyError[]): string {

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
+import { valueBeforeTombstone } from '../../../connectors/hubspot/tombstone.js';
 import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
 import type { Json } from '../../../src/sink.js';
 import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
@@ -48,11 +49,11 @@ describeSinkConformance({
           });
         return Promise.resolve(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
       },
-      // Archived (in HubSpot's recycling bin) and not live again as a new call.
+      // Archived (in HubSpot's recycling bin, the unique value moved aside) and not live again as a new call.
       readDeleted(table, businessId) {
         const prefix = `${businessId}:${table.stream}:`;
         const idsOf = (calls: { properties: Record<string, string> }[]) =>
-          calls.map((call) => call.properties.callsync_id ?? '').filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+          calls.map((call) => valueBeforeTombstone(call.properties.callsync_id ?? '')).filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
         const live = new Set(idsOf(fake.calls()));
         return Promise.resolve([...new Set(idsOf(fake.archivedCalls()))].filter((id) => !live.has(id)).sort());
       },
