@@ -1,10 +1,13 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
 import { businessStopped, failureReason } from '../state/index.js';
+import type { BusinessPlan } from '../sync/business-plan.js';
+import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
 import { RECONCILE_JOB, type SyncJobData } from './names.js';
 import { runStreamJob } from './run-stream-job.js';
 import { acquireSinkLock, describeHolder, sinkIdentity, sinkLockKey } from './sink-lock.js';
 import { acquireStreamLock } from './stream-lock.js';
+import { jobSignal, type JobSignal } from './job-signal.js';
 
 /**
  * The BullMQ processor of `run`. Before any request it checks that the stream is still
@@ -27,60 +30,76 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       await deps.statusStore.update(business, stream, businessStopped(failedReason));
       return { outcome: 'business_failed' };
     }
-    const abort = new AbortController();
-    const signals = [deps.shutdown, abort.signal, ...(cancel === undefined ? [] : [cancel])];
-    const lock = await acquireStreamLock({
-      redis: deps.redis,
-      key: deps.keys.streamLock(business, stream),
-      ttlMs: deps.config.worker.lockDurationMs,
-      onLost: () => {
-        deps.logger.error({ business, stream }, 'stream lock lost; stopping this run after the page in flight');
-        abort.abort(new Error('stream lock lost'));
-      },
-    });
-    if (lock === undefined) {
-      deps.logger.debug({ business, stream, jobId: job.id }, 'another job is syncing this stream; skipped');
-      return await retryReconcileLater(job, token, deps);
-    }
-    // The sink's lock, shared with `callsync backfill`: a backfill of this stream into this sink runs alone.
-    const sinkLock = await acquireSinkLock({
-      redis: deps.redis,
-      key: sinkLockKey(deps.config.redis.prefix, sinkIdentity(deps.config.sink), business, stream),
-      ttlMs: deps.config.worker.lockDurationMs,
-      command: 'run',
-      onLost: () => abort.abort(new Error('sink lock lost')),
-    });
-    if (sinkLock.lock === undefined) {
-      await lock.release();
-      deps.logger.info({ business, stream, holder: sinkLock.holder === undefined ? 'unknown' : describeHolder(sinkLock.holder) }, 'another process is syncing this stream into this sink; skipped');
-      return await retryReconcileLater(job, token, deps);
-    }
-    const started = Date.now();
+    const abort = jobSignal([deps.shutdown, cancel]);
     try {
-      const end = await runStreamJob(deps, plan, descriptor, AbortSignal.any(signals), job.name === RECONCILE_JOB ? 'reconcile' : 'sync');
-      switch (end.kind) {
-        case 'synced':
-          // One info line per run, so an operator reading `run`'s log sees every sync without debug.
-          deps.logger.info({ business, stream, records: end.result.records, written: end.result.written, durationMs: Date.now() - started }, 'sync done');
-          return { outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written };
-        case 'reconciled':
-          return { outcome: 'reconciled', drift: end.drift };
-        case 'paused':
-          // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
-          await lock.release();
-          await sinkLock.lock.release();
-          await job.moveToDelayed(Date.now() + end.delayMs, token);
-          throw new DelayedError(end.reason);
-        case 'business_stopped':
-          throw new UnrecoverableError(end.failure.message);
-        case 'stream_failed':
-          throw new Error(failureReason(end.failure));
-      }
+      return await lockedRun(deps, job, token, plan, descriptor, abort);
     } finally {
-      await lock.release();
-      await sinkLock.lock.release();
+      abort.dispose();
     }
   };
+}
+
+/** Takes both locks, runs the job and maps its end to BullMQ; the locks are freed whatever happens. */
+async function lockedRun(
+  deps: SyncJobDeps,
+  job: Job<SyncJobData, SyncJobResult>,
+  token: string | undefined,
+  plan: BusinessPlan,
+  descriptor: StreamDescriptor,
+  abort: JobSignal,
+): Promise<SyncJobResult> {
+  const { business, stream } = job.data;
+  const lock = await acquireStreamLock({
+    redis: deps.redis,
+    key: deps.keys.streamLock(business, stream),
+    ttlMs: deps.config.worker.lockDurationMs,
+    onLost: () => {
+      deps.logger.error({ business, stream }, 'stream lock lost; stopping this run after the page in flight');
+      abort.abort(new Error('stream lock lost'));
+    },
+  });
+  if (lock === undefined) {
+    deps.logger.debug({ business, stream, jobId: job.id }, 'another job is syncing this stream; skipped');
+    return await retryReconcileLater(job, token, deps);
+  }
+  // The sink's lock, shared with `callsync backfill`: a backfill of this stream into this sink runs alone.
+  const sinkLock = await acquireSinkLock({
+    redis: deps.redis,
+    key: sinkLockKey(deps.config.redis.prefix, sinkIdentity(deps.config.sink), business, stream),
+    ttlMs: deps.config.worker.lockDurationMs,
+    command: 'run',
+    onLost: () => abort.abort(new Error('sink lock lost')),
+  });
+  if (sinkLock.lock === undefined) {
+    await lock.release();
+    deps.logger.info({ business, stream, holder: sinkLock.holder === undefined ? 'unknown' : describeHolder(sinkLock.holder) }, 'another process is syncing this stream into this sink; skipped');
+    return await retryReconcileLater(job, token, deps);
+  }
+  const started = Date.now();
+  try {
+    const end = await runStreamJob(deps, plan, descriptor, abort.signal, job.name === RECONCILE_JOB ? 'reconcile' : 'sync');
+    switch (end.kind) {
+      case 'synced':
+        // One info line per run, so an operator reading `run`'s log sees every sync without debug.
+        deps.logger.info({ business, stream, records: end.result.records, written: end.result.written, durationMs: Date.now() - started }, 'sync done');
+        return { outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written };
+      case 'reconciled':
+        return { outcome: 'reconciled', drift: end.drift };
+      case 'paused':
+        // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
+        await lock.release();
+        await sinkLock.lock.release();
+        await job.moveToDelayed(Date.now() + end.delayMs, token);
+        throw new DelayedError(end.reason);
+      case 'business_stopped':
+        throw new UnrecoverableError(end.failure.message);
+      case 'stream_failed':
+        throw new Error(failureReason(end.failure));
+    }
+  } finally {
+    await lock.release();
+    await sinkLock.lock.release();
+  }
 }
 
 /** How soon a full reconciliation that found its stream busy asks again. */
