@@ -123,8 +123,24 @@ export const extraStreamSchema = z.strictObject({
 
 export const scheduleSchema = z.strictObject({ every: durationMs('60s') });
 
-/** Reconciliation in `run`: a full id-level comparison every `every`; found drift is repaired unless `repair` is false. */
-export const reconcileSchema = z.strictObject({ every: durationMs('24h'), repair: z.boolean().default(true) });
+/**
+ * Reconciliation: in `run` a full id-level comparison every `every`, found drift repaired unless
+ * `repair` is false. The deletion guard (every repair): a walk that would mark more than
+ * `maxDeleteShare` of the stream's stored records, or more than `maxDeleteCount`, marks nothing
+ * until a person confirms; below that, a record is marked only when two whole walks at least
+ * `deleteAfter` apart both missed it.
+ */
+export const reconcileSchema = z.strictObject({
+  every: durationMs('24h'),
+  repair: z.boolean().default(true),
+  maxDeleteShare: z
+    .number({ error: 'expected a share between 0 and 1, such as 0.1 for 10 %' })
+    .min(0, 'expected a share between 0 and 1, such as 0.1 for 10 %')
+    .max(1, 'expected a share between 0 and 1, such as 0.1 for 10 % (not a percentage)')
+    .default(0.1),
+  maxDeleteCount: z.int({ error: 'expected a whole number of records' }).min(0).optional(),
+  deleteAfter: durationMs('1h'),
+});
 
 export const redisSchema = z.strictObject({
   url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).default('redis://127.0.0.1:6379'),

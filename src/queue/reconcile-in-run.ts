@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { deletionGuard } from '../reconcile/deletion-guard.js';
 import { reconcileStream } from '../reconcile/reconcile-stream.js';
+import type { ReconcileStore } from '../reconcile/reconcile-store.js';
 import { sinkReconcileStore } from '../reconcile/sink-store.js';
 import { describeDrift, type StreamCheck } from '../reconcile/stream-check.js';
 import { isVerifiable } from '../reconcile/upstream-total.js';
@@ -63,8 +65,28 @@ async function claim(deps: SyncJobDeps, key: string, ttlMs: number): Promise<boo
   return (await deps.redis.set(key, '1', 'PX', Math.max(1, Math.floor(ttlMs)), 'NX')) === 'OK';
 }
 
+/**
+ * A drift not walked this time (walked within the hour) keeps saying what the last walk held back,
+ * so the operator still reads how many records would be marked and how to confirm.
+ */
+async function withHeldDeletions(store: ReconcileStore, business: string, descriptor: StreamDescriptor, check: StreamCheck): Promise<StreamCheck> {
+  if (check.difference === null || check.difference >= 0) return check;
+  const { held } = await store.loadDeletions(business, descriptor);
+  return held === null ? check : { ...check, heldDeletions: held };
+}
+
 function logCheck(logger: Logger, check: StreamCheck, message: string): void {
-  const fields = { stored: check.stored, upstream: check.upstream, difference: check.difference, missing: check.missing, extra: check.extra, written: check.written, markedDeleted: check.markedDeleted };
+  const fields = {
+    stored: check.stored,
+    upstream: check.upstream,
+    difference: check.difference,
+    missing: check.missing,
+    extra: check.extra,
+    written: check.written,
+    markedDeleted: check.markedDeleted,
+    heldDeletions: check.heldDeletions?.count,
+    pendingDeletions: check.pendingDeletions,
+  };
   if (check.verdict === 'differs') logger.warn({ ...fields, drift: describeDrift(check) }, message);
   else logger.info(fields, message);
 }
@@ -85,6 +107,7 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     fetch: options.fetch,
     normalizeContext: plan.normalizeContext,
     paging: walkSettings(upstream),
+    guard: deletionGuard(reconcile),
     signal: options.signal,
     onWarning: (warning: string) => logger.warn({ warning }, 'reconcile warning'),
   };
@@ -110,8 +133,9 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     logCheck(logger, check, 'drift: the sink and upstream disagree');
     if (!reconcile.repair) return { difference: check.difference ?? 0, drift: describeDrift(check) };
     const claimKey = deps.keys.repairClaim(plan.name, descriptor.name);
-    if (!(await claim(deps, claimKey, Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS)))) {
-      return { difference: check.difference ?? 0, drift: describeDrift(check) };
+    // The next walk of a persisting drift is also the second walk that deletions below the guard wait for.
+    if (!(await claim(deps, claimKey, Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS, reconcile.deleteAfter)))) {
+      return { difference: check.difference ?? 0, drift: describeDrift(await withHeldDeletions(base.store, plan.name, descriptor, check)) };
     }
     check = await releasingOnCutOff(deps, claimKey, options.signal, () => reconcileStream({ ...base, mode: 'repair' }));
     logCheck(logger, check, check.verdict === 'differs' ? 'drift remains after repair' : 'drift repaired');

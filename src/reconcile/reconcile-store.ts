@@ -1,5 +1,6 @@
 import type { Json, JsonObject, SyncRecord } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
+import type { DeletionState } from './deletion-guard.js';
 
 /** What reconciliation needs from the sink for one business × stream. */
 export interface ReconcileStore {
@@ -17,6 +18,10 @@ export interface ReconcileStore {
   loadRepairWalk(businessId: string, descriptor: StreamDescriptor): Promise<JsonObject | undefined>;
   /** Records where the repair walk stands; null once it reached the end. */
   saveRepairWalk(businessId: string, descriptor: StreamDescriptor, position: JsonObject | null): Promise<void>;
+  /** Records whole walks missed and deletions held back (the deletion guard's memory between walks). */
+  loadDeletions(businessId: string, descriptor: StreamDescriptor): Promise<DeletionState>;
+  /** Replaces it; an empty state clears it. */
+  saveDeletions(businessId: string, descriptor: StreamDescriptor, state: DeletionState): Promise<void>;
 }
 
 /**

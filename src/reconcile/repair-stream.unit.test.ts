@@ -1,58 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, SyncRecord } from '../sink.js';
+import type { JsonObject } from '../sink.js';
 import { builtinStreams } from '../sync/builtin-streams.js';
-import { customStream } from '../sync/custom-streams.js';
 import type { Query } from '../sync/walkers/index.js';
 import { checkStream } from './check-stream.js';
-import type { ReconcileStore } from './reconcile-store.js';
+import { base, memoryStore, offsetList, sms } from './reconcile-test.fixtures.js';
 import { repairStream } from './repair-stream.js';
-
-const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'messages', paging: 'offset', idField: 'id' });
-
-/** The sink side as plain sets: what a store holds, what it marked deleted, its dead letters. */
-function memoryStore(ids: readonly string[], deadLetterIds: readonly string[] = []) {
-  const rows = new Set(ids);
-  const deleted = new Set<string>();
-  const walk: { position: JsonObject | undefined } = { position: undefined };
-  const store: ReconcileStore = {
-    count: () => Promise.resolve(rows.size),
-    ids: () => [[...rows].sort()],
-    markDeleted(_business, _descriptor, marked) {
-      let newly = 0;
-      for (const id of marked) {
-        if (!rows.delete(id)) continue;
-        newly += 1;
-        deleted.add(id);
-      }
-      return Promise.resolve(newly);
-    },
-    store(_business, _descriptor, records: readonly SyncRecord[]) {
-      for (const record of records) rows.add(record.id);
-      return Promise.resolve(records.length);
-    },
-    deadLetterIds: () => Promise.resolve(new Set(deadLetterIds)),
-    loadRepairWalk: () => Promise.resolve(walk.position),
-    saveRepairWalk(_business, _descriptor, position) {
-      walk.position = position ?? undefined;
-      return Promise.resolve();
-    },
-  };
-  return { store, rows, deleted, walk };
-}
-
-/** An offset-paged upstream list of these ids, reporting `total` (or a wrong one). */
-function offsetList(ids: readonly string[], reportedTotal = ids.length) {
-  const queries: Query[] = [];
-  const fetch = (query: Query): Promise<JsonObject> => {
-    queries.push(query);
-    const offset = Number(query.offset ?? 0);
-    const limit = Number(query.limit ?? 50);
-    return Promise.resolve({ messages: ids.slice(offset, offset + limit).map((id) => ({ id })), total: reportedTotal });
-  };
-  return { fetch, queries };
-}
-
-const base = { business: 'acme', normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const, maxFutureSkewMs: 3_600_000 } };
 
 describe('checkStream', () => {
   it('counts dead letters not stored as accounted for, and asks upstream with one request', async () => {

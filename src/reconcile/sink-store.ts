@@ -1,5 +1,6 @@
 import { storedIdPages, type Sink } from '../sink.js';
 import { chunk } from '../sync/to-batch.js';
+import { decodeDeletions, deletionsStream, encodeDeletions } from './deletion-checkpoint.js';
 import { rawId, type ReconcileStore } from './reconcile-store.js';
 
 /** The checkpoint a repair walk keeps, beside the stream's own (`{stream}:repair`). */
@@ -33,6 +34,12 @@ export function sinkReconcileStore(sink: Sink): ReconcileStore {
     },
     saveRepairWalk: (businessId, descriptor, position) =>
       sink.checkpoints.save({ businessId, stream: repairStream(descriptor.name), position: { walk: position }, recordsSynced: 0 }),
+    async loadDeletions(businessId, descriptor) {
+      const stream = deletionsStream(descriptor.name);
+      return decodeDeletions((await sink.checkpoints.load(businessId, stream))?.position, `${businessId}/${stream}`);
+    },
+    saveDeletions: (businessId, descriptor, state) =>
+      sink.checkpoints.save({ businessId, stream: deletionsStream(descriptor.name), position: encodeDeletions(state), recordsSynced: 0 }),
     async deadLetterIds(businessId, descriptor) {
       const letters = await sink.deadLetters.list({ businessId, stream: descriptor.name, limit: DEAD_LETTER_READ });
       return new Set(letters.flatMap((letter) => rawId(letter.raw) ?? []));

@@ -1,3 +1,5 @@
+import { heldMessage, type HeldDeletions } from './deletion-guard.js';
+
 /**
  * What reconciliation found for one business × stream. `difference` is upstream minus stored:
  * positive when records are missing from the sink, negative when the sink holds records upstream
@@ -19,6 +21,10 @@ export interface StreamCheck {
   /** After a repair: records written and records marked deleted. */
   readonly written?: number;
   readonly markedDeleted?: number;
+  /** After a whole walk: deletions the guard held back because they were too many (`--confirm-deletions` marks them). */
+  readonly heldDeletions?: HeldDeletions;
+  /** After a whole walk: records it missed that wait for a second whole walk (`reconcile.deleteAfter`). */
+  readonly pendingDeletions?: number;
 }
 
 /** Compares the counts; a stream without an upstream total is not verifiable. */
@@ -32,5 +38,6 @@ export function judge(business: string, stream: string, stored: number, upstream
 export function describeDrift(check: StreamCheck): string {
   if (check.verdict !== 'differs' || check.difference === null) return `${check.business}/${check.stream}: ${check.verdict}`;
   const side = check.difference > 0 ? `${check.difference} missing from the sink` : `${-check.difference} stored that upstream no longer lists`;
-  return `drift: upstream has ${check.upstream}, the sink ${check.stored} (${side})`;
+  const drift = `drift: upstream has ${check.upstream}, the sink ${check.stored} (${side})`;
+  return check.heldDeletions === undefined ? drift : `${heldMessage(check.heldDeletions)}; ${drift}`;
 }

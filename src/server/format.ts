@@ -1,3 +1,4 @@
+import { HELD_DELETIONS } from '../reconcile/deletion-guard.js';
 import type { StreamState, StreamStatus } from '../state/index.js';
 
 /** Formatting shared by the status page and the terminal table. */
@@ -51,7 +52,7 @@ export function formatClock(iso: string): string {
  * What the operator does about a stream in this state, naming the command; null when nothing.
  * The status page and `callsync status` show the same words.
  */
-export function stateFix(status: Pick<StreamStatus, 'state' | 'business' | 'stream'>): string | null {
+export function stateFix(status: Pick<StreamStatus, 'state' | 'business' | 'stream'> & { readonly warning?: string | null }): string | null {
   const { business, stream } = status;
   switch (status.state) {
     case 'auth_failed':
@@ -61,6 +62,9 @@ export function stateFix(status: Pick<StreamStatus, 'state' | 'business' | 'stre
     case 'gap_warning':
       return `read the warning; \`callsync reconcile --business ${business} --stream ${stream}\` compares with upstream`;
     case 'drift':
+      if (status.warning?.includes(HELD_DELETIONS) === true) {
+        return `check that upstream really dropped them (an outage can answer with a short list); if so, \`callsync reconcile --business ${business} --stream ${stream} --repair --confirm-deletions\` marks them`;
+      }
       return `repaired by the next reconciliation unless reconcile.repair is false; \`callsync reconcile --business ${business} --stream ${stream} --repair\` repairs now`;
     case 'waiting_for_budget':
       return 'nothing: it resumes when the window resets (see the budget)';

@@ -1,3 +1,4 @@
+import { heldMessage } from '../../reconcile/deletion-guard.js';
 import type { StreamCheck } from '../../reconcile/stream-check.js';
 import { formatTable } from '../text-table.js';
 
@@ -24,7 +25,20 @@ export function formatChecks(rows: readonly CheckRow[]): string {
     const repair = walked ? [dash(row.missing), dash(row.extra), dash(row.written), dash(row.markedDeleted)] : [];
     return [row.business, row.stream, row.stored, dash(row.upstream), difference, VERDICT[row.verdict], ...repair];
   });
-  return formatTable(headers, cells);
+  return [formatTable(headers, cells), ...guardNotes(rows)].join('\n');
+}
+
+/** One line per stream whose deletions the guard held back or keeps waiting, under the table. */
+function guardNotes(rows: readonly CheckRow[]): string[] {
+  return rows.flatMap((row) => {
+    if ('error' in row) return [];
+    const where = `${row.business}/${row.stream}`;
+    if (row.heldDeletions !== undefined) return [`${where}: ${heldMessage(row.heldDeletions)} (this stream only: add --business ${row.business} --stream ${row.stream})`];
+    if (row.pendingDeletions !== undefined) {
+      return [`${where}: ${row.pendingDeletions} records upstream no longer lists wait for a second whole walk after reconcile.deleteAfter before they are marked deleted (--confirm-deletions marks them now)`];
+    }
+    return [];
+  });
 }
 
 /** Exit 1 when anything differs or could not be checked; a stream that is only not verifiable does not fail. */

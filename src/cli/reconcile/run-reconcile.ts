@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { CallsyncConfig } from '../../config/index.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
+import { deletionGuard } from '../../reconcile/deletion-guard.js';
 import { reconcileStream } from '../../reconcile/reconcile-stream.js';
 import { sinkReconcileStore } from '../../reconcile/sink-store.js';
 import type { Sink } from '../../sink.js';
@@ -17,6 +18,8 @@ export interface RunReconcileOptions {
   readonly plans: readonly BusinessPlan[];
   readonly sink: Sink;
   readonly repair: boolean;
+  /** `--confirm-deletions`: mark everything a whole walk missed, past the deletion guard. */
+  readonly confirmDeletions?: boolean;
   readonly logger: Logger;
   readonly signal?: AbortSignal;
 }
@@ -52,6 +55,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
                   normalizeContext: plan.normalizeContext,
                   paging: walkSettings(upstream),
                   mode: options.repair ? 'repair' : 'count',
+                  guard: deletionGuard(config.reconcile, options.confirmDeletions === true),
                   signal: options.signal,
                   onWarning: (warning) => options.logger.warn({ ...labels, warning }, 'reconcile warning'),
                 }),

@@ -15,6 +15,8 @@ interface Row {
   extra?: number;
   written?: number;
   markedDeleted?: number;
+  pendingDeletions?: number;
+  heldDeletions?: { count: number; share: number };
   error?: string;
 }
 
@@ -40,7 +42,8 @@ describe('callsync reconcile', () => {
     const sim = await startSimulator({ businesses: 2, calls: 90, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
     const ws = workspace('reconcile');
     cleanup.push(() => sim.close(), () => ws.cleanup());
-    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 100, perMs: 1000 } }));
+    // Deletions below the guard wait for a second whole walk at least deleteAfter later; here 1 ms.
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 100, perMs: 1000 }, reconcile: { deleteAfter: '1ms' } }));
     expect((await runCli(['backfill', '--config', config, '--no-progress'])).code).toBe(0);
 
     const lostByHand = upstreamCallIds(sim, 'biz-1').slice(10, 13);
@@ -59,9 +62,15 @@ describe('callsync reconcile', () => {
     expect(table.code).toBe(1);
     expect(table.stdout).toMatch(/biz-1\s+calls\s+87\s+90\s+\+3\s+differs/);
 
+    const firstWalk = await reconcile(config, '--repair');
+    const first = byKey(firstWalk.rows);
+    expect(first.get('biz-1/calls')).toMatchObject({ missing: 3, extra: 0, written: 3, markedDeleted: 0, difference: 0, verdict: 'ok' });
+    expect(first.get('biz-2/calls')).toMatchObject({ missing: 0, extra: 2, markedDeleted: 0, pendingDeletions: 2, difference: -2, verdict: 'differs' });
+    expect(firstWalk.code).toBe(1);
+    expect(storedCalls(ws.dbPath, 'biz-2').deleted).toEqual([]);
+
     const repaired = await reconcile(config, '--repair');
     const fixed = byKey(repaired.rows);
-    expect(fixed.get('biz-1/calls')).toMatchObject({ missing: 3, extra: 0, written: 3, markedDeleted: 0, difference: 0, verdict: 'ok' });
     expect(fixed.get('biz-2/calls')).toMatchObject({ missing: 0, extra: 2, written: 0, markedDeleted: 2, difference: 0, verdict: 'ok' });
     expect(repaired.code).toBe(0);
     expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: upstreamCallIds(sim, 'biz-1'), deleted: [] });
