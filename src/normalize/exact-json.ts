@@ -9,11 +9,8 @@
 /** The key of the object an inexact number is replaced with. */
 export const INEXACT_NUMBER_KEY = '$inexactNumber';
 
-// A number with 16 or more significant digits, or an exponent, is the only kind that can collapse.
-const CANDIDATE = /\d[\d.]{15,}|\d[eE]/;
-
 export function parseJsonExact(text: string): unknown {
-  return JSON.parse(CANDIDATE.test(text) ? markInexactNumbers(text) : text) as unknown;
+  return JSON.parse(markInexactNumbers(text)) as unknown;
 }
 
 /** The literal text of a value `parseJsonExact` marked, or undefined for any other value. */
@@ -23,28 +20,50 @@ export function inexactNumberText(value: unknown): string | undefined {
   return typeof text === 'string' && Object.keys(value).length === 1 ? text : undefined;
 }
 
-/** Rewrites, outside strings, every number literal whose parsed value is an integer it does not equal. */
+/**
+ * Rewrites, outside strings, every number literal whose parsed value is an integer it does not equal.
+ * Runs on every page, so strings (most of a page: ids, URLs, text) are skipped by `indexOf`, and
+ * only a literal with a fraction or an exponent, the only kind that can collapse, is looked at.
+ */
 function markInexactNumbers(text: string): string {
   let out = '';
   let copied = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Skip a string, escapes included.
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
-      continue;
+  for (let from = 0; ;) {
+    const quote = text.indexOf('"', from);
+    const end = quote === -1 ? text.length : quote;
+    for (let i = from; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 0x2d && (c < 0x30 || c > 0x39)) continue;
+      let after = i + 1;
+      let fractionOrExponent = false;
+      for (; after < end; after++) {
+        const d = text.charCodeAt(after);
+        if (d === 0x2e || d === 0x65 || d === 0x45) fractionOrExponent = true;
+        else if ((d < 0x30 || d > 0x39) && d !== 0x2b && d !== 0x2d) break;
+      }
+      const literal = fractionOrExponent ? text.slice(i, after) : '';
+      if (literal !== '' && isInexactInteger(literal)) {
+        out += `${text.slice(copied, i)}{"${INEXACT_NUMBER_KEY}":"${literal}"}`;
+        copied = after;
+      }
+      i = after - 1;
     }
-    if (c !== 0x2d && (c < 0x30 || c > 0x39)) continue;
-    let end = i + 1;
-    while (end < text.length && /[\d.eE+-]/.test(text.charAt(end))) end++;
-    const literal = text.slice(i, end);
-    if (isInexactInteger(literal)) {
-      out += `${text.slice(copied, i)}{"${INEXACT_NUMBER_KEY}":"${literal}"}`;
-      copied = end;
-    }
-    i = end - 1;
+    if (quote === -1) break;
+    const close = closingQuote(text, quote);
+    if (close === -1) break;
+    from = close + 1;
   }
   return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** Where the string opened at `quote` ends (a quote after an even run of backslashes), or -1. */
+function closingQuote(text: string, quote: number): number {
+  for (let close = text.indexOf('"', quote + 1); close !== -1; close = text.indexOf('"', close + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(close - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return close;
+  }
+  return -1;
 }
 
 function isInexactInteger(literal: string): boolean {
