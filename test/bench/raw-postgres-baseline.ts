@@ -1,11 +1,12 @@
 import pg from 'pg';
-import { rawRow, rawWalk } from './raw-walk.js';
+import { RAW_COLUMNS, rawRow, rawWalk } from './raw-walk.js';
 
-const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'jsonb', 'timestamptz'];
+/** Array types of {@link RAW_COLUMNS}, in order. */
+const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'jsonb', 'timestamptz', 'bigint', 'text', 'timestamptz', 'text'];
 
 /**
- * The hand-written floor for Postgres: the connector's column types in a schema of its own, one
- * COPY-like `insert … select * from unnest(…)` per page (eleven array parameters, one round trip).
+ * The hand-written floor for Postgres: the connector's columns and types in a schema of its own, one
+ * COPY-like `insert … select * from unnest(…)` per page (fifteen array parameters, one round trip).
  */
 export async function rawPostgresBaseline(url: string, schema: string, baseUrl: string, apiKey: string, businessId: string, pageSize: number): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
@@ -16,12 +17,13 @@ export async function rawPostgresBaseline(url: string, schema: string, baseUrl: 
     await client.query(`create table "${schema}".calls (
       business_id text not null, id text not null, source text not null,
       to_number text, from_number text, direction text, recording_url text, transcription_text text, created_at timestamptz,
-      raw jsonb not null, synced_at timestamptz not null, primary key (business_id, id))`);
+      raw jsonb not null, synced_at timestamptz not null, deleted_at timestamptz,
+      duration_seconds bigint, status text, updated_at timestamptz, tracking_number_id text, primary key (business_id, id))`);
     const unnest = TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
-    const sql = `insert into "${schema}".calls select * from unnest(${unnest})`;
+    const sql = `insert into "${schema}".calls (${RAW_COLUMNS.join(', ')}) select * from unnest(${unnest})`;
     const records = await rawWalk(baseUrl, apiKey, pageSize, async (calls) => {
       const now = new Date().toISOString();
-      const columns: (string | null)[][] = TYPES.map(() => []);
+      const columns: (string | number | null)[][] = TYPES.map(() => []);
       for (const call of calls) rawRow(businessId, call, now).forEach((value, index) => columns[index]!.push(value));
       await client.query(sql, columns);
     });

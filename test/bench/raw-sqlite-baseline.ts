@@ -1,15 +1,17 @@
 import Database from 'better-sqlite3';
-import { rawRow, rawWalk } from './raw-walk.js';
+import { RAW_COLUMNS, rawRow, rawWalk } from './raw-walk.js';
 
+// The connector's calls table as a fresh file gets it (migration 004 added the last four columns).
 const DDL = `create table if not exists calls (
   business_id text not null, id text not null, source text not null,
   to_number text, from_number text, direction text, recording_url text, transcription_text text, created_at text,
-  raw text not null, synced_at text not null,
+  raw text not null, synced_at text not null, deleted_at text,
+  duration_seconds integer, status text, updated_at text, tracking_number_id text,
   primary key (business_id, id)) strict`;
 
 /**
- * The hand-written floor for SQLite: the same table and pragmas as the connector, one prepared
- * insert per row, one transaction per page. Returns records per second.
+ * The hand-written floor for SQLite: the same table, columns and pragmas as the connector, one
+ * prepared insert per row, one transaction per page. Returns records per second.
  */
 export async function rawSqliteBaseline(path: string, baseUrl: string, apiKey: string, businessId: string, pageSize: number): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
@@ -18,8 +20,8 @@ export async function rawSqliteBaseline(path: string, baseUrl: string, apiKey: s
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec(DDL);
-    const insert = db.prepare(`insert into calls values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const writePage = db.transaction((rows: (string | null)[][]) => {
+    const insert = db.prepare(`insert into calls (${RAW_COLUMNS.join(', ')}) values (${RAW_COLUMNS.map(() => '?').join(', ')})`);
+    const writePage = db.transaction((rows: (string | number | null)[][]) => {
       for (const row of rows) insert.run(row);
     });
     const records = await rawWalk(baseUrl, apiKey, pageSize, (calls) => {

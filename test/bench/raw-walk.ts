@@ -9,6 +9,10 @@ export interface RawCall {
   readonly recording_url?: string | null;
   readonly transcription_text?: string | null;
   readonly created_at?: string | null;
+  readonly duration_seconds?: number | null;
+  readonly status?: string | null;
+  readonly updated_at?: string | null;
+  readonly tracking_number_id?: string | null;
 }
 
 interface CallsPage {
@@ -39,8 +43,14 @@ export async function rawWalk(baseUrl: string, apiKey: string, pageSize: number,
   }
 }
 
-/** The columns both baselines store, in table order, with the same `raw` text the sinks keep. */
-export function rawRow(businessId: string, call: RawCall, now: string): (string | null)[] {
+/** The calls table's columns as the connectors write them (the order of {@link rawRow}); `deleted_at` stays null. */
+export const RAW_COLUMNS = [
+  'business_id', 'id', 'source', 'to_number', 'from_number', 'direction', 'recording_url', 'transcription_text', 'created_at',
+  'raw', 'synced_at', 'duration_seconds', 'status', 'updated_at', 'tracking_number_id',
+] as const;
+
+/** The values both baselines store, in {@link RAW_COLUMNS} order, with the same `raw` text the sinks keep. */
+export function rawRow(businessId: string, call: RawCall, now: string): (string | number | null)[] {
   return [
     businessId,
     call.id,
@@ -53,5 +63,9 @@ export function rawRow(businessId: string, call: RawCall, now: string): (string 
     call.created_at ?? null,
     JSON.stringify(call),
     now,
+    call.duration_seconds ?? null,
+    call.status ?? null,
+    call.updated_at ?? null,
+    call.tracking_number_id ?? null,
   ];
 }
