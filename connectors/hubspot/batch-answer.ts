@@ -30,3 +30,13 @@ export function errorMessageFor(keys: readonly string[], errors: readonly unknow
   if (messages.length === 0) return 'no result returned for this input';
   return [...new Set(messages.map((entry) => entry.message))].join('; ');
 }
+
+/** HubSpot's category (`CONFLICT`, `VALIDATION_ERROR`, …) of the error whose `context` names one of `keys`, if any does. */
+export function errorCategoryFor(keys: readonly string[], errors: readonly unknown[]): string | undefined {
+  for (const error of errors) {
+    const { category, context } = (typeof error === 'object' && error !== null ? error : {}) as { category?: unknown; context?: unknown };
+    const text = JSON.stringify(context ?? null);
+    if (typeof category === 'string' && keys.every((key) => text.includes(JSON.stringify(key)))) return category;
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
 import type { Target, TargetOutcome } from '../parts.js';
 import { archiveCalls } from './archive.js';
+import { explainArchivedHolders } from './archived-holders.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
 import { HubSpotBudget } from './budget.js';
 import type { HubSpotConfig } from './config.js';
@@ -94,7 +95,7 @@ export class HubSpotTarget implements Target {
     const numbers = config.associateContacts ? inputs.flatMap((input) => (input.item.contactNumber === null ? [] : [input.item.contactNumber])) : [];
     // The contact lookup does not depend on the upsert: both go out at once.
     const [outcome, contacts] = await Promise.all([upsertCalls(this.#http, config.uniqueProperty, inputs), this.#lookUp(numbers)]);
-    for (const { input, reason } of outcome.rejected) {
+    for (const { input, reason } of await explainArchivedHolders(this.#http, config.uniqueProperty, outcome.rejected)) {
       rejected.push({ businessId: batch.businessId, stream, reason, raw: input.item.record.raw });
     }
     if (config.associateContacts) {

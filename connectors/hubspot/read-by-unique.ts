@@ -8,15 +8,17 @@ export const HUBSPOT_BATCH_LIMIT = 100;
 /**
  * The object ids of the live calls whose unique property holds one of `values`
  * (`POST /crm/v3/objects/calls/batch/read` with `idProperty`, ≤ 100 a request), keyed by the
- * value HubSpot returns in that property; values HubSpot does not know are absent.
+ * value HubSpot returns in that property; values HubSpot does not know are absent. With
+ * `archived`, only calls in the recycling bin (HubSpot's `archived=true` query parameter).
  */
-export async function readCallIdsByUnique(http: HubSpotHttp, idProperty: string, values: readonly string[]): Promise<Map<string, string>> {
+export async function readCallIdsByUnique(http: HubSpotHttp, idProperty: string, values: readonly string[], archived = false): Promise<Map<string, string>> {
+  const path = archived ? '/crm/v3/objects/calls/batch/read?archived=true' : '/crm/v3/objects/calls/batch/read';
   const found = new Map<string, string>();
   for (let start = 0; start < values.length; start += HUBSPOT_BATCH_LIMIT) {
     const inputs = values.slice(start, start + HUBSPOT_BATCH_LIMIT).map((id) => ({ id }));
     let body: unknown;
     try {
-      ({ body } = await http.send('POST', '/crm/v3/objects/calls/batch/read', { idProperty, inputs, properties: [idProperty], propertiesWithHistory: [] }));
+      ({ body } = await http.send('POST', path, { idProperty, inputs, properties: [idProperty], propertiesWithHistory: [] }));
     } catch (error) {
       if (isHubSpotError(error) && error.kind === 'not_found') continue;
       throw error;

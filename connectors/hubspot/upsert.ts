@@ -1,4 +1,4 @@
-import { batchParts, errorMessageFor, idOf } from './batch-answer.js';
+import { batchParts, errorCategoryFor, errorMessageFor, idOf } from './batch-answer.js';
 import { isHubSpotError, type HubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
 import { HUBSPOT_BATCH_LIMIT, propertyOf, readCallIdsByUnique } from './read-by-unique.js';
@@ -13,8 +13,8 @@ export interface CallInput<T> {
 
 export interface UpsertOutcome<T> {
   readonly stored: { readonly input: CallInput<T>; readonly hubspotId: string }[];
-  /** Inputs HubSpot refused, with HubSpot's message. */
-  readonly rejected: { readonly input: CallInput<T>; readonly reason: string }[];
+  /** Inputs HubSpot refused, with HubSpot's message; `conflict` when HubSpot called it one (409, category CONFLICT). */
+  readonly rejected: { readonly input: CallInput<T>; readonly reason: string; readonly conflict: boolean }[];
 }
 
 /**
@@ -51,7 +51,7 @@ async function upsertBisecting<T>(http: HubSpotHttp, idProperty: string, inputs:
   } catch (error) {
     if (!isHubSpotError(error) || !error.batchRejection) throw error;
     if (inputs.length === 1 && inputs[0] !== undefined) {
-      into.rejected.push({ input: inputs[0], reason: `hubspot: ${error.hubspotMessage ?? error.message}` });
+      into.rejected.push({ input: inputs[0], reason: `hubspot: ${error.hubspotMessage ?? error.message}`, conflict: error.kind === 'conflict' });
       return error;
     }
     const middle = Math.ceil(inputs.length / 2);
@@ -85,6 +85,6 @@ async function collect<T>(http: HubSpotHttp, body: unknown, idProperty: string, 
   for (const input of inputs) {
     const hubspotId = ids.get(input.uniqueValue);
     if (hubspotId !== undefined) into.stored.push({ input, hubspotId });
-    else into.rejected.push({ input, reason: `hubspot: ${errorMessageFor([input.uniqueValue], errors)}` });
+    else into.rejected.push({ input, reason: `hubspot: ${errorMessageFor([input.uniqueValue], errors)}`, conflict: errorCategoryFor([input.uniqueValue], errors) === 'CONFLICT' });
   }
 }

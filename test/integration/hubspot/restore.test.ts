@@ -65,3 +65,40 @@ describe.each(readings)('a call archived in HubSpot whose record comes back upst
     expect(archived?.properties.callsync_id).toBe(`${A}:calls:c1#archived-${archived?.id ?? ''}`);
   });
 });
+
+// A call archived with its value in place: by a person in HubSpot's app, or by callsync before it
+// moved values aside. Only a person can restore it (HubSpot has no API for that).
+describe('a call archived with its unique value in place', () => {
+  let target: HubSpotTarget;
+  afterEach(async () => target.close());
+
+  const write = (cursor: string) => target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, 'c1')], deadLetters: [] }, { cursor });
+
+  it('held by the archived call: a dead letter names the call and the fix; restored by hand, the upsert finds it again', async () => {
+    target = await startTarget({ readings: { archivedUniqueValue: 'held' } }, { associateContacts: false });
+    await write('p1');
+    const [original] = target.fake.calls();
+    target.fake.archiveByHand(original?.id ?? '');
+    expect(await write('p2')).toEqual({ written: 0, unchanged: 0, deadLettered: 1 });
+    expect(target.fake.calls()).toEqual([]);
+    const [letter] = await target.sink.deadLetters.list({ businessId: A });
+    expect(letter?.reason).toMatch(new RegExp(`^hubspot: call ${original?.id ?? ''} in HubSpot's recycling bin still holds callsync_id acme:calls:c1; fix: restore that call in HubSpot \\(knowledge\\.hubspot\\.com/records/restore-deleted-activity-in-a-record\\), then run callsync dead-letters replay \\(hubspot: Unique property callsync_id`));
+
+    expect(target.fake.restoreByHand(original?.id ?? '')).toBeUndefined();
+    await write('p3');
+    expect(target.fake.calls().map((call) => call.id)).toEqual([original?.id]);
+  });
+
+  it('freed by the archived call: the upsert creates one new call, and the old one can no longer be restored beside it', async () => {
+    target = await startTarget({ readings: { archivedUniqueValue: 'freed' } }, { associateContacts: false });
+    await write('p1');
+    const [original] = target.fake.calls();
+    target.fake.archiveByHand(original?.id ?? '');
+    expect(await write('p2')).toEqual({ written: 0, unchanged: 1, deadLettered: 0 });
+    const live = target.fake.calls();
+    expect(live.map((call) => call.properties.callsync_id)).toEqual(['acme:calls:c1']);
+    expect(live[0]?.id).not.toBe(original?.id);
+    expect(target.fake.restoreByHand(original?.id ?? '')).toMatchObject({ property: 'callsync_id', value: 'acme:calls:c1' });
+    expect(target.fake.calls()).toHaveLength(1);
+  });
+});
