@@ -37,6 +37,7 @@ export interface SimulateFlags {
   echoCredentialsAt?: number;
   unavailableRequests?: number;
   unavailableRetryAfter?: string;
+  listShare?: number;
   deepRecord?: number;
   loneSurrogateRecord?: boolean;
   oversizedRecordBytes?: number;
@@ -79,6 +80,7 @@ function hostileOptions(flags: SimulateFlags): NonNullable<SimulatorOptions['hos
   if (flags.unavailableRequests !== undefined) {
     hostile.unavailable = { requests: flags.unavailableRequests, retryAfter: flags.unavailableRetryAfter ?? '30' };
   }
+  if (flags.listShare !== undefined) hostile.listShare = flags.listShare;
   return hostile;
 }
 

@@ -82,6 +82,7 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--echo-credentials-at <n>', 'hostile: every request gets a 500 whose message holds the credential at character n', integerArg)
     .option('--unavailable-requests <n>', 'hostile: the first n requests get 503 with Retry-After', integerArg)
     .option('--unavailable-retry-after <value>', 'Retry-After of those 503s (seconds or an HTTP date; default 30)')
+    .option('--list-share <share>', 'hostile: every v1 list answers only this share of its records (0.333: every third), total agreeing', probabilityArg)
     .option('--deep-record <depth>', 'one call per business (index 10) nests custom_data this deep', integerArg)
     .option('--lone-surrogate-record', 'one call per business has a lone surrogate in its transcription')
     .option('--oversized-record-bytes <n>', 'one call per business has a transcription of n bytes', integerArg)

@@ -19,14 +19,20 @@ export interface CursorSlice {
 export class CallList {
   readonly #store: CallStore;
   readonly #order: ListOrder;
+  readonly #shown: ((slot: number) => boolean) | undefined;
 
-  constructor(store: CallStore, order: ListOrder) {
+  /** @param shown - when given, only the slots it accepts are listed (`hostile.listShare`); lists are then walked slot by slot. */
+  constructor(store: CallStore, order: ListOrder, shown?: (slot: number) => boolean) {
     this.#store = store;
     this.#order = order;
+    this.#shown = shown;
   }
 
   get total(): number {
-    return this.#store.liveCount;
+    if (this.#shown === undefined) return this.#store.liveCount;
+    let count = 0;
+    for (let i = 0; i < this.#store.length; i++) if (this.#listed(i)) count++;
+    return count;
   }
 
   /** Where a walk without a cursor starts. */
@@ -41,6 +47,12 @@ export class CallList {
 
   /** Up to `limit` live slots starting `offset` calls from the head. */
   atOffset(offset: number, limit: number): number[] {
+    if (this.#shown !== undefined) {
+      const listed: number[] = [];
+      for (let i = 0; i < this.#store.length; i++) if (this.#listed(i)) listed.push(i);
+      if (this.#order === 'newest') listed.reverse();
+      return listed.slice(offset, offset + limit);
+    }
     const total = this.total;
     if (offset >= total) return [];
     if (this.#order === 'oldest') return this.#collect(this.#store.indexAtRank(offset), limit).slots;
@@ -51,6 +63,7 @@ export class CallList {
   fromCursor(position: number, limit: number): CursorSlice {
     const { slots, next } = this.#collect(position, limit);
     const store = this.#store;
+    if (this.#shown !== undefined) return { slots, next, hasMore: this.#collect(next, 1).slots.length > 0 };
     const liveBelow = next - store.deletedBelow(next);
     const hasMore = this.#order === 'oldest' ? store.liveCount - liveBelow > 0 : liveBelow > 0;
     return { slots, next, hasMore };
@@ -62,11 +75,15 @@ export class CallList {
     const slots: number[] = [];
     if (this.#order === 'oldest') {
       let i = boundary;
-      for (; i < store.length && slots.length < limit; i++) if (!store.isDeleted(i)) slots.push(i);
+      for (; i < store.length && slots.length < limit; i++) if (this.#listed(i)) slots.push(i);
       return { slots, next: i };
     }
     let i = boundary - 1;
-    for (; i >= 0 && slots.length < limit; i--) if (!store.isDeleted(i)) slots.push(i);
+    for (; i >= 0 && slots.length < limit; i--) if (this.#listed(i)) slots.push(i);
     return { slots, next: i + 1 };
+  }
+
+  #listed(slot: number): boolean {
+    return !this.#store.isDeleted(slot) && (this.#shown?.(slot) ?? true);
   }
 }

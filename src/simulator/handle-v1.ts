@@ -19,7 +19,7 @@ function bearer(req: IncomingMessage): string | undefined {
 
 async function route(state: SimState, r: V1Request): Promise<RouteResult> {
   if (r.method === 'GET' && r.path === '/calls') return callsRoute(state, r);
-  if (r.method === 'GET' && r.path === '/numbers') return numbersRoute(r);
+  if (r.method === 'GET' && r.path === '/numbers') return numbersRoute(state, r);
   if (r.method === 'GET' && r.path === '/sms') return smsRoute(state, r);
   if (r.path === '/api-keys' || r.path.startsWith('/api-keys/')) return keysRoute(state, r);
   return fail(404, 'Not found');

@@ -13,7 +13,19 @@ export const NO_HOSTILE: Hostile = {
   trickleMs: 0,
   echoCredentials: null,
   unavailable: null,
+  listShare: 1,
 };
+
+/**
+ * Which positions of a list `hostile.listShare` leaves in it (evenly spread: at 1/3, one of every
+ * three), or undefined when it lists everything. Positions are stable while records arrive, so the
+ * same records stay hidden while it lasts.
+ */
+export function listedShare(hostile: Hostile): ((position: number) => boolean) | undefined {
+  const share = hostile.listShare;
+  if (!(share < 1)) return undefined;
+  return (position) => Math.floor((position + 1) * share) > Math.floor(position * share);
+}
 
 const FILLER = 'upstream trace: the handler failed while reading the request; ';
 

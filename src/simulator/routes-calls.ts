@@ -1,5 +1,6 @@
 import { brokenCursorPage } from './broken-paging.js';
 import { CallList } from './call-list.js';
+import { listedShare } from './hostile.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { parseCallsPaging } from './paging.js';
 import type { RouteResult, SimState, V1Request } from './state.js';
@@ -21,7 +22,7 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
   const paging = parsed.value;
   const broken = state.brokenPaging;
   const cap = (size: number): number => Math.min(size, state.v1LimitCap ?? size);
-  const list = new CallList(r.business.calls, state.v1Order);
+  const list = new CallList(r.business.calls, state.v1Order, listedShare(state.hostile));
   const total = list.total;
   const shownTotal = broken.negativeTotal ? -1 : total;
   if (paging.mode === 'offset' || paging.mode === 'page') {

@@ -60,6 +60,12 @@ export interface Hostile {
   echoCredentials: { status: number; at: number; length: number } | null;
   /** The next `requests` requests are answered 503 with this `Retry-After` (seconds or an HTTP date). */
   unavailable: { requests: number; retryAfter: string } | null;
+  /**
+   * Every v1 list (`/calls`, `/sms`, `/numbers`) answers only this share of its records, spread
+   * evenly by position (1/3: every third), with `total` and `has_more` agreeing: an outage that
+   * looks exactly like deletions. `truth()` is unchanged; 1 lists everything.
+   */
+  listShare: number;
 }
 
 /**

@@ -17,7 +17,7 @@ const TIMEOUT_MS = 2_000;
 const MAX_WAIT_MS = 2_000;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const RSS_LIMIT_MB = 300;
-const OFF: Hostile = { retryAfter429: '', exhaustedUntilSec: 0, hugeBodyBytes: 0, hugeBodyDeclared: false, trickleMs: 0, echoCredentials: null, unavailable: null };
+const OFF: Hostile = { retryAfter429: '', exhaustedUntilSec: 0, hugeBodyBytes: 0, hugeBodyDeclared: false, trickleMs: 0, echoCredentials: null, unavailable: null, listShare: 1 };
 const scanner = new SecretScanner();
 let simulator: Simulator;
 let directory: string;

@@ -29,6 +29,15 @@ async function reconcile(config: string, ...flags: string[]): Promise<{ code: nu
   return { code: result.code, rows: (JSON.parse(result.stdout) as { streams: Row[] }).streams };
 }
 
+/** The ids upstream lists right now (v1, whole list), as the sink would see them. */
+async function listedIds(sim: Simulator, stream: 'calls' | 'numbers'): Promise<string[]> {
+  const { baseUrl, businesses } = sim;
+  const query = stream === 'calls' ? '?limit=500&offset=0' : '';
+  const response = await fetch(`${baseUrl}/api/v1/${stream}${query}`, { headers: { authorization: `Bearer ${businesses[0]!.apiKey}` } });
+  const body = (await response.json()) as { data: Record<string, Array<{ id: string | number }>> };
+  return (body.data[stream] ?? []).map((record) => String(record.id));
+}
+
 const byKey = (rows: readonly Row[]): Map<string, Row> => new Map(rows.map((row) => [`${row.business}/${row.stream}`, row]));
 
 describe('callsync reconcile', () => {
@@ -79,6 +88,48 @@ describe('callsync reconcile', () => {
     const after = await reconcile(config);
     expect(after.code).toBe(0);
     expect(after.rows.filter((row) => row.verdict === 'differs' || row.error !== undefined)).toEqual([]);
+  });
+
+  it('an upstream answering a third of each list (200 of 600, total 200): --repair marks nothing and says how to confirm (exit 1); --confirm-deletions marks exactly the 400; recovered, a sync restores what it sees and a repair the rest', async () => {
+    const sim = await startSimulator({ businesses: 1, calls: 600, voicemails: 2, numbers: 3, rateLimit: false });
+    const ws = workspace('reconcile-shrunk');
+    cleanup.push(() => sim.close(), () => ws.cleanup());
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, pageSize: 100 }));
+    expect((await runCli(['backfill', '--config', config, '--no-progress'])).code).toBe(0);
+    const all = upstreamCallIds(sim, 'biz-1');
+    const numbers = sim.truth('biz-1').numbers.map((n) => String(n.id)).sort();
+
+    sim.setHostile({ listShare: 1 / 3 });
+    const table = await runCli(['reconcile', '--config', config, '--repair']);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain('biz-1/calls: 400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`');
+    expect(table.stdout).toContain('biz-1/numbers: 2 records would be marked deleted (66.7 %)');
+    const held = byKey((await reconcile(config, '--repair')).rows);
+    expect(held.get('biz-1/calls')).toMatchObject({ stored: 600, upstream: 200, extra: 400, markedDeleted: 0, heldDeletions: { count: 400 }, verdict: 'differs' });
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: all, deleted: [] });
+    expect(storedCalls(ws.dbPath, 'biz-1', 'numbers').deleted).toEqual([]);
+
+    const unconfirmable = await runCli(['reconcile', '--config', config, '--confirm-deletions']);
+    expect(unconfirmable.code).toBe(2);
+    expect(unconfirmable.stderr).toContain('fix: run callsync reconcile --repair --confirm-deletions');
+
+    const listedCalls = new Set((await listedIds(sim, 'calls')).sort());
+    const listedNumbers = new Set(await listedIds(sim, 'numbers'));
+    const confirmed = await reconcile(config, '--repair', '--confirm-deletions');
+    expect(confirmed.code).toBe(0);
+    expect(byKey(confirmed.rows).get('biz-1/calls')).toMatchObject({ markedDeleted: 400, difference: 0, verdict: 'ok' });
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: all.filter((id) => listedCalls.has(id)), deleted: all.filter((id) => !listedCalls.has(id)) });
+    expect(storedCalls(ws.dbPath, 'biz-1', 'numbers').deleted).toEqual(numbers.filter((id) => !listedNumbers.has(id)));
+
+    // Upstream recovers: the next sync of numbers (a full list every time) sees them and restores them.
+    sim.setHostile({ listShare: 1 });
+    expect((await runCli(['backfill', '--config', config, '--no-progress'])).code).toBe(0);
+    expect(storedCalls(ws.dbPath, 'biz-1', 'numbers')).toEqual({ live: numbers, deleted: [] });
+    // An incremental calls sync does not read old calls again; the repair walk stores them, restored.
+    const restored = await reconcile(config, '--repair');
+    expect(byKey(restored.rows).get('biz-1/calls')).toMatchObject({ missing: 400, written: 400, difference: 0, verdict: 'ok' });
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: all, deleted: [] });
+    expect(restored.code).toBe(0);
   });
 
   it('names a filter that matches nothing and exits 2, for reconcile and backfill alike', async () => {

@@ -81,11 +81,11 @@ export function summarizeDiffs(diffs: Record<string, MirrorDiff>): Record<string
   );
 }
 
-/** Live (not deleted) and deleted call ids of a business in a SQLite mirror; waits out a writer's lock. */
-export function storedCalls(dbPath: string, business: string): { live: string[]; deleted: string[] } {
+/** Live (not deleted) and deleted ids of a business in a SQLite mirror (calls unless `table` says); waits out a writer's lock. */
+export function storedCalls(dbPath: string, business: string, table: 'calls' | 'numbers' = 'calls'): { live: string[]; deleted: string[] } {
   const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
   try {
-    const rows = db.prepare('select id, deleted_at from calls where business_id = ? order by id').all(business) as Array<{ id: string; deleted_at: string | null }>;
+    const rows = db.prepare(`select id, deleted_at from ${table} where business_id = ? order by id`).all(business) as Array<{ id: string; deleted_at: string | null }>;
     return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
   } finally {
     db.close();
