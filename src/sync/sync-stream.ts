@@ -1,8 +1,8 @@
-import type { NormalizeContext } from '../normalize/index.js';
-import type { JsonObject, Sink } from '../sink.js';
+import { canonicalJson, type NormalizeContext } from '../normalize/index.js';
+import type { JsonObject, Sink, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import { storePage } from './store-page.js';
-import { walkerFor, type Query, type RevisitSettings, type WalkSettings } from './walkers/index.js';
+import { walkerFor, type Query, type RevisitSettings, type WalkPage, type WalkSettings } from './walkers/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
 export type FetchPayload = (descriptor: StreamDescriptor, query: Query) => Promise<JsonObject>;
@@ -82,7 +82,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
       pending.catch(() => undefined);
     }
     if (page.warning !== undefined) warn(page.warning);
-    const result = await storePage(sink, businessId, descriptor, page, position);
+    const result = unchanged(page, position) ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
     position = page.position;
     totals.pages += 1;
     totals.records += page.items.length;
@@ -104,4 +104,14 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     }
   }
   return { ...totals, warnings, stopped: false };
+}
+
+const NOTHING_WRITTEN: WriteResult = Object.freeze({ written: 0, unchanged: 0, deadLettered: 0 });
+
+/**
+ * An empty page that leaves the position where it is stored (an idle poll of most streams) has
+ * nothing to store: no write transaction just to write the same checkpoint again.
+ */
+function unchanged(page: WalkPage, stored: JsonObject | undefined): boolean {
+  return page.items.length === 0 && stored !== undefined && canonicalJson(page.position) === canonicalJson(stored);
 }

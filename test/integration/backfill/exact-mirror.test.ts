@@ -1,12 +1,22 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/backfill-harness.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
 
 const CLEAN = 'missing 0, unexpected 0, different 0';
+
+function voicemailCheckpoints(path: string): unknown[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare(`select business_id, position, records_synced, updated_at from sync_state where stream = 'voicemails' order by business_id`).all();
+  } finally {
+    db.close();
+  }
+}
 
 describe('backfill into SQLite: 3 businesses × 20,000 calls, voicemails and numbers', () => {
   let simulator: Simulator;
@@ -43,9 +53,13 @@ describe('backfill into SQLite: 3 businesses × 20,000 calls, voicemails and num
 
   it('makes one request per business and stream and writes nothing when nothing is new', async () => {
     simulator.resetCounters();
+    const checkpointsBefore = voicemailCheckpoints(databasePath);
     const run = await backfillOnce(testConfig(simulator, databasePath));
     expect(total(run, 'written')).toBe(0);
     for (const requests of Object.values(requestsByBusiness(simulator))) expect(requests).toBeLessThanOrEqual(3);
+    // An idle v2 poll ends where it began: its checkpoint row is not written again (updated_at included).
+    expect(checkpointsBefore).toHaveLength(3);
+    expect(voicemailCheckpoints(databasePath)).toEqual(checkpointsBefore);
   });
 
   it('fetches only the new records after new arrivals', async () => {
