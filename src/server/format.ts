@@ -63,7 +63,8 @@ export function stateFix(status: Pick<StreamStatus, 'state' | 'business' | 'stre
       return `read the warning; \`callsync reconcile --business ${business} --stream ${stream}\` compares with upstream`;
     case 'drift':
       if (status.warning?.includes(HELD_DELETIONS) === true) {
-        return `check that upstream really dropped them (an outage can answer with a short list); if so, \`callsync reconcile --business ${business} --stream ${stream} --repair --confirm-deletions\` marks them`;
+        // Short enough for a 120-column terminal: the warning beside it says how many.
+        return 'check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`';
       }
       return `repaired by the next reconciliation unless reconcile.repair is false; \`callsync reconcile --business ${business} --stream ${stream} --repair\` repairs now`;
     case 'waiting_for_budget':

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunConfigOptions, type RunProcess } from './harness.js';
 import { countRows } from './measures.js';
+import { runCli } from '../support/cli-process.js';
 import { deleteByHand, storedCalls } from '../support/sqlite-mirror.js';
 
 interface CallsStatus {
@@ -20,20 +21,21 @@ describe('callsync run: reconciliation with no operator', () => {
     cleanup = [];
   });
 
-  async function start(label: string, options: Partial<RunConfigOptions> = {}) {
-    const sim = await startSimulator({ businesses: 1, calls: 60, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
+  async function start(label: string, options: Partial<RunConfigOptions> = {}, history = 60) {
+    const sim = await startSimulator({ businesses: 1, calls: history, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
     const ws = workspace(label);
     const processes: RunProcess[] = [];
     cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-    const worker = spawnRun(ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', ...options })));
+    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', ...options }));
+    const worker = spawnRun(config);
     processes.push(worker);
     const url = await worker.url;
     const calls = async (): Promise<CallsStatus | undefined> => {
       const status = (await (await fetch(`${url}/status`)).json()) as { businesses: Array<{ streams: Array<CallsStatus & { stream: string }> }> };
       return status.businesses[0]?.streams.find((s) => s.stream === 'calls');
     };
-    await waitFor('the history', async () => (countRows(ws.dbPath, 'calls') >= 60 && (await calls())?.difference === 0 ? true : undefined));
-    return { sim, ws, worker, url, calls };
+    await waitFor('the history', async () => (countRows(ws.dbPath, 'calls') >= history && (await calls())?.difference === 0 ? true : undefined));
+    return { sim, ws, worker, url, calls, config };
   }
 
   it('finds rows deleted by hand and calls deleted upstream after a run and repairs both', async () => {
@@ -91,5 +93,39 @@ describe('callsync run: reconciliation with no operator', () => {
     // Once the missing record is stored the counts see the extra one too, so the second walk that
     // marks it is the next full reconciliation or the drift's repair, whichever comes first.
     await waitFor('the log of the second walk', () => worker.logs.find((line) => line.markedDeleted === 1));
+  });
+
+  it('an upstream answering a third of each list marks nothing: drift says how many and how to confirm; confirmed, exactly those are marked; recovered, the repair restores them', async () => {
+    // deleteAfter 1 ms: every drifting run walks again, so the guard is what stops the marking, not a wait.
+    const { sim, ws, worker, url, calls, config } = await start('recon-shrunk', { pageSize: 100, reconcile: { deleteAfter: '1ms' } }, 600);
+    const all = upstreamIds(sim);
+    sim.setHostile({ listShare: 1 / 3 });
+    const message = '400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`';
+    const held = await waitFor('the held drift', async () => {
+      const now = await calls();
+      return now?.state === 'drift' && now.warning?.includes(message) === true ? now : undefined;
+    });
+    expect(held.difference).toBe(-400);
+    // More runs and walks go by: still nothing marked.
+    await waitFor('two more walks', () => (worker.logs.filter((line) => line.heldDeletions === 400).length >= 3 ? true : undefined));
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: all, deleted: [] });
+    expect(worker.logs.filter((line) => typeof line.markedDeleted === 'number' && line.markedDeleted > 0)).toEqual([]);
+    expect(await (await fetch(`${url}/`)).text()).toContain(message.replaceAll("'", '&#39;'));
+    const status = await runCli(['status', '--config', config, '--json']);
+    expect(status.stdout).toContain(JSON.stringify(message).slice(1, -1));
+    expect((await runCli(['status', '--config', config])).stdout).toContain('biz-1/calls drift: fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`');
+
+    const confirmed = await runCli(['reconcile', '--config', config, '--stream', 'calls', '--repair', '--confirm-deletions', '--json']);
+    expect(confirmed.code).toBe(0);
+    const listed = new Set(all.filter((_, i) => i % 3 === 2));
+    expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: all.filter((id) => listed.has(id)), deleted: all.filter((id) => !listed.has(id)) });
+    await waitFor('the status to show it exact', async () => ((await calls())?.state === 'idle' ? true : undefined));
+
+    sim.setHostile({ listShare: 1 });
+    await waitFor('the marked calls to be restored', () => {
+      const stored = storedCalls(ws.dbPath, 'biz-1');
+      return stored.live.join() === all.join() && stored.deleted.length === 0 ? true : undefined;
+    });
+    await waitFor('the status to show it exact', async () => ((await calls())?.state === 'idle' ? true : undefined));
   });
 });
