@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { Redis } from 'ioredis';
 import { createSink } from '../../connectors/registry.js';
-import { formatStatusJson, formatStatusTable } from '../server/index.js';
+import { formatStatusJson, formatStatusSummary, formatStatusTable, lateAfterSeconds, statusDocument } from '../server/index.js';
 import { createRedisStatusStore, readStatusSnapshot, type StatusSnapshot } from '../state/index.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
 import { using } from './failure/explain.js';
@@ -12,12 +12,12 @@ import { createLogger } from './logger.js';
 import { withCheckpoints } from './status/with-checkpoints.js';
 
 /** Reads what the workers reported; an unreachable Redis is a note, not a failure. */
-async function reportedStatus(url: string, prefix: string): Promise<{ snapshot: StatusSnapshot; note?: string }> {
+async function reportedStatus(url: string, prefix: string, activity: boolean): Promise<{ snapshot: StatusSnapshot; note?: string }> {
   const empty: StatusSnapshot = { generatedAt: new Date().toISOString(), businesses: [] };
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 2_000 });
   try {
     await redis.connect();
-    return { snapshot: await readStatusSnapshot(createRedisStatusStore({ redis, prefix }), Date.now()) };
+    return { snapshot: await readStatusSnapshot(createRedisStatusStore({ redis, prefix }), Date.now(), { activity }) };
   } catch (error) {
     return { snapshot: empty, note: `Redis unreachable (${(error as Error).message}): showing the sink's checkpoints only` };
   } finally {
@@ -25,17 +25,38 @@ async function reportedStatus(url: string, prefix: string): Promise<{ snapshot: 
   }
 }
 
-/** `callsync status`: the status page as a terminal table (or JSON), whether or not a worker is up. */
+interface StatusFlags {
+  readonly config: string;
+  readonly json?: boolean;
+  readonly all?: boolean;
+  readonly limit: number;
+}
+
+function positiveInt(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`expected a whole number from 1, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+/**
+ * `callsync status`: by default the summary and the streams that need a person (one screen at
+ * 10,000 businesses); `--all` the table of every stream, `--json` the `/status` document of every
+ * business. Works whether or not a worker is up.
+ */
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('show every business × stream: state, last success, lag, records, dead letters, last error')
+    .description('the counts by state and the streams that need a person (--all: every business × stream)')
     .requiredOption('-c, --config <file>', 'YAML or JSON config file')
-    .option('--json', 'the same document as GET /status')
-    .action(async (flags: { config: string; json?: boolean }) => {
+    .option('--all', 'every business × stream as a table, with each business\'s records in the last hour')
+    .option('--json', 'the /status document of every business (summary, every stream, activity)')
+    .option('--limit <n>', 'most streams that need a person listed (the rest are counted)', positiveInt, 25)
+    .action(async (flags: StatusFlags) => {
       const { config, secrets } = await loadCliConfig(flags.config);
       const logger = createLogger({ level: 'warn', secrets });
-      const { snapshot, note } = await reportedStatus(config.redis.url, config.redis.prefix);
+      const full = flags.json === true || flags.all === true;
+      // The summary needs no chart: the activity of every business is read only for --all and --json.
+      const { snapshot, note } = await reportedStatus(config.redis.url, config.redis.prefix, full);
       const sink = await using(sinkTarget(config.sink), () => createSink(config.sink, { logger }));
       try {
         const configured = await Promise.all(
@@ -48,7 +69,14 @@ export function registerStatusCommand(program: Command): void {
           ),
         );
         const merged = withCheckpoints(snapshot, configured);
-        const text = flags.json === true ? formatStatusJson(merged) : formatStatusTable(merged, { width: process.stdout.columns ?? 120 });
+        const late = lateAfterSeconds(config.schedule.every);
+        const width = process.stdout.columns ?? 120;
+        const text =
+          flags.json === true
+            ? formatStatusJson(statusDocument(merged, { filter: {}, limit: Math.max(1, merged.businesses.length) }, late))
+            : flags.all === true
+              ? formatStatusTable(merged, { width })
+              : formatStatusSummary(merged, { width, lateAfterSeconds: late, limit: flags.limit });
         const redact = createRedactor(secrets);
         process.stdout.write(`${forTerminal(redact(text))}\n`);
         if (note !== undefined) process.stderr.write(`${forTerminal(redact(note))}\n`);

@@ -6,8 +6,8 @@ const COMMON_HEADERS = {
   'referrer-policy': 'no-referrer',
 } as const;
 
-/** The page needs inline CSS and nothing else: no script, no outside request, no framing. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** The page needs inline CSS and its own filter form (a GET to itself), nothing else: no script, no outside request, no framing. */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Sends a complete response; HEAD requests get the headers only (node:http drops the body). */
 export function send(

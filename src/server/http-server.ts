@@ -7,8 +7,8 @@ import { PAGE_CSP, send, sendJson } from './http-response.js';
 import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './readiness.js';
 import { redactDeep, redactUrlCredentials, type Redact } from '../redact/index.js';
 import { escapeHtml } from './html.js';
-import { renderStatusPage } from './status-page.js';
-import { readStatusSnapshot } from '../state/index.js';
+import { businessPage, statusJson, statusPage, type Answer, type StatusRouteContext } from './status-routes.js';
+import { MIN_LATE_AFTER_SECONDS } from './status-summary.js';
 import type { StatusStore } from '../state/index.js';
 
 export interface StatusServerOptions {
@@ -28,6 +28,11 @@ export interface StatusServerOptions {
   readonly readinessTimeoutMs?: number;
   /** Seconds between status page reloads. @defaultValue 5 */
   readonly refreshSeconds?: number;
+  /**
+   * The lag from which a stream whose state looks fine counts as waiting long and needs a person
+   * (`lateAfterSeconds(schedule.every)` in `run`). @defaultValue 300
+   */
+  readonly lateAfterSeconds?: number;
   /**
    * Scrubs secrets from every string served (e.g. the logger's `scrubSecrets` bound to the
    * config's secrets). URL credentials (`scheme://user:pass@`) are always scrubbed.
@@ -49,8 +54,27 @@ function pathOf(req: IncomingMessage): string {
   return (req.url ?? '/').split('?', 1)[0] ?? '/';
 }
 
-type Route = '/' | '/healthz' | '/readyz' | '/metrics' | '/status';
-const ROUTES: ReadonlySet<string> = new Set<Route>(['/', '/healthz', '/readyz', '/metrics', '/status']);
+function queryOf(req: IncomingMessage): URLSearchParams {
+  const url = req.url ?? '/';
+  const at = url.indexOf('?');
+  return new URLSearchParams(at === -1 ? '' : url.slice(at + 1));
+}
+
+type Route = { readonly path: '/' | '/healthz' | '/readyz' | '/metrics' | '/status' } | { readonly path: '/business/'; readonly name: string };
+const PATHS: ReadonlySet<string> = new Set(['/', '/healthz', '/readyz', '/metrics', '/status']);
+const BUSINESS = '/business/';
+/** What a 404 lists. */
+const ROUTES = [...PATHS, `${BUSINESS}NAME`];
+
+function routeOf(path: string): Route | undefined {
+  if (PATHS.has(path)) return { path } as Route;
+  if (!path.startsWith(BUSINESS) || path.length === BUSINESS.length) return undefined;
+  try {
+    return { path: BUSINESS, name: decodeURIComponent(path.slice(BUSINESS.length)) };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The operators' HTTP port of `callsync run`: liveness, readiness, Prometheus metrics, the
@@ -64,8 +88,21 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
   const { logger } = options;
 
-  async function route(path: Route, res: ServerResponse): Promise<void> {
-    switch (path) {
+  const context: StatusRouteContext = {
+    store: options.statusStore,
+    now,
+    redact,
+    lateAfterSeconds: options.lateAfterSeconds ?? MIN_LATE_AFTER_SECONDS,
+    refreshSeconds: options.refreshSeconds,
+  };
+
+  function answer(res: ServerResponse, reply: Answer): void {
+    if (reply.type === 'json') return sendJson(res, reply.status, reply.body);
+    send(res, reply.status, 'text/html; charset=utf-8', reply.body, { 'content-security-policy': PAGE_CSP });
+  }
+
+  async function route(target: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    switch (target.path) {
       case '/healthz':
         return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
       case '/readyz': {
@@ -76,12 +113,11 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       case '/metrics':
         return send(res, 200, options.metrics.contentType, redact(await options.metrics.metrics()));
       case '/status':
-        return sendJson(res, 200, redactDeep(await readStatusSnapshot(options.statusStore, now()), redact));
-      case '/': {
-        const snapshot = redactDeep(await readStatusSnapshot(options.statusStore, now()), redact);
-        const page = renderStatusPage(snapshot, { refreshSeconds: options.refreshSeconds });
-        return send(res, 200, 'text/html; charset=utf-8', page, { 'content-security-policy': PAGE_CSP });
-      }
+        return answer(res, await statusJson(context, queryOf(req)));
+      case '/':
+        return answer(res, await statusPage(context, queryOf(req)));
+      case BUSINESS:
+        return answer(res, await businessPage(context, target.name));
     }
   }
 
@@ -90,17 +126,18 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
     if (path !== '/healthz' && !authorized(req.headers.authorization)) {
       return sendJson(res, 401, { error: 'unauthorized: send Authorization: Bearer <token>' }, { 'www-authenticate': 'Bearer' });
     }
-    if (!ROUTES.has(path)) return sendJson(res, 404, { error: 'not found', routes: [...ROUTES] });
+    const target = routeOf(path);
+    if (target === undefined) return sendJson(res, 404, { error: 'not found', routes: ROUTES });
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
     }
     try {
-      await route(path as Route, res);
+      await route(target, req, res);
     } catch (error) {
       const message = redact(error instanceof Error ? error.message : String(error));
       logger.error({ path, err: message }, 'status server request failed');
       if (res.headersSent) return void res.destroy();
-      if (path === '/') {
+      if (target.path === '/' || target.path === BUSINESS) {
         const page = `<!doctype html><title>callsync status</title><p>Status unavailable: ${escapeHtml(message)}</p>`;
         send(res, 503, 'text/html; charset=utf-8', page, { 'content-security-policy': PAGE_CSP });
       } else sendJson(res, 503, { error: `unavailable: ${message}` });

@@ -1,103 +1,120 @@
-import { STREAM_STATES, type StreamStatus } from '../state/index.js';
-import { STATE_LABELS } from './format.js';
-import type { BusinessStatus, StatusSnapshot } from '../state/index.js';
+import { STREAM_STATES } from '../state/index.js';
+import { formatCount, formatDuration } from './format.js';
 import { escapeHtml } from './html.js';
-import { formatAgo, formatBudget, formatCount, formatLag, stateFix } from './format.js';
-import { renderActivityChart } from './status-chart.js';
-import { STATUS_PAGE_CSS } from './status-page-style.js';
+import { renderPage, type PageOptions } from './page-shell.js';
+import { CHOICE_LABELS, describeStates, type StateChoice } from './status-filter.js';
+import { STREAMS_PER_PAGE, type SummaryQuery, type SummaryView } from './status-page-view.js';
+import { businessHref, headRow, stoppedNotice, streamRow } from './status-rows.js';
+import { attentionOf, SUMMARY_ORDER, summaryCount } from './status-summary.js';
 
-export interface StatusPageOptions {
-  /** Seconds between automatic reloads (a meta refresh: works without JavaScript). @defaultValue 5 */
-  readonly refreshSeconds?: number;
+export type StatusPageOptions = PageOptions;
+
+
+/** `?business=acme&state=failed&page=2`, leaving out what is default. */
+function href(query: Pick<SummaryQuery, 'business' | 'state'>, page = 1): string {
+  const params = new URLSearchParams();
+  if (query.business !== undefined) params.set('business', query.business);
+  if (query.state !== 'needs_person') params.set('state', query.state);
+  if (page > 1) params.set('page', String(page));
+  const text = params.toString();
+  return text === '' ? './' : `?${text}`;
 }
 
-const STATE_HELP: Readonly<Record<StreamStatus['state'], string>> = {
-  idle: 'between runs; the last run finished without error',
-  syncing: 'a run is in progress',
-  waiting_for_budget: "paused until the business's rate-limit window resets",
-  auth_failed: 'the service rejected the credentials; the business is stopped until they are fixed',
-  gap_warning: 'the last run finished but records may have been missed; see the warning',
-  drift: 'the sink and upstream disagree on how many records there are; see the warning (repaired automatically unless reconcile.repair is false; deletions past reconcile.maxDeleteShare or maxDeleteCount wait for a person to confirm)',
-  failed: 'the last run stopped with an error; the next scheduled run retries',
-};
-
-function timeCell(iso: string | null, nowIso: string): string {
-  if (iso === null) return '<td>never</td>';
-  return `<td><time datetime="${escapeHtml(iso)}" title="${escapeHtml(iso)}">${escapeHtml(formatAgo(iso, nowIso))}</time></td>`;
-}
-
-function messageCell(status: StreamStatus): string {
-  const parts: string[] = [];
-  if (status.lastError !== null) parts.push(`<div class="error">${escapeHtml(status.lastError)}</div>`);
-  if (status.warning !== null) parts.push(`<div class="warning">${escapeHtml(status.warning)}</div>`);
-  const fix = stateFix(status);
-  if (fix !== null) parts.push(`<div class="fix">Fix: ${escapeHtml(fix)}</div>`);
-  return `<td>${parts.join('') || '-'}</td>`;
-}
-
-function streamRow(status: StreamStatus, nowIso: string): string {
-  const budgetTitle = status.budget === null ? '' : ` title="the rate-limit window resets at ${escapeHtml(status.budget.resetAt)}"`;
+function tile(view: SummaryView, choice: StateChoice): string {
+  const count = summaryCount(view.summary, choice);
+  const current = view.query.state === choice ? ' aria-current="page"' : '';
+  const colour = (STREAM_STATES as readonly string[]).includes(choice) ? `state-${choice}` : choice === 'waiting_long' ? 'state-waiting_long' : 'state-needs';
+  const quiet = count === 0 ? ' zero' : '';
   return (
-    `<tr data-business="${escapeHtml(status.business)}" data-stream="${escapeHtml(status.stream)}">` +
-    `<td>${escapeHtml(status.stream)}</td>` +
-    `<td class="state state-${status.state}" data-state="${status.state}" title="${escapeHtml(STATE_HELP[status.state])}">` +
-    `${escapeHtml(STATE_LABELS[status.state])}</td>` +
-    timeCell(status.lastSuccessAt, nowIso) +
-    `<td class="num">${escapeHtml(formatLag(status.lagSeconds))}</td>` +
-    `<td class="num">${escapeHtml(formatCount(status.recordsSynced))}</td>` +
-    `<td class="num"${budgetTitle}>${escapeHtml(formatBudget(status.budget))}</td>` +
-    `<td class="num">${escapeHtml(formatCount(status.deadLetters))}</td>` +
-    messageCell(status) +
-    '</tr>'
+    `<a class="tile ${colour}${quiet}" data-count="${choice}" href="${escapeHtml(href({ business: view.query.business, state: choice }))}"${current}>` +
+    `<strong>${escapeHtml(formatCount(count))}</strong> ${escapeHtml(CHOICE_LABELS[choice])}</a>`
   );
 }
 
-const HEAD_ROW =
-  '<tr><th scope="col">Stream</th><th scope="col">State</th><th scope="col">Last success</th><th scope="col">Lag</th>' +
-  '<th scope="col">Records synced</th><th scope="col">Budget used (window reset)</th><th scope="col">Dead letters</th>' +
-  '<th scope="col">Last error / warning / fix</th></tr>';
-
-function businessSection(business: BusinessStatus, nowIso: string): string {
-  const failed =
-    business.failed === null
-      ? ''
-      : `<p class="business-failed" role="alert">Stopped: ${escapeHtml(business.failed)}. ` +
-        `Fix: ${escapeHtml(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '')}</p>`;
-  const rows = business.streams.map((status) => streamRow(status, nowIso)).join('');
+function summarySection(view: SummaryView): string {
+  const { summary } = view;
+  const stopped = summary.stoppedBusinesses === 0 ? '' : `, <strong>${escapeHtml(formatCount(summary.stoppedBusinesses))}</strong> stopped`;
   return (
-    `<section class="business" data-business="${escapeHtml(business.name)}">` +
-    `<h2>${escapeHtml(business.name)}</h2>${failed}${renderActivityChart(business.name, business.activity)}` +
-    (rows === '' ? '<p>No stream has reported yet.</p>' : `<table><thead>${HEAD_ROW}</thead><tbody>${rows}</tbody></table>`) +
+    '<section class="summary" aria-label="Summary">' +
+    `<p class="totals"><strong>${escapeHtml(formatCount(summary.businesses))}</strong> businesses${stopped}, ` +
+    `<strong>${escapeHtml(formatCount(summary.streams))}</strong> streams. ` +
+    `Waiting long: no successful run for ${escapeHtml(formatDuration(summary.lateAfterSeconds))} or more.</p>` +
+    `<nav class="tiles">${tile(view, 'needs_person')}${SUMMARY_ORDER.map((choice) => tile(view, choice)).join('')}</nav>` +
     '</section>'
   );
 }
 
-function legend(): string {
-  const items = STREAM_STATES.map(
-    (state) => `<li><span class="state state-${state}">${escapeHtml(STATE_LABELS[state])}</span>: ${escapeHtml(STATE_HELP[state])}</li>`,
-  ).join('');
-  return `<footer><h2>States</h2><ul class="legend">${items}</ul></footer>`;
+function filterForm(view: SummaryView): string {
+  const options = (['needs_person', ...SUMMARY_ORDER] as const)
+    .map((choice) => `<option value="${choice}"${view.query.state === choice ? ' selected' : ''}>${escapeHtml(CHOICE_LABELS[choice])}</option>`)
+    .join('');
+  return (
+    '<form class="filter" method="get" action="">' +
+    `<label>Business <input type="search" name="business" value="${escapeHtml(view.query.business ?? '')}" placeholder="name contains…"></label> ` +
+    `<label>Streams <select name="state">${options}</select></label> ` +
+    '<button type="submit">Show</button>' +
+    (view.query.business === undefined && view.query.state === 'needs_person' ? '' : ' <a href="./">clear</a>') +
+    '</form>'
+  );
+}
+
+function pager(view: SummaryView): string {
+  if (view.matched === 0) return '';
+  const { page } = view.query;
+  const first = (page - 1) * STREAMS_PER_PAGE + 1;
+  const last = first + view.rows.length - 1;
+  const previous = page > 1 ? `<a rel="prev" href="${escapeHtml(href(view.query, page - 1))}">← previous</a>` : '';
+  const next = page < view.pages ? `<a rel="next" href="${escapeHtml(href(view.query, page + 1))}">next →</a>` : '';
+  const links = [previous, next].filter((link) => link !== '').join(' · ');
+  return `<p class="pager">Streams ${formatCount(first)}–${formatCount(last)} of ${formatCount(view.matched)} (page ${page} of ${view.pages})${links === '' ? '' : `. ${links}`}</p>`;
+}
+
+function streamsSection(view: SummaryView): string {
+  const needs = view.query.state === 'needs_person';
+  const within = view.query.business === undefined ? '' : ` of businesses containing “${escapeHtml(view.query.business)}”`;
+  const title = needs ? 'Needs a person' : `Streams ${describeStates(view.query.states)}`;
+  const heading = `<h2>${escapeHtml(title)}${within}: ${escapeHtml(formatCount(view.matched))} streams, most behind first</h2>`;
+  if (view.matched === 0) {
+    const calm = needs ? `Nothing needs a person${within}.` : `No stream${within} is ${escapeHtml(describeStates(view.query.states))}.`;
+    return `<section class="streams">${heading}<p class="calm">${calm}</p></section>`;
+  }
+  const late = view.summary.lateAfterSeconds;
+  const rows = view.rows.map((status) => streamRow(status, view.generatedAt, { business: { base: '' }, waitingLong: attentionOf(status, late) === 'waiting_long' })).join('');
+  const bottom = view.pages > 1 ? pager(view) : '';
+  return `<section class="streams">${heading}${pager(view)}<table><thead>${headRow(true)}</thead><tbody>${rows}</tbody></table>${bottom}</section>`;
+}
+
+function more(shown: number, total: number): string {
+  return total > shown ? `<p class="more">and ${escapeHtml(formatCount(total - shown))} more: narrow the business filter.</p>` : '';
+}
+
+function stoppedSection(view: SummaryView): string {
+  if (view.stoppedMatched === 0) return '';
+  const items = view.stopped
+    .map(({ name, reason }) => `<li data-business="${escapeHtml(name)}">${stoppedNotice(name, reason, `<a href="${escapeHtml(businessHref(name, ''))}">${escapeHtml(name)}</a>`)}</li>`)
+    .join('');
+  return `<section class="stopped"><h2>Stopped businesses: ${escapeHtml(formatCount(view.stoppedMatched))}</h2><ul>${items}</ul>${more(view.stopped.length, view.stoppedMatched)}</section>`;
+}
+
+function businessesSection(view: SummaryView): string {
+  if (view.query.business === undefined) return '';
+  const links = view.businesses.map((name) => `<li><a href="${escapeHtml(businessHref(name, ''))}">${escapeHtml(name)}</a></li>`).join('');
+  return (
+    `<section class="matches"><h2>Businesses containing “${escapeHtml(view.query.business)}”: ${escapeHtml(formatCount(view.businessesMatched))}</h2>` +
+    `${links === '' ? '<p>None.</p>' : `<ul class="names">${links}</ul>`}${more(view.businesses.length, view.businessesMatched)}` +
+    '<p class="hint">Each business’s own page has its chart of the last hour and every stream.</p></section>'
+  );
 }
 
 /**
- * The operators' status page: complete HTML with inline CSS and SVG only, no script, so it works
- * with JavaScript off and under a `default-src 'none'` content security policy. Every value from
- * the store is escaped.
+ * The status page (`/`): the counts by state, then only the streams the query asks for (by
+ * default those that need a person), most behind first, a page at a time; stopped businesses;
+ * with a business filter, links to the matching businesses' own pages. No per-business chart here.
  */
-export function renderStatusPage(snapshot: StatusSnapshot, options: StatusPageOptions = {}): string {
-  const refresh = Math.max(1, Math.round(options.refreshSeconds ?? 5));
-  const body =
-    snapshot.businesses.length === 0
+export function renderStatusPage(view: SummaryView, options: StatusPageOptions = {}): string {
+  const main =
+    view.summary.businesses === 0
       ? '<p>No business has reported yet. Workers publish status once their first job starts.</p>'
-      : snapshot.businesses.map((business) => businessSection(business, snapshot.generatedAt)).join('');
-  return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width,initial-scale=1">' +
-    `<meta http-equiv="refresh" content="${refresh}"><title>callsync status</title>` +
-    `<style>${STATUS_PAGE_CSS}</style></head><body>` +
-    '<header><h1>callsync status</h1>' +
-    `<p class="meta">Generated <time datetime="${escapeHtml(snapshot.generatedAt)}">${escapeHtml(snapshot.generatedAt)}</time>; ` +
-    `reloads every ${refresh} s. Machine-readable: <a href="status">/status</a>, <a href="metrics">/metrics</a>.</p></header>` +
-    `<main>${body}</main>${legend()}</body></html>`
-  );
+      : summarySection(view) + filterForm(view) + stoppedSection(view) + streamsSection(view) + businessesSection(view);
+  return renderPage({ title: 'callsync status', generatedAt: view.generatedAt, base: '', main }, options);
 }

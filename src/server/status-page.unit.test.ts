@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { STREAM_STATES, type StreamState, type StreamStatus } from '../state/index.js';
 import type { StatusSnapshot } from '../state/index.js';
-import { renderStatusPage } from './status-page.js';
+import { renderBusinessPage } from './business-page.js';
 import { escapeHtml } from './html.js';
 
 const NOW = '2024-05-01T12:00:00.000Z';
@@ -31,10 +31,17 @@ function snapshot(streams: StreamStatus[], failed: string | null = null, name = 
   return { generatedAt: NOW, businesses: [{ name, failed, streams, activity }] };
 }
 
-describe('status page', () => {
+/** A business's own page, as the server renders it for the one business of `view`. */
+function businessPage(view: StatusSnapshot, options: { refreshSeconds?: number } = {}): string {
+  const business = view.businesses[0];
+  if (business === undefined) throw new Error('no business');
+  return renderBusinessPage(business, view.generatedAt, { ...options, lateAfterSeconds: 300 });
+}
+
+describe("a business's own page", () => {
   it('renders one row per business × stream with data attributes and the stream values', () => {
     const waiting = status({ stream: 'voicemails', state: 'waiting_for_budget', lagSeconds: null, lastSuccessAt: null });
-    const html = renderStatusPage(snapshot([status(), waiting]));
+    const html = businessPage(snapshot([status(), waiting]));
     const rows = html.match(/<tr data-business="acme" data-stream="[^"]+">.*?<\/tr>/g) ?? [];
     expect(rows).toHaveLength(2);
     expect(rows[0]).toContain('data-state="idle"');
@@ -48,7 +55,7 @@ describe('status page', () => {
   });
 
   it.each(STREAM_STATES.map((s) => [s]))('gives state %s a readable label and its own colour class', (state: StreamState) => {
-    const html = renderStatusPage(snapshot([status({ state })]));
+    const html = businessPage(snapshot([status({ state })]));
     const cell = /<td class="state state-([a-z_]+)" data-state="([a-z_]+)"[^>]*>([^<]+)<\/td>/.exec(html);
     expect(cell?.slice(1)).toEqual([state, state, state.replaceAll('_', ' ')]);
     expect(html).toMatch(new RegExp(`\\.state-${state}\\{background:#[0-9a-f]{6}`));
@@ -56,7 +63,7 @@ describe('status page', () => {
 
   it('escapes every stored value, so a hostile name or error cannot inject markup', () => {
     const evil = '<script>alert("x")</script>';
-    const html = renderStatusPage(
+    const html = businessPage(
       snapshot(
         [status({ business: evil, stream: `"><img src=x onerror=1>`, lastError: evil, warning: `it's <b>` })],
         `stopped by ${evil}`,
@@ -72,7 +79,7 @@ describe('status page', () => {
   });
 
   it('shows a stopped business, its chart of the last hour and a self-refresh without script', () => {
-    const html = renderStatusPage(snapshot([status()], 'upstream 401: invalid API key'), { refreshSeconds: 10 });
+    const html = businessPage(snapshot([status()], 'upstream 401: invalid API key'), { refreshSeconds: 10 });
     expect(html).toContain(
       '<p class="business-failed" role="alert">Stopped: upstream 401: invalid API key. Fix: fix the key (apiKey, session or v2Token of business acme), then `callsync resume acme`</p>',
     );
@@ -85,7 +92,7 @@ describe('status page', () => {
 
   it('gives each state needing a person its fix, the budget its window reset, and the chart a time axis', () => {
     const minutes = Array.from({ length: 60 }, (_, i) => ({ minute: `2024-05-01T11:${String(i).padStart(2, '0')}Z`, records: i }));
-    const html = renderStatusPage({
+    const html = businessPage({
       generatedAt: NOW,
       businesses: [{ name: 'acme', failed: null, activity: minutes, streams: [status({ state: 'failed', lastError: 'HTTP 500' }), status({ stream: 'numbers' })] }],
     });
@@ -97,8 +104,8 @@ describe('status page', () => {
     expect(ticks).toEqual(['11:00', '11:29', '11:59']);
   });
 
-  it('says so when nothing has reported yet', () => {
-    expect(renderStatusPage({ generatedAt: NOW, businesses: [] })).toContain('No business has reported yet');
+  it('says so when no stream has reported yet', () => {
+    expect(businessPage(snapshot([], 'stopped'))).toContain('No stream has reported yet');
   });
 });
 

@@ -53,16 +53,12 @@ function messageOf(status: StreamStatus): string {
 }
 
 /**
- * `callsync status` as plain-text columns no wider than `width`: one row per business × stream,
- * then one line per stopped business and each business's records in the last hour.
+ * The stream table's lines (a header, then one row per stream, in the order given), no wider than
+ * `width`: shared by the full table and the summary's list of problems.
  */
-export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTableOptions = {}): string {
-  const width = options.width ?? 120;
-  const now = snapshot.generatedAt;
-  const streams = snapshot.businesses.flatMap((b) => b.streams);
-  if (snapshot.businesses.length === 0) return `No status reported yet (as of ${now}).`;
-  const cells = streams.map((s) => COLUMNS.map((c) => shorten(terminalSafe(c.value(s, now)), c.max)));
-  const widths = COLUMNS.map((c, i) => Math.max(c.header.length, ...cells.map((row) => Array.from(row[i] ?? '').length)));
+export function formatStreamRows(streams: readonly StreamStatus[], nowIso: string, width: number): string[] {
+  const cells = streams.map((s) => COLUMNS.map((c) => shorten(terminalSafe(c.value(s, nowIso)), c.max)));
+  const widths = COLUMNS.map((c, i) => cells.reduce((most, row) => Math.max(most, Array.from(row[i] ?? '').length), c.header.length));
   const used = widths.reduce((sum, w) => sum + w + GAP.length, 0);
   const messageWidth = Math.max(MIN_MESSAGE_WIDTH, width - used);
   const line = (values: readonly string[], message: string): string =>
@@ -78,11 +74,19 @@ export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTable
         .trimEnd(),
       width,
     );
-  const lines = [
-    line(COLUMNS.map((c) => c.header), MESSAGE_HEADER),
-    ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus)))),
-    '',
-  ];
+  return [line(COLUMNS.map((c) => c.header), MESSAGE_HEADER), ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus))))];
+}
+
+/**
+ * `callsync status --all` as plain-text columns no wider than `width`: one row per business ×
+ * stream, then one line per stopped business and each business's records in the last hour.
+ */
+export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTableOptions = {}): string {
+  const width = options.width ?? 120;
+  const now = snapshot.generatedAt;
+  const streams = snapshot.businesses.flatMap((b) => b.streams);
+  if (snapshot.businesses.length === 0) return `No status reported yet (as of ${now}).`;
+  const lines = [...formatStreamRows(streams, now, width), ''];
   for (const business of snapshot.businesses) {
     const lastHour = business.activity.reduce((sum, b) => sum + b.records, 0);
     const stopped = business.failed === null ? '' : `; STOPPED: ${terminalSafe(business.failed)}`;
@@ -90,8 +94,9 @@ export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTable
     if (business.failed !== null) lines.push(shorten(`  fix: ${terminalSafe(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '')}`, width));
   }
   // A fix per stream that needs a person (a wait for budget does not; a stopped business has its line above).
+  const stopped = new Set(snapshot.businesses.filter((b) => b.failed !== null).map((b) => b.name));
   for (const status of streams) {
-    const fix = status.state === 'waiting_for_budget' || (status.state === 'auth_failed' && snapshot.businesses.some((b) => b.name === status.business && b.failed !== null)) ? null : stateFix(status);
+    const fix = status.state === 'waiting_for_budget' || (status.state === 'auth_failed' && stopped.has(status.business)) ? null : stateFix(status);
     if (fix !== null) lines.push(shorten(`${terminalSafe(`${status.business}/${status.stream}`)} ${STATE_LABELS[status.state]}: fix: ${terminalSafe(fix)}`, width));
   }
   lines.push(`as of ${now}`);

@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { CallsyncConfig } from '../../config/index.js';
 import { createRedisRateLimiter } from '../../ratelimit/index.js';
 import { createMetrics } from '../../metrics/index.js';
-import { startStatusServer, type Redact } from '../../server/index.js';
+import { lateAfterSeconds, startStatusServer, type Redact } from '../../server/index.js';
 import type { Sink } from '../../sink.js';
 import { planBusinesses } from '../../sync/plan-businesses.js';
 import { createUpstreamAgent } from '../../upstream/index.js';
@@ -79,6 +79,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     readiness: { redis: async () => void (await redis.ping()), sink: () => sink.ping() },
     logger,
     redact: options.redact,
+    lateAfterSeconds: lateAfterSeconds(config.schedule.every),
   });
   const worker = new Worker<SyncJobData, SyncJobResult>(
     SYNC_QUEUE,

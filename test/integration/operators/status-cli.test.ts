@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStatusStore, type StatusSnapshot } from '../../../src/state/index.js';
+import type { StatusDocument } from '../../../src/server/index.js';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { runCli } from '../support/cli-process.js';
@@ -37,8 +38,16 @@ describe('callsync status', () => {
     const calls = snapshot.businesses.find((b) => b.name === 'biz-1')?.streams.find((s) => s.stream === 'calls');
     expect(snapshot.businesses.map((b) => b.streams.length)).toEqual([3, 3]);
     expect(calls).toMatchObject({ state: 'idle', recordsSynced: 300, walk: { order: 'oldest_first', walkInProgress: false } });
-    const table = await runCli(['status', '--config', configPath]);
+    // Every row is behind --all now; the default lists only what needs a person.
+    const table = await runCli(['status', '--config', configPath, '--all']);
     expect(table.stdout.split('\n').find((text) => text.includes('biz-1') && text.includes('calls'))).toContain('oldest first');
+    const summary = await runCli(['status', '--config', configPath]);
+    expect(summary.stdout.split('\n').slice(0, 3)).toEqual([
+      expect.stringMatching(/^2 businesses, 6 streams, as of /),
+      'needs a person 0: auth failed 0 · failed 0 · drift 0 · gap warning 0 · waiting long 0',
+      'other states: waiting for budget 0 · syncing 0 · idle 6; waiting long = no successful run for 5m or more',
+    ]);
+    expect(summary.stdout).toContain('Nothing needs a person.');
   });
 
   it("prefers what workers reported in Redis, including a stopped business, as a table", async () => {
@@ -47,8 +56,17 @@ describe('callsync status', () => {
     await store.markBusinessFailed('biz-2', 'auth: 401 Invalid API key');
     const result = await runCli(['status', '--config', configPath]);
     expect(result.code).toBe(0);
-    const line = result.stdout.split('\n').find((text) => text.includes('biz-2') && text.includes('calls'));
+    const line = result.stdout.split('\n').find((text) => text.startsWith('biz-2 ') && text.includes('calls'));
     expect(line).toMatch(/auth failed|auth_failed/);
     expect(result.stdout).toMatch(/STOPPED: auth: 401 Invalid API key/);
+    expect(result.stdout).toContain('needs a person 1: auth failed 1 ·');
+    expect(result.stdout).toContain('NEEDS A PERSON: 1 streams, most behind first');
+    // Healthy streams are counted, not listed.
+    expect(result.stdout.split('\n').filter((text) => text.startsWith('biz-1 '))).toEqual([]);
+    const json = JSON.parse((await runCli(['status', '--config', configPath, '--json'])).stdout) as StatusDocument;
+    expect(json.summary).toMatchObject({ businesses: 2, streams: 6, needsPerson: 1, stoppedBusinesses: 1 });
+    expect(json.nextCursor).toBeNull();
+    const bad = await runCli(['status', '--config', configPath, '--limit', '0']);
+    expect([bad.code === 0, bad.stderr]).toEqual([false, expect.stringContaining("option '--limit <n>' argument '0' is invalid. expected a whole number from 1")]);
   });
 });

@@ -5,6 +5,7 @@ import { createMetrics } from '../../../src/metrics/index.js';
 import { startStatusServer } from '../../../src/server/index.js';
 import type { StatusServer, StatusServerOptions } from '../../../src/server/index.js';
 import { createRedisStatusStore, type StatusSnapshot, type StatusStore } from '../../../src/state/index.js';
+import type { StatusDocument } from '../../../src/server/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { deleteKeys } from '../worker/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';
@@ -70,7 +71,9 @@ describe('status server over real HTTP', () => {
     const { url } = await start({ redact: (text) => text.replaceAll('hunter2', '[redacted]') });
     const response = await fetch(`${url}/status`);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await response.json()) as StatusSnapshot;
+    const body = (await response.json()) as StatusSnapshot & StatusDocument;
+    expect(body.nextCursor).toBeNull();
+    expect(body.summary).toMatchObject({ businesses: 2, streams: 2, stoppedBusinesses: 1, needsPerson: 1, byState: { syncing: 1, failed: 1 } });
     expect(body.businesses.map((b) => [b.name, b.failed, b.streams.map((s) => s.stream)])).toEqual([
       ['acme', null, ['calls', 'voicemails']],
       ['bolt', 'upstream 401: invalid API key', []],
@@ -82,16 +85,60 @@ describe('status server over real HTTP', () => {
     expect(body.businesses[0]?.streams[1]?.lastError).toBe('upstream 500 from postgres://[redacted]@db/x');
   });
 
-  it('serves the status page as self-contained HTML with a strict content security policy', async () => {
-    const { url } = await start();
+  it('serves the status page as self-contained HTML with a strict content security policy: the summary, then what needs a person', async () => {
+    const { url } = await start({ redact: (text) => text.replaceAll('hunter2', '[redacted]') });
     const response = await fetch(`${url}/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     const html = await response.text();
-    expect(html).toMatch(/<tr data-business="acme" data-stream="calls">.*?data-state="syncing"/);
+    expect(html).toMatch(/data-count="needs_person"[^>]*><strong>1<\/strong>/);
+    expect(html).toMatch(/<tr data-business="acme" data-stream="voicemails">.*?data-state="failed"/);
+    // A healthy stream is counted, not listed; the chart is on the business's own page.
+    expect(html).not.toContain('data-stream="calls"');
+    expect(html).not.toContain('<svg');
+    expect(html).toContain('Stopped businesses: 1');
     expect(html).toContain('<meta http-equiv="refresh" content="5">');
     expect(html).not.toContain('hunter2');
+  });
+
+  it("serves each business's own page with its chart and every stream, and 404 for one that never reported", async () => {
+    const { url } = await start({ redact: (text) => text.replaceAll('hunter2', '[redacted]') });
+    const response = await fetch(`${url}/business/acme`);
+    expect([response.status, response.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("default-src 'none'")]);
+    const html = await response.text();
+    expect(html).toMatch(/<tr data-business="acme" data-stream="calls">.*?data-state="syncing"/);
+    expect(html).toMatch(/<tr data-business="acme" data-stream="voicemails">.*?data-state="failed"/);
+    expect(html).toContain('42 total, peak 42');
+    expect(html).not.toContain('hunter2');
+    expect((await fetch(`${url}/business/bolt`)).status).toBe(200);
+    const missing = await fetch(`${url}/business/nosuch`);
+    expect([missing.status, await missing.text()]).toEqual([404, expect.stringContaining('No business named nosuch has reported.')]);
+    expect((await fetch(`${url}/business/`)).status).toBe(404);
+  });
+
+  it('pages /status with ?limit and ?cursor, filters with ?state and ?business, and refuses a bad query naming the parameter', async () => {
+    const store = freshStore();
+    for (let i = 0; i < 25; i += 1) {
+      await store.update(`biz-${String(i).padStart(2, '0')}`, 'calls', { state: i % 10 === 3 ? 'failed' : 'idle', lastSuccessAt: new Date().toISOString() });
+    }
+    const { url } = await start({ statusStore: store });
+    const names: string[] = [];
+    let next: string | null = `${url}/status?limit=10`;
+    while (next !== null) {
+      const body = (await (await fetch(next)).json()) as StatusDocument;
+      expect(body.summary).toMatchObject({ businesses: 25, streams: 25, needsPerson: 3 });
+      expect(body.businesses.every((b) => b.activity.length === 60)).toBe(true);
+      names.push(...body.businesses.map((b) => b.name));
+      next = body.nextCursor === null ? null : `${url}/status?limit=10&cursor=${body.nextCursor}`;
+    }
+    expect(names).toEqual(Array.from({ length: 25 }, (_, i) => `biz-${String(i).padStart(2, '0')}`));
+    const failed = (await (await fetch(`${url}/status?state=failed&business=BIZ-1`)).json()) as StatusDocument;
+    expect(failed.businesses.map((b) => [b.name, b.streams.map((s) => s.state)])).toEqual([['biz-13', ['failed']]]);
+    const bad = await fetch(`${url}/status?limit=5000`);
+    expect([bad.status, await bad.json()]).toEqual([400, { error: 'limit: expected a whole number of businesses from 1 to 1000, got "5000"' }]);
+    const badPage = await fetch(`${url}/?state=nope`);
+    expect([badPage.status, await badPage.text()]).toEqual([400, expect.stringContaining('Bad query: state: unknown &quot;nope&quot;')]);
   });
 
   it('serves /metrics in the Prometheus text format with the callsync and process metrics', async () => {
@@ -137,7 +184,7 @@ describe('status server over real HTTP', () => {
   it('requires the bearer token on every route but /healthz when a token is set', async () => {
     const { url } = await start({ token: 'op-token-123' });
     const auth = { authorization: 'Bearer op-token-123' };
-    for (const path of ['/', '/status', '/metrics', '/readyz', '/nope']) {
+    for (const path of ['/', '/status', '/business/acme', '/metrics', '/readyz', '/nope']) {
       const none = await fetch(`${url}${path}`);
       expect([path, none.status, none.headers.get('www-authenticate')]).toEqual([path, 401, 'Bearer']);
       const wrong = await fetch(`${url}${path}`, { headers: { authorization: 'Bearer op-token-124' } });
