@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { deletionGuard } from '../reconcile/deletion-guard.js';
 import { reconcileStream } from '../reconcile/reconcile-stream.js';
@@ -12,7 +11,6 @@ import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { walkSettings, type Query } from '../sync/walkers/index.js';
 import type { SyncJobDeps } from './job-deps.js';
-import type { QueueKeys } from './names.js';
 
 /** At most one automatic repair per stream this often, so a drift that persists is not walked after every run. */
 const MAX_REPAIR_INTERVAL_MS = 60 * 60_000;
@@ -31,22 +29,6 @@ export interface ReconcileInRunOptions {
    * reconciliation, an id-level walk.
    */
   readonly when: { readonly kind: 'after_run'; readonly total: number | undefined } | { readonly kind: 'scheduled' };
-}
-
-/**
- * BullMQ runs an interval scheduler once at once, then on multiples of the interval. A full
- * walk at start would read every list a second time beside the first syncs, so at start each
- * stream's full reconciliation is claimed until the first multiple: the first walk comes one
- * interval boundary after the first start (an existing claim is left alone).
- */
-export async function deferFullReconciles(redis: Redis, keys: QueueKeys, plans: readonly BusinessPlan[], everyMs: number, nowMs = Date.now()): Promise<void> {
-  const untilBoundary = Math.floor(nowMs / everyMs) * everyMs + everyMs - nowMs;
-  const ttlMs = Math.max(1, untilBoundary - Math.min(1_000, Math.floor(untilBoundary / 2)));
-  const pipeline = redis.pipeline();
-  for (const plan of plans) {
-    for (const descriptor of plan.streams) if (isVerifiable(descriptor)) pipeline.set(keys.fullReconcileClaim(plan.name, descriptor.name), '1', 'PX', ttlMs, 'NX');
-  }
-  await pipeline.exec();
 }
 
 /** A walk cut off (a budget pause, a shutdown, an error) frees its claim, so the next job resumes it from its checkpoint. */
@@ -113,7 +95,7 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
   };
   let check: StreamCheck;
   if (when.kind === 'scheduled') {
-    // A restart re-creates the schedule and BullMQ runs it at once; one full walk per interval is enough.
+    // One full walk per interval, whatever runs the job twice (a retry waiting for the lock, a scheduler made again).
     const claimKey = deps.keys.fullReconcileClaim(plan.name, descriptor.name);
     if (!(await claim(deps, claimKey, reconcile.every * 0.9))) return undefined;
     check = await releasingOnCutOff(deps, claimKey, options.signal, () => reconcileStream({ ...base, mode: reconcile.repair ? 'repair' : 'walk' }));

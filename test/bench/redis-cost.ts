@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Redis } from 'ioredis';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Redis } from 'ioredis';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from '../../src/ratelimit/redis-scripts.js';
 
 /** What a Redis command was for, by the key it touches (see {@link purposeOfKey}). */
@@ -72,8 +75,36 @@ function firstKey(name: string, args: readonly string[]): string | undefined {
   return args[1];
 }
 
+/**
+ * MONITOR on a socket of its own, read line by line (ioredis's `monitor()` lost track of its
+ * replies when the first lines came with MONITOR's OK). Each line is a RESP simple string.
+ */
+async function openMonitor(redisUrl: string): Promise<{ on(event: 'line', listener: (line: string) => void): void; close(): void }> {
+  const url = new URL(redisUrl);
+  const socket = connect(Number(url.port || 6379), url.hostname);
+  await once(socket, 'connect');
+  if (url.password !== '') socket.write(`AUTH ${decodeURIComponent(url.username || 'default')} ${decodeURIComponent(url.password)}\r\n`);
+  socket.write('MONITOR\r\n');
+  const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  return {
+    on: (_event, listener) => void lines.on('line', (line) => listener(line.startsWith('+') ? line.slice(1) : line)),
+    close: () => {
+      lines.close();
+      socket.destroy();
+    },
+  };
+}
+
+/** `1795543779.057129 [0 127.0.0.1:54944] "evalsha" "…" "1" "key"` → its source and arguments. */
+export function parseMonitorLine(line: string): { at: number; source: string; args: string[] } | undefined {
+  const head = /^(\d+\.\d+) \[\d+ ([^\]]+)\] /.exec(line);
+  if (head === null) return undefined;
+  const args = [...line.slice(head[0].length).matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] ?? '');
+  return { at: Number(head[1]), source: head[2] ?? '', args };
+}
+
 export interface RedisCostMeter {
-  /** From now until `endScrape`, reads of status keys outside a MULTI are counted as metrics. */
+  /** From now until `endScrape` (by Redis's timestamps), reads of status keys outside a MULTI are counted as metrics. */
   beginScrape(): void;
   endScrape(): void;
   /** Stops listening; the breakdown of everything seen since `startRedisCostMeter`. */
@@ -89,22 +120,25 @@ export interface RedisCostMeter {
  */
 export async function startRedisCostMeter(redisUrl: string, prefix: string): Promise<RedisCostMeter> {
   const names = await scriptNames();
-  const client = new Redis(redisUrl, { lazyConnect: true });
-  await client.connect();
-  const monitor = await client.monitor();
+  const monitor = await openMonitor(redisUrl);
   const costs = emptyBreakdown();
   // Per client address: whether it is ours (it named a key under the prefix), the purpose of its
   // last keyed command, and the MULTI it has open (counted with the block's first keyed command).
   const clients = new Map<string, { ours: boolean; purpose: Purpose; inMulti: boolean; pendingMulti: number }>();
   let scriptPurpose: Purpose | undefined;
-  let scraping = false;
+  // Scrapes as [start, end] in seconds; a line is matched by its own timestamp, since it may arrive after the scrape ended.
+  const scrapes: [number, number][] = [];
+  const scraping = (at: number): boolean => scrapes.some(([start, end]) => at >= start && at <= end);
   const add = (purpose: Purpose, command: string, roundTrip: boolean): void => {
     const cost = costs[purpose];
     cost.commands += 1;
     if (roundTrip) cost.roundTrips += 1;
     cost.byCommand[command] = (cost.byCommand[command] ?? 0) + 1;
   };
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+  monitor.on('line', (line: string) => {
+    const parsed = parseMonitorLine(line);
+    if (parsed === undefined) return;
+    const { args, source, at } = parsed;
     const name = (args[0] ?? '').toLowerCase();
     if (source === 'lua') {
       if (scriptPurpose !== undefined) add(scriptPurpose, `lua ${name}`, false);
@@ -131,7 +165,7 @@ export async function startRedisCostMeter(redisUrl: string, prefix: string): Pro
       for (; state.pendingMulti > 0; state.pendingMulti -= 1) add(keyed, 'multi', false);
     }
     let purpose = keyed ?? state.purpose;
-    if (keyed === 'status store' && scraping && !state.inMulti && READS.has(name)) purpose = 'metrics';
+    if (keyed === 'status store' && !state.inMulti && scraping(at) && READS.has(name)) purpose = 'metrics';
     if (keyed !== undefined) state.purpose = purpose;
     const label = name === 'evalsha' ? `evalsha ${names.get(args[1] ?? '') ?? 'unknown'}` : name === 'eval' ? 'eval (script text)' : name;
     if (name === 'exec') {
@@ -143,11 +177,13 @@ export async function startRedisCostMeter(redisUrl: string, prefix: string): Pro
     }
   });
   return {
-    beginScrape: () => void (scraping = true),
-    endScrape: () => void (scraping = false),
+    beginScrape: () => void scrapes.push([Date.now() / 1000, Number.POSITIVE_INFINITY]),
+    endScrape: () => {
+      const last = scrapes.at(-1);
+      if (last !== undefined) last[1] = Date.now() / 1000;
+    },
     stop() {
-      monitor.disconnect();
-      client.disconnect();
+      monitor.close();
       return Promise.resolve(costs);
     },
   };

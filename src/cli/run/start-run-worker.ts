@@ -13,8 +13,7 @@ import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '..
 import type { SyncJobResult } from '../../queue/job-deps.js';
 import { queueKeys, SYNC_QUEUE, type SyncJobData } from '../../queue/names.js';
 import { keepSchedulers } from '../../queue/keep-schedulers.js';
-import { deferFullReconciles } from '../../queue/reconcile-in-run.js';
-import { reconcileSchedulers } from '../../queue/schedulers.js';
+import { pollNow, reconcileSchedulers } from '../../queue/schedulers.js';
 import { createSyncProcessor } from '../../queue/sync-job.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
 
@@ -60,9 +59,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   // Without listeners ioredis prints raw stack traces while Redis is away; one log line says it.
   for (const client of [redis, bullRedis]) client.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis unavailable; retrying'));
   const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull });
-  await deferFullReconciles(redis, keys, plans, config.reconcile.every);
   const changes = await reconcileSchedulers(queue, plans, config.schedule.every, config.reconcile.every);
-  logger.info({ schedulers: changes.upserted.length, removed: changes.removed, everyMs: config.schedule.every }, 'job schedulers reconciled');
+  await pollNow(queue, changes.created);
+  logger.info({ schedulers: changes.upserted.length, removed: changes.removed, polledNow: changes.created.length, everyMs: config.schedule.every }, 'job schedulers reconciled');
   const keeper = keepSchedulers({
     queue, plans, everyMs: config.schedule.every, reconcileEveryMs: config.reconcile.every, logger, onRestore: () => failed.reconcile(hashes),
   });
