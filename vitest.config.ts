@@ -32,6 +32,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // The image in CI (`npm run test:container` builds it first); not part of `npm test`.
+          name: 'container',
+          include: ['test/container/**/*.test.ts'],
+          testTimeout: 600_000,
+          // Removing a container copies nothing but deletes a whole root file system (vfs): ~20 s loaded.
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });
