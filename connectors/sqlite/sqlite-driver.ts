@@ -110,7 +110,8 @@ export class SqliteDriver implements SqlDriver {
       statement = this.#raw.prepare<unknown[]>(sql);
       this.#statements.set(sql, statement);
     }
-    return statement.run(...parameters).changes;
+    // One array binds the anonymous parameters; spreading a 7,500-value page copied it for nothing.
+    return statement.run(parameters).changes;
   }
 }
 

@@ -26,7 +26,9 @@ export type Normalizer = (raw: Json, context: NormalizeContext) => NormalizeResu
 /** Outcome of one primitive; `problem` does not name the field, the record normalizer adds it. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-export const parsed = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const PARSED_NULL: Parsed<null> = Object.freeze({ ok: true, value: null });
+/** A success; null (most absent fields) is one shared object, as records are normalized by the million. */
+export const parsed = <T>(value: T): Parsed<T> => (value === null ? (PARSED_NULL as Parsed<T>) : { ok: true, value });
 export const problem = (text: string): Parsed<never> => ({ ok: false, problem: text });
 
 const SHOWN_LENGTH = 60;

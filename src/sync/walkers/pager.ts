@@ -109,7 +109,9 @@ function isRejectedCursor(error: unknown): boolean {
 }
 
 function idsOf(items: readonly WalkItem[]): string[] {
-  return items.flatMap((item) => (item.result.ok ? [item.result.id] : []));
+  const ids: string[] = [];
+  for (const item of items) if (item.result.ok) ids.push(item.result.id);
+  return ids;
 }
 
 /** The progress guards of one walk; each violation is a `PayloadShapeError` (the stream stops). */
