@@ -11,6 +11,11 @@ export function spawnTsx(script: string, args: readonly string[], env: NodeJS.Pr
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO_ROOT, env, stdio });
 }
 
+/** `node <script> ...args` from the checkout root, for a script already compiled to JavaScript. */
+export function spawnNode(script: string, args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [script, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
 /** Resolves with the child's first stdout line; rejects if it exits first or stays silent past `timeoutMs`. */
 export async function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   if (child.stdout === null) throw new Error('child has no stdout pipe');

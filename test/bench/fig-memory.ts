@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { firstLine, spawnTsx, stopChild } from './child-process.js';
+import { buildCli } from '../integration/support/cli-build.js';
+import { firstLine, spawnNode, stopChild } from './child-process.js';
 import { megabytes, verdict, type BenchContext, type BenchRow } from './result.js';
 import { startSimulatorChild } from './simulator-child.js';
 
@@ -24,14 +25,21 @@ const FLAT_FACTOR = 1.1;
 
 /**
  * Figure 5: peak RSS of a sync process (a child of its own) writing N calls to SQLite, the
- * simulator in yet another child, so only the sync's memory is counted.
+ * simulator in yet another child, so only the sync's memory is counted. The child runs compiled
+ * JavaScript, as `callsync` runs from `dist/`: under `--import tsx` the loader thread, the
+ * compiled sources and their source maps added about 60 MB that no user's process has.
  */
 export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
   const sizes = ctx.quick ? [100_000, 300_000] : [100_000, 300_000, 1_000_000];
   const runs: { calls: number; run: MemoryRun }[] = [];
-  for (const calls of sizes) {
-    ctx.log(`memory: syncing ${calls} calls in a child process`);
-    runs.push({ calls, run: await measure(ctx, calls) });
+  const build = await buildCli(['src', 'connectors', 'test/bench']);
+  try {
+    for (const calls of sizes) {
+      ctx.log(`memory: syncing ${calls} calls in a child process`);
+      runs.push({ calls, run: await measure(ctx, calls, join(build.root, 'test/bench/memory-child.js')) });
+    }
+  } finally {
+    build.remove();
   }
   const peaks = runs.map(({ run }) => Math.max(run.peakRss, run.vmHwm ?? 0));
   const largest = runs[runs.length - 1]!.run;
@@ -49,11 +57,11 @@ export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
   });
 }
 
-async function measure(ctx: BenchContext, calls: number): Promise<MemoryRun> {
+async function measure(ctx: BenchContext, calls: number, childScript: string): Promise<MemoryRun> {
   const sim = await startSimulatorChild({ calls, seed: 5 });
   try {
     const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
-    const child = spawnTsx('test/bench/memory-child.ts', [upstream, join(ctx.tmpDir, `memory-${calls}.db`)]);
+    const child = spawnNode(childScript, [upstream, join(ctx.tmpDir, `memory-${calls}.db`)]);
     try {
       return JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
     } finally {

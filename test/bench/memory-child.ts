@@ -1,7 +1,8 @@
 /**
- * The sync process of figure 5, run by fig-memory.ts as `node --import tsx test/bench/memory-child.ts
- * <upstream JSON> <sqlite path>`: one backfill of the calls stream while its own RSS is sampled
- * every 100 ms. Prints one JSON line on stdout when done.
+ * The sync process of figure 5, run by fig-memory.ts compiled (`node <build>/test/bench/memory-child.js
+ * <upstream JSON> <sqlite path>`; `node --import tsx test/bench/memory-child.ts …` works too): one
+ * backfill of the calls stream while its own RSS is sampled every 100 ms. Prints one JSON line on
+ * stdout when done.
  */
 import { readFileSync } from 'node:fs';
 import { backfillOnce } from './backfill-once.js';
