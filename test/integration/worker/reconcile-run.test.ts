@@ -113,11 +113,12 @@ describe('callsync run: reconciliation with no operator', () => {
     expect(await (await fetch(`${url}/`)).text()).toContain(message.replaceAll("'", '&#39;'));
     const status = await runCli(['status', '--config', config, '--json']);
     expect(status.stdout).toContain(JSON.stringify(message).slice(1, -1));
-    expect((await runCli(['status', '--config', config, '--all'])).stdout).toContain('biz-1/calls drift: fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`');
+    // Calls show `syncing` while a run is under way, so the fix line is awaited, not read once.
+    const fixLine = 'biz-1/calls drift: fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`';
+    await waitFor('the fix in callsync status --all', async () => ((await runCli(['status', '--config', config, '--all'])).stdout.includes(fixLine) ? true : undefined), 30_000, 0);
     // The default summary names the same fix under the drift it lists (numbers drifts too; calls may be mid-run).
-    expect((await runCli(['status', '--config', config])).stdout).toMatch(
-      /\ndrift \(\d\), e\.g\. biz-1\/(calls|numbers):\n {2}fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`\n/,
-    );
+    const summaryFix = /\ndrift \(\d\), e\.g\. biz-1\/(calls|numbers):\n {2}fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`\n/;
+    await waitFor('the fix in the summary', async () => (summaryFix.test((await runCli(['status', '--config', config])).stdout) ? true : undefined), 30_000, 0);
 
     const confirmed = await runCli(['reconcile', '--config', config, '--stream', 'calls', '--repair', '--confirm-deletions', '--json']);
     expect(confirmed.code).toBe(0);
