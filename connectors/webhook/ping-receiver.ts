@@ -1,19 +1,36 @@
-import { request, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { reachHttp, servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
+import type { WebhookRetryConfig } from './config.js';
 import { describeEndpoint } from './webhook-errors.js';
 
+export interface PingOptions {
+  readonly timeoutMs: number;
+  readonly retry: WebhookRetryConfig;
+  readonly dispatcher: Dispatcher;
+  readonly logger: Logger;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+  readonly now: () => number;
+}
+
 /**
- * Readiness: the receiver answers at all. A HEAD is enough; many receivers answer it with 404 or
- * 405, which still proves the endpoint is reachable. Only 5xx and network failures count as down.
+ * Readiness: the receiver answers at all. Any answer to HEAD counts, a 5xx included (a load
+ * balancer warming up, a handler without HEAD): deliveries have their own retries and dead
+ * letters. Only a network failure or a timeout that lasts through `retry` counts as down.
  */
-export async function pingReceiver(url: string, timeoutMs: number, dispatcher: Dispatcher): Promise<void> {
+export async function pingReceiver(url: string, options: PingOptions): Promise<void> {
   const endpoint = describeEndpoint(url);
-  let status: number;
+  const { retry, logger, ...rest } = options;
   try {
-    const response = await request(url, { dispatcher, method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
-    await response.body.dump();
-    status = response.statusCode;
+    await reachHttp(url, {
+      ...rest,
+      policy: servicePolicy(WEBHOOK_TRAITS, retry),
+      maxAttempts: retry.maxAttempts,
+      onRetry: ({ attempt, maxAttempts, waitMs, verdict }) =>
+        logger.warn({ endpoint, attempt, maxAttempts, waitMs, reason: verdict.label }, 'webhook receiver not reached; trying again'),
+    });
   } catch (error) {
     throw new Error(`webhook receiver ${endpoint} is unreachable: ${(error as Error).message}`, { cause: error });
   }
-  if (status >= 500) throw new Error(`webhook receiver ${endpoint} answered HTTP ${status}`);
 }

@@ -64,7 +64,9 @@ export class WebhookTarget implements Target {
   }
 
   ping(): Promise<void> {
-    return pingReceiver(this.#config.url, this.#config.timeoutMs, this.#runtime.dispatcher);
+    const { timeoutMs, retry } = this.#config;
+    const { dispatcher, logger, sleep, random, now } = this.#runtime;
+    return pingReceiver(this.#config.url, { timeoutMs, retry, dispatcher, logger, sleep, random, now });
   }
 
   async close(): Promise<void> {

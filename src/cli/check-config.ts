@@ -5,6 +5,7 @@ import { pingHttp, openSink, pingRedis } from './failure/preflight.js';
 import { upstreamTarget } from './failure/targets.js';
 import { loadCliConfig, type CliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
+import { servicePolicy, UPSTREAM_TRAITS, type ReachOptions } from '../http-policy/index.js';
 import { createRedactor } from '../redact/index.js';
 import { reportFatal, wantsStack } from './failure/report-fatal.js';
 
@@ -44,13 +45,22 @@ export function registerCheckConfigCommand(program: Command): void {
 /** Each service in turn; every one is tried and reported, so one run lists every problem. */
 async function checkConnections({ config, secrets }: CliConfig): Promise<number> {
   const logger = createLogger({ level: 'silent', secrets });
+  const { upstream } = config;
+  // The sync's own policy and retry settings (a passing failure is not a verdict); a HEAD needs no more than 5 s an attempt.
+  const reach = (key: string): ReachOptions => ({
+    policy: servicePolicy(UPSTREAM_TRAITS, upstream.retry, upstream.maxWaitMs),
+    maxAttempts: upstream.retry.maxAttempts,
+    timeoutMs: Math.min(upstream.timeoutMs, 5_000),
+    onRetry: ({ attempt, maxAttempts, waitMs, verdict }) =>
+      process.stderr.write(`  ${key}: ${verdict.label}; trying again in ${waitMs} ms (attempt ${attempt} of ${maxAttempts})\n`),
+  });
   const checks: Array<[string, () => Promise<void>]> = [
     ['sink', async () => (await openSink(config.sink, [], logger)).close()],
     ['redis.url', () => pingRedis(config.redis.url)],
-    ['upstream.baseUrl', () => pingHttp(upstreamTarget(config.upstream.baseUrl), config.upstream.baseUrl)],
+    ['upstream.baseUrl', () => pingHttp(upstreamTarget(upstream.baseUrl), upstream.baseUrl, reach('upstream.baseUrl'))],
   ];
-  const v2 = config.upstream.v2BaseUrl;
-  if (v2 !== undefined) checks.push(['upstream.v2BaseUrl', () => pingHttp(upstreamTarget(v2, 'upstream.v2BaseUrl'), v2)]);
+  const v2 = upstream.v2BaseUrl;
+  if (v2 !== undefined) checks.push(['upstream.v2BaseUrl', () => pingHttp(upstreamTarget(v2, 'upstream.v2BaseUrl'), v2, reach('upstream.v2BaseUrl'))]);
   let worst: number = EXIT.ok;
   for (const [name, check] of checks) {
     try {

@@ -12,5 +12,7 @@ export { HUBSPOT_TRAITS, servicePolicy, UPSTREAM_TRAITS, WEBHOOK_TRAITS } from '
 export type { ServiceTraits } from './services.js';
 export { abortableSleep } from './sleep.js';
 export type { Sleep } from './sleep.js';
+export { reachHttp } from './reach.js';
+export type { ReachOptions, ReachRetry } from './reach.js';
 export { BodyTooLargeError, readBoundedBody } from './read-body.js';
 export type { BodyStream } from './read-body.js';

@@ -10,6 +10,7 @@ export interface ReceivedRequest {
   readonly body: string;
   /** What the documented `verifyWebhookSignature` said about it. */
   readonly verified: boolean;
+  /** The status answered; 0 when the connection was reset instead. */
   readonly status: number;
 }
 
@@ -20,6 +21,8 @@ export interface ScriptedResponse {
   readonly headers?: Record<string, string>;
   /** Wait before answering, to make the sender time out. */
   readonly delayMs?: number;
+  /** Close the connection without an answer (the sender sees a reset). */
+  readonly reset?: boolean;
 }
 
 /** A stored record: the payload record as received, keyed by (business, stream, id). */
@@ -45,6 +48,7 @@ export class WebhookReceiver {
   readonly #server: Server;
   readonly #secret: string;
   readonly #script: ScriptedResponse[] = [];
+  readonly #frontScript: ScriptedResponse[] = [];
   readonly #seenKeys = new Set<string>();
   readonly #records = new Map<string, { businessId: string; stream: string; record: ReceivedRecord; deletedAt?: string }>();
   #url = '';
@@ -76,6 +80,14 @@ export class WebhookReceiver {
     this.#script.push(...responses);
   }
 
+  /**
+   * Answers the next requests of any method, `HEAD` included, with these, before anything else:
+   * what the load balancer or proxy in front of a receiver does while it warms up or restarts.
+   */
+  respondNextToAny(...responses: ScriptedResponse[]): void {
+    this.#frontScript.push(...responses);
+  }
+
   /** Stored records of one business and stream not marked deleted, sorted by id. */
   rows(businessId: string, stream: string): ReceivedRecord[] {
     return [...this.#records.values()]
@@ -104,10 +116,14 @@ export class WebhookReceiver {
       signature: single(headers['x-callsync-signature']),
       body,
     });
-    const scripted = method === 'POST' ? this.#script.shift() : undefined;
+    const scripted = this.#frontScript.shift() ?? (method === 'POST' ? this.#script.shift() : undefined);
     const reply = scripted ?? this.#process(method, headers, body, verified);
-    this.requests.push({ method, headers, body, verified, status: reply.status });
+    this.requests.push({ method, headers, body, verified, status: reply.reset === true ? 0 : reply.status });
     if (reply.delayMs !== undefined) await delay(reply.delayMs);
+    if (reply.reset === true) {
+      response.socket?.destroy();
+      return;
+    }
     if (response.destroyed) return;
     response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     response.end(reply.body ?? '');

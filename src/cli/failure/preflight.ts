@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { request, type Dispatcher } from 'undici';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
+import { reachHttp, type ReachOptions } from '../../http-policy/index.js';
 import type { Sink, StreamTable } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { using, type Target } from './explain.js';
@@ -50,10 +50,10 @@ export async function openSink(config: SinkConfig, tables: readonly StreamTable[
   });
 }
 
-/** Any HTTP answer proves the service is reachable; only network and TLS failures count. */
-export async function pingHttp(target: Target, url: string, dispatcher?: Dispatcher, timeoutMs = 5_000): Promise<void> {
-  await using(target, async () => {
-    const response = await request(url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs), ...(dispatcher === undefined ? {} : { dispatcher }) });
-    await response.body.dump();
-  });
+/**
+ * Any HTTP answer proves the service is reachable; a reset, refused connection or timeout is tried
+ * again under the service's policy (`reachHttp`) before the failure names `target`.
+ */
+export async function pingHttp(target: Target, url: string, reach: ReachOptions): Promise<void> {
+  await using(target, () => reachHttp(url, reach));
 }

@@ -46,6 +46,18 @@ describe('hubspot sink under failures', () => {
     expect(upserts(target).map((request) => request.status)).toEqual([500, 500, 500, 200]);
   });
 
+  it('start-up check (prepare, then ping) retries 5xx under sink.retry before calling HubSpot down', async () => {
+    target = await startTarget({}, { associateContacts: false });
+    target.fake.setFaults({ serverErrorsNext: 2 });
+    await target.sink.prepare([callsTable]);
+    const statuses = () => target.fake.requests().map((request) => request.status);
+    expect(statuses().slice(0, 2)).toEqual([500, 500]);
+    const before = statuses().length;
+    target.fake.setFaults({ serverErrorsNext: 2 });
+    await target.sink.ping();
+    expect(statuses().slice(before)).toEqual([500, 500, 200]);
+  });
+
   it('stops on the DAILY limit without retrying, leaving the checkpoint where it was', async () => {
     target = await startTarget({}, { associateContacts: false });
     await target.sink.prepare([callsTable]);

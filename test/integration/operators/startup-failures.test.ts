@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli-process.js';
+import { countLogLines, runCli } from '../support/cli-process.js';
 
 const API_KEY = 'ctk_live_5f1d0c8e2b7a4d3c9e6f1a0b8c7d6e5f4a3b2c1d';
 const PG_PASSWORD = 'pw-do-not-show-7c1e';
@@ -111,12 +111,18 @@ describe('start-up failures: one or two lines naming the key, the target and the
 
   it('webhook receiver unreachable: names sink.url, exit 3', async () => {
     const config = write('receiver-down.json', {
-      sink: { type: 'webhook', url: `http://127.0.0.1:${deadPort}/hook?token=abc`, secret: 'whsec-0123456789abcdef', state: { type: 'sqlite', path: join(directory, 'hook-state.db') } },
+      sink: {
+        type: 'webhook', url: `http://127.0.0.1:${deadPort}/hook?token=abc`, secret: 'whsec-0123456789abcdef', state: { type: 'sqlite', path: join(directory, 'hook-state.db') },
+        // A refused connection is tried again under sink.retry before the receiver is called down.
+        retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
+      },
     });
     const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(
+    expect(countLogLines(result.stderr, 'webhook receiver not reached; trying again')).toBe(1);
+    expect(result.stderr.split('\n').filter((line) => !line.startsWith('{')).join('\n')).toBe(
       `error: cannot reach the webhook receiver at http://127.0.0.1:${deadPort}/hook (sink.url): connection refused\nfix: start the webhook receiver there, or correct sink.url\n`,
     );
+    expect(result.stderr).not.toContain('token=abc');
     expect(result.code).toBe(3);
     expectPlain(result);
   });
@@ -124,7 +130,9 @@ describe('start-up failures: one or two lines naming the key, the target and the
   it('webhook state bound to its receiver: a changed sink.url is refused naming both and the choice (exit 2); adopt moves it', async () => {
     const state = { type: 'sqlite', path: join(directory, 'bound-state.db') };
     const hook = (path: string, extra: Record<string, unknown> = {}) =>
-      write(`bound-${path}-${Object.keys(extra).length}.json`, { sink: { type: 'webhook', url: `http://127.0.0.1:${deadPort}/${path}`, secret: 'whsec-0123456789abcdef', state, ...extra } });
+      write(`bound-${path}-${Object.keys(extra).length}.json`, {
+        sink: { type: 'webhook', url: `http://127.0.0.1:${deadPort}/${path}`, secret: 'whsec-0123456789abcdef', state, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, ...extra },
+      });
     // First use binds the state to /old (the receiver being down is the next, separate problem).
     expect((await runCli(['backfill', '--config', hook('old'), '--no-progress'])).code).toBe(3);
     const moved = await runCli(['backfill', '--config', hook('new'), '--no-progress']);
@@ -205,13 +213,17 @@ describe('check-config', () => {
   });
 
   it('--check-connections tries every service and names each failing key, exit 3', async () => {
-    const config = write('connections.json', { redis: { url: `redis://127.0.0.1:${deadPort}` } });
+    // A refused connection is tried again under upstream.retry before upstream is called down.
+    const upstream = { baseUrl: `http://127.0.0.1:${deadPort}`, retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 10 } };
+    const config = write('connections.json', { redis: { url: `redis://127.0.0.1:${deadPort}` }, upstream });
     const result = await runCli(['check-config', '--config', config, '--check-connections']);
     expect(result.stdout).toContain('  sink: reachable\n');
     expect(result.stdout).toContain('  redis.url: FAILED\n');
     expect(result.stdout).toContain('  upstream.baseUrl: FAILED\n');
-    expect(result.stderr).toBe(
+    expect(result.stderr.replace(/in \d+ ms/g, 'in N ms')).toBe(
       `error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n` +
+        '  upstream.baseUrl: ECONNREFUSED; trying again in N ms (attempt 1 of 3)\n' +
+        '  upstream.baseUrl: ECONNREFUSED; trying again in N ms (attempt 2 of 3)\n' +
         `error: cannot reach the upstream API at http://127.0.0.1:${deadPort} (upstream.baseUrl): connection refused\nfix: start the upstream API there, or correct upstream.baseUrl\n`,
     );
     expect(result.code).toBe(3);

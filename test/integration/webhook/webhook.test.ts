@@ -88,6 +88,30 @@ describe('webhook sink against a real receiver', () => {
     expect(receiver.requests.map((request) => request.method)).toEqual(['HEAD', 'POST']);
   });
 
+  it('ping: any answer to HEAD proves the receiver is there, a 503 included, without waiting', async () => {
+    receiver.respondNextToAny({ status: 503, body: 'warming up' });
+    const sink = await openSink();
+    await sink.ping();
+    expect(receiver.requests.map((request) => [request.method, request.status])).toEqual([['HEAD', 503]]);
+    expect(waits).toEqual([]);
+  });
+
+  it('ping: a reset and a timeout are tried again under sink.retry, then the answer counts', async () => {
+    receiver.respondNextToAny({ status: 200, reset: true }, { status: 200, delayMs: 1_500 });
+    const sink = await openSink({ timeoutMs: 200 });
+    await sink.ping();
+    expect(receiver.requests.map((request) => [request.method, request.status])).toEqual([['HEAD', 0], ['HEAD', 200], ['HEAD', 405]]);
+    expect(waits).toHaveLength(2);
+  });
+
+  it('ping: a receiver down through every attempt is unreachable, after sink.retry.maxAttempts', async () => {
+    const sink = await openSink({ retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 } });
+    await receiver.close();
+    await expect(sink.ping()).rejects.toThrow(/webhook receiver http:\/\/127\.0\.0\.1:\d+\/hooks\/callsync is unreachable/);
+    expect(waits).toHaveLength(2);
+    receiver = await WebhookReceiver.start(secret);
+  });
+
   it('is refused when the receiver verifies with another secret, and keeps the records as dead letters', async () => {
     await receiver.close();
     receiver = await WebhookReceiver.start('a-different-secret-0123456789');
