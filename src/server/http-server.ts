@@ -9,6 +9,7 @@ import { redactDeep, redactUrlCredentials, type Redact } from '../redact/index.j
 import { escapeHtml } from './html.js';
 import { businessPage, statusJson, statusPage, type Answer, type StatusRouteContext } from './status-routes.js';
 import { MIN_LATE_AFTER_SECONDS } from './status-summary.js';
+import { sharedSnapshotReader } from './snapshot-cache.js';
 import type { StatusStore } from '../state/index.js';
 
 export interface StatusServerOptions {
@@ -33,6 +34,11 @@ export interface StatusServerOptions {
    * (`lateAfterSeconds(schedule.every)` in `run`). @defaultValue 300
    */
   readonly lateAfterSeconds?: number;
+  /**
+   * Requests within this many milliseconds of a read of every stream's status share it (the
+   * page, `/status` pages, business pages); 0 reads for every request. @defaultValue 2000
+   */
+  readonly snapshotMaxAgeMs?: number;
   /**
    * Scrubs secrets from every string served (e.g. the logger's `scrubSecrets` bound to the
    * config's secrets). URL credentials (`scheme://user:pass@`) are always scrubbed.
@@ -90,6 +96,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
 
   const context: StatusRouteContext = {
     store: options.statusStore,
+    snapshot: sharedSnapshotReader(options.statusStore, now, options.snapshotMaxAgeMs ?? 2_000),
     now,
     redact,
     lateAfterSeconds: options.lateAfterSeconds ?? MIN_LATE_AFTER_SECONDS,

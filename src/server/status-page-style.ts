@@ -33,13 +33,14 @@ export const STATUS_PAGE_CSS =
   '.chart rect{fill:#4a7fc1}.chart .axis{stroke:#999}.chart .tick{fill:#666;font-size:10px}.fix{color:#333;font-style:italic}.chart-caption{color:#666;margin:0;font-size:12px}' +
   '.legend li{margin:.2rem 0}.legend .state{padding:0 .3rem}' +
   '.totals{margin:.25rem 0 .6rem}.tiles{display:flex;flex-wrap:wrap;gap:.5rem;margin:0 0 1rem}' +
-  '.tile{display:block;padding:.4rem .7rem;border-radius:4px;text-decoration:none;border:2px solid transparent;min-width:6.5rem}' +
+  '.tile{display:block;padding:.35rem .6rem;border-radius:4px;text-decoration:none;border:2px solid transparent;font-size:13px}' +
   '.tile strong{display:block;font-size:1.5rem;line-height:1.1}.tile.zero{opacity:.55}.tile[aria-current]{border-color:#222}' +
   `.state-needs{background:${NEEDS_PERSON.bg};color:${NEEDS_PERSON.fg}}.state-waiting_long{background:${WAITING_LONG.bg};color:${WAITING_LONG.fg}}` +
   '.filter{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center;margin:0 0 1rem;padding:.5rem .75rem;background:#f4f4f4;border-radius:4px}' +
   '.filter input,.filter select,.filter button{font:inherit;padding:.2rem .4rem}' +
   '.pager{color:#444;margin:.25rem 0}.nav{margin:.25rem 0}.calm{background:#e3f4e6;color:#1d5b2a;padding:.5rem;border-radius:3px}' +
-  'td.late{color:#8a1111;font-weight:600}td.message{max-width:36rem}' +
-  '.stopped ul,.names{list-style:none;padding:0}.stopped li{margin:.3rem 0}.stopped .business-failed{margin:0;font-weight:400}.business-failed a{color:inherit;font-weight:600}' +
+  'td.late{color:#8a1111;font-weight:600}td.message{max-width:36rem}td.num,td.name{white-space:nowrap}' +
+  '.names{list-style:none;padding:0}.stopped{background:#f9d7d7;color:#8a1111;padding:.1rem .75rem .4rem;border-radius:4px;margin:0 0 1rem}' +
+  '.stopped h2{margin:.4rem 0 .2rem}.stopped p{margin:.2rem 0}.stopped ul{margin:.2rem 0;padding-left:1.2rem}.stopped a{color:inherit;font-weight:600}.stopped code{font-size:12px}' +
   '.names{display:flex;flex-wrap:wrap;gap:.3rem 1rem}.more,.hint{color:#666}' +
   stateRules;

@@ -4,8 +4,10 @@ import { byLag, summarize, type StatusSummary } from './status-summary.js';
 
 /** Streams listed per page of the summary page; one screen with room for the summary above. */
 export const STREAMS_PER_PAGE = 50;
-/** Stopped businesses and matching business names shown before "and N more". */
+/** Matching business names shown before "and N more". */
 export const NAMES_SHOWN = 20;
+/** Stopped businesses shown before "and N more" (each is also in the list of streams, as auth failed). */
+export const STOPPED_SHOWN = 5;
 
 /** The summary page's query: `?business=&state=&page=`. */
 export interface SummaryQuery {
@@ -40,7 +42,7 @@ export interface SummaryView {
   /** Streams the query matches, over every page. */
   readonly matched: number;
   readonly pages: number;
-  /** Stopped businesses the business filter keeps (the first {@link NAMES_SHOWN}), and how many there are. */
+  /** Stopped businesses the business filter keeps (the first {@link STOPPED_SHOWN}), and how many there are. */
   readonly stopped: readonly { readonly name: string; readonly reason: string }[];
   readonly stoppedMatched: number;
   /** With a business filter: the names it matches (the first {@link NAMES_SHOWN}) and how many. */
@@ -70,7 +72,7 @@ export function summaryView(snapshot: StatusSnapshot, query: SummaryQuery, lateA
     rows: matching.slice((page - 1) * STREAMS_PER_PAGE, page * STREAMS_PER_PAGE),
     matched: matching.length,
     pages,
-    stopped: stopped.slice(0, NAMES_SHOWN),
+    stopped: stopped.slice(0, STOPPED_SHOWN),
     stoppedMatched: stopped.length,
     businesses: query.business === undefined ? [] : businesses.slice(0, NAMES_SHOWN),
     businessesMatched: query.business === undefined ? 0 : businesses.length,

@@ -4,7 +4,7 @@ import { escapeHtml } from './html.js';
 import { renderPage, type PageOptions } from './page-shell.js';
 import { CHOICE_LABELS, describeStates, type StateChoice } from './status-filter.js';
 import { STREAMS_PER_PAGE, type SummaryQuery, type SummaryView } from './status-page-view.js';
-import { businessHref, headRow, stoppedNotice, streamRow } from './status-rows.js';
+import { businessHref, headRow, streamRow } from './status-rows.js';
 import { attentionOf, SUMMARY_ORDER, summaryCount } from './status-summary.js';
 
 export type StatusPageOptions = PageOptions;
@@ -88,12 +88,21 @@ function more(shown: number, total: number): string {
   return total > shown ? `<p class="more">and ${escapeHtml(formatCount(total - shown))} more: narrow the business filter.</p>` : '';
 }
 
+/** One line per stopped business (why, and the command that lifts the stop once the key is fixed). */
 function stoppedSection(view: SummaryView): string {
   if (view.stoppedMatched === 0) return '';
   const items = view.stopped
-    .map(({ name, reason }) => `<li data-business="${escapeHtml(name)}">${stoppedNotice(name, reason, `<a href="${escapeHtml(businessHref(name, ''))}">${escapeHtml(name)}</a>`)}</li>`)
+    .map(
+      ({ name, reason }) =>
+        `<li data-business="${escapeHtml(name)}"><a href="${escapeHtml(businessHref(name, ''))}">${escapeHtml(name)}</a>: ${escapeHtml(reason)}; ` +
+        `then <code>callsync resume ${escapeHtml(name)}</code></li>`,
+    )
     .join('');
-  return `<section class="stopped"><h2>Stopped businesses: ${escapeHtml(formatCount(view.stoppedMatched))}</h2><ul>${items}</ul>${more(view.stopped.length, view.stoppedMatched)}</section>`;
+  return (
+    `<section class="stopped" role="alert"><h2>Stopped businesses: ${escapeHtml(formatCount(view.stoppedMatched))}</h2>` +
+    '<p>Fix: correct each one’s key (apiKey, session or v2Token), then resume it.</p>' +
+    `<ul>${items}</ul>${more(view.stopped.length, view.stoppedMatched)}</section>`
+  );
 }
 
 function businessesSection(view: SummaryView): string {

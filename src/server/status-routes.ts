@@ -1,14 +1,18 @@
-import { readActivity, readStatusSnapshot, type StatusStore } from '../state/index.js';
+import { readActivity, type StatusStore } from '../state/index.js';
 import { redactDeep, type Redact } from '../redact/index.js';
 import { renderBusinessPage } from './business-page.js';
 import { escapeHtml } from './html.js';
 import { renderStatusPage } from './status-page.js';
 import { parseSummaryQuery, summaryView } from './status-page-view.js';
 import { parseStatusQuery, statusDocument } from './status-json.js';
+import type { SnapshotReader } from './snapshot-cache.js';
 
 /** What the status routes read and how they present it. */
 export interface StatusRouteContext {
+  /** Read for the activity of the businesses shown. */
   readonly store: StatusStore;
+  /** Every stream's status, without activity (shared between requests close together). */
+  readonly snapshot: SnapshotReader;
   readonly now: () => number;
   readonly redact: Redact;
   /** The lag from which a stream counts as waiting long. */
@@ -33,7 +37,7 @@ export async function statusJson(context: StatusRouteContext, params: URLSearchP
   const query = parseStatusQuery(params);
   if ('error' in query) return { status: 400, type: 'json', body: { error: query.error } };
   const nowMs = context.now();
-  const snapshot = await readStatusSnapshot(context.store, nowMs, { activity: false });
+  const snapshot = await context.snapshot();
   const document = statusDocument(snapshot, query, context.lateAfterSeconds);
   const activity = await readActivity(context.store, document.businesses.map((business) => business.name), nowMs);
   const businesses = document.businesses.map((business) => ({ ...business, activity: activity.get(business.name) ?? [] }));
@@ -44,7 +48,7 @@ export async function statusJson(context: StatusRouteContext, params: URLSearchP
 export async function statusPage(context: StatusRouteContext, params: URLSearchParams): Promise<Answer> {
   const query = parseSummaryQuery(params);
   if ('error' in query) return { status: 400, type: 'html', body: messagePage('callsync status', `Bad query: ${query.error}`, './') };
-  const snapshot = await readStatusSnapshot(context.store, context.now(), { activity: false });
+  const snapshot = await context.snapshot();
   const view = summaryView(snapshot, query, context.lateAfterSeconds);
   // Only what is shown is scrubbed (the query's set of states would not survive redactDeep).
   const { redact } = context;
@@ -55,7 +59,7 @@ export async function statusPage(context: StatusRouteContext, params: URLSearchP
 /** `GET /business/NAME`: one business's own page, with its chart. */
 export async function businessPage(context: StatusRouteContext, name: string): Promise<Answer> {
   const nowMs = context.now();
-  const snapshot = await readStatusSnapshot(context.store, nowMs, { activity: false });
+  const snapshot = await context.snapshot();
   const found = snapshot.businesses.find((business) => business.name === name);
   if (found === undefined) {
     return { status: 404, type: 'html', body: messagePage('callsync status', `No business named ${context.redact(name)} has reported.`, '../') };

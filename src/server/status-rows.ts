@@ -72,10 +72,10 @@ export function headRow(withBusiness: boolean): string {
   );
 }
 
-/** The business-wide stop, with its fix; `label` (markup) names the business where a list needs it. */
-export function stoppedNotice(name: string, reason: string, label?: string): string {
+/** The business-wide stop, with its fix. */
+export function stoppedNotice(name: string, reason: string): string {
   return (
-    `<p class="business-failed" role="alert">${label === undefined ? '' : `${label}: `}Stopped: ${escapeHtml(reason)}. ` +
+    `<p class="business-failed" role="alert">Stopped: ${escapeHtml(reason)}. ` +
     `Fix: ${escapeHtml(stateFix({ state: 'auth_failed', business: name, stream: '' }) ?? '')}</p>`
   );
 }

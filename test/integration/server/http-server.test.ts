@@ -221,6 +221,39 @@ describe('status server over real HTTP', () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 
+  it('shares one read of every stream between requests close together, and never keeps a failed read', async () => {
+    const store = await seededStore();
+    let reads = 0;
+    let failNext = false;
+    const counted: StatusStore = {
+      ...store,
+      list: () => {
+        reads += 1;
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('connection lost'));
+        }
+        return store.list();
+      },
+    };
+    let clock = Date.now();
+    const { url } = await start({ statusStore: counted, now: () => clock, snapshotMaxAgeMs: 2_000 });
+    await Promise.all([fetch(`${url}/status`), fetch(`${url}/`), fetch(`${url}/business/acme`), fetch(`${url}/status?limit=1`)]);
+    expect(reads).toBe(1);
+    await store.update('acme', 'calls', { state: 'failed', lastError: 'later' });
+    clock += 1_999;
+    const stale = (await (await fetch(`${url}/status`)).json()) as StatusDocument;
+    expect([reads, stale.summary.byState.failed]).toEqual([1, 1]);
+    clock += 1;
+    const fresh = (await (await fetch(`${url}/status`)).json()) as StatusDocument;
+    expect([reads, fresh.summary.byState.failed]).toEqual([2, 2]);
+    clock += 2_000;
+    failNext = true;
+    expect((await fetch(`${url}/status`)).status).toBe(503);
+    expect((await fetch(`${url}/status`)).status).toBe(200);
+    expect(reads).toBe(4);
+  });
+
   it('stops listening on close, and closing twice is harmless', async () => {
     const server = await start();
     await server.close();
