@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, type NormalizeContext } from '../normalize/index.js';
 import type { JsonObject, Sink, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
@@ -80,6 +81,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
       pending = walk.next();
       // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
       pending.catch(() => undefined);
+      await requestOnTheWire();
     }
     if (page.warning !== undefined) warn(page.warning);
     const result = unchanged(page, position) ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
@@ -114,4 +116,15 @@ const NOTHING_WRITTEN: WriteResult = Object.freeze({ written: 0, unchanged: 0, d
  */
 function unchanged(page: WalkPage, stored: JsonObject | undefined): boolean {
   return page.items.length === 0 && stored !== undefined && canonicalJson(page.position) === canonicalJson(stored);
+}
+
+/**
+ * Lets the prefetched request leave before the page is stored. undici sends on a reused
+ * keep-alive socket from a chain of up to two immediates (a turn before reusing the socket, then
+ * one to see anything the server sent unasked), and storing a page is synchronous work: stored in
+ * this turn, the next request left only after the write, and fetch and write ran in series. Three
+ * check phases see that chain through even when the request was queued after the first hop.
+ */
+async function requestOnTheWire(): Promise<void> {
+  for (let hop = 0; hop < 3; hop++) await setImmediate();
 }
