@@ -28,6 +28,14 @@ export interface MetricsOptions {
   /** Also export Node's process metrics (`process_*`, `nodejs_*`). @defaultValue true */
   readonly processMetrics?: boolean;
   /**
+   * How long one read of `statusSource` serves scrapes: a read walks every stream's status, so
+   * more scrapers (or a shorter scrape interval) must not mean more reads. @defaultValue 15 000
+   * (Prometheus's default scrape interval)
+   */
+  readonly statusCacheMs?: number;
+  /** Clock for the cache. @defaultValue Date.now */
+  readonly now?: () => number;
+  /**
    * Export series per business (a `business` label, the lag and difference gauges per stream).
    * Off, the counters are summed over businesses (no `business` label) and the per-stream gauges
    * are left out, so a deployment of 10,000 businesses does not export hundreds of thousands of
@@ -36,6 +44,9 @@ export interface MetricsOptions {
    */
   readonly perBusiness?: boolean;
 }
+
+/** How long one status read serves `/metrics` scrapes. */
+export const DEFAULT_STATUS_CACHE_MS = 15_000;
 
 /** Buckets for whole sync jobs: a quiet incremental run takes ~1 s, a rate-limited backfill page walk many minutes. */
 export const JOB_DURATION_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
@@ -94,13 +105,29 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
   const statusSource = options.statusSource;
   // Every gauge below collects from one read per scrape: prom-client collects metrics side by side,
   // and the first collect starts the read the others share.
+  // A successful read is kept for `statusCacheMs`; the lag is stored as the last success time, so
+  // it is computed afresh from the cached reading (never older than the cache).
   let reading: Promise<readonly StreamReading[] | undefined> | undefined;
+  let cached: { readonly atMs: number; readonly readings: readonly StreamReading[] } | undefined;
+  const now = options.now ?? Date.now;
+  const cacheMs = options.statusCacheMs ?? DEFAULT_STATUS_CACHE_MS;
   const readStatus = (source: () => Promise<readonly StreamReading[]>): Promise<readonly StreamReading[] | undefined> => {
+    if (cached !== undefined && now() - cached.atMs < cacheMs) {
+      const { atMs, readings } = cached;
+      const agedS = (now() - atMs) / 1000;
+      return Promise.resolve(readings.map((r) => (r.lagSeconds === null ? r : { ...r, lagSeconds: r.lagSeconds + agedS })));
+    }
     reading ??= source()
-      .catch(() => {
-        lagSourceErrors.inc();
-        return undefined;
-      })
+      .then(
+        (readings) => {
+          cached = { atMs: now(), readings };
+          return readings;
+        },
+        () => {
+          lagSourceErrors.inc();
+          return undefined;
+        },
+      )
       .finally(() => (reading = undefined));
     return reading;
   };

@@ -46,6 +46,7 @@ describe('callsync metrics', () => {
     let fail = false;
     const metrics = createMetrics({
       processMetrics: false,
+      statusCacheMs: 0,
       statusSource: () => (fail ? Promise.reject(new Error('redis down')) : Promise.resolve(readings)),
     });
     const first = await metrics.registry.metrics();
@@ -62,7 +63,32 @@ describe('callsync metrics', () => {
     expect(text).not.toContain('stream="numbers"');
   });
 
-  it('always exports the streams in each state and the largest lag, read from the status source', async () => {
+  it('reads the status source at most once per cache period, however often it is scraped, aging the lag meanwhile', async () => {
+    let reads = 0;
+    let nowMs = 1_000_000;
+    let fail = false;
+    const metrics = createMetrics({
+      processMetrics: false,
+      now: () => nowMs,
+      statusSource: () => {
+        reads += 1;
+        return fail ? Promise.reject(new Error('redis down')) : Promise.resolve([{ business: 'acme', stream: 'calls', lagSeconds: 10, difference: 0 }]);
+      },
+    });
+    await Promise.all([metrics.registry.metrics(), metrics.registry.metrics()]);
+    nowMs += 14_000;
+    const later = await metrics.registry.metrics();
+    expect(reads).toBe(1);
+    expect(later).toContain('callsync_lag_seconds{business="acme",stream="calls"} 24');
+    nowMs += 1_000;
+    fail = true;
+    await metrics.registry.metrics();
+    await metrics.registry.metrics();
+    // A failed read is not cached: the next scrape asks again.
+    expect(reads).toBe(3);
+  });
+
+    it('always exports the streams in each state and the largest lag, read from the status source', async () => {
     const readings: StreamReading[] = [
       { business: 'acme', stream: 'calls', state: 'failed', lagSeconds: 400, difference: null },
       { business: 'acme', stream: 'numbers', state: 'idle', lagSeconds: 30, difference: null },

@@ -6,6 +6,8 @@ import { waitCappedMessage, type FetchEvent } from '../upstream/index.js';
 
 /** Longest a page's counters wait before they reach the status store. */
 const COUNTER_FLUSH_MS = 500;
+/** A run shorter than this never shows `syncing`: its one status write at the end says everything. */
+export const SYNCING_MARK_MS = 1_000;
 
 export interface JobReporterOptions {
   readonly business: string;
@@ -18,7 +20,9 @@ export interface JobReporterOptions {
 /**
  * Turns one job's engine events into metrics and status updates. The engine's callbacks are
  * synchronous, so status writes are chained in order and awaited by `flush()`; a failed status
- * write is logged and never fails the sync (the data is already stored).
+ * write is logged and never fails the sync (the data is already stored). An idle poll costs one
+ * write: the `syncing` mark only for a run that lasts ({@link SYNCING_MARK_MS}), the page
+ * counters and `lastRunAt` folded into the run's end, nothing read back.
  */
 export class JobReporter {
   readonly #options: JobReporterOptions;
@@ -28,6 +32,9 @@ export class JobReporter {
   #lastTotal: number | undefined;
   #pending = { pages: 0, recordsSynced: 0, deadLetters: 0 };
   #timer: NodeJS.Timeout | undefined;
+  #syncingTimer: NodeJS.Timeout | undefined;
+  /** When the run started, until a status write has said so. */
+  #startedAt: number | undefined;
 
   constructor(options: JobReporterOptions) {
     this.#options = options;
@@ -70,15 +77,27 @@ export class JobReporter {
     this.#timer ??= setTimeout(() => this.#flushCounters(statusStore), COUNTER_FLUSH_MS);
   };
 
-  #flushCounters(statusStore: StatusStore): void {
+  /** The run began at `atMs`: it shows as `syncing` only once it has lasted {@link SYNCING_MARK_MS}. */
+  started(atMs: number, syncing: StatusPatch): void {
+    this.#startedAt = atMs;
+    this.#syncingTimer = setTimeout(() => {
+      this.#syncingTimer = undefined;
+      this.status(syncing);
+    }, SYNCING_MARK_MS);
+  }
+
+  #flushCounters(statusStore: StatusStore, patch: StatusPatch = {}): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const increment = this.#pending;
-    if (increment.pages === 0) return;
+    const run = this.#startedAt === undefined ? {} : { lastRunAt: new Date(this.#startedAt).toISOString() };
+    this.#startedAt = undefined;
+    if (increment.pages === 0 && Object.keys(patch).length === 0) return;
     this.#pending = { pages: 0, recordsSynced: 0, deadLetters: 0 };
+    const { business, stream } = this.#labels;
     this.#enqueue(async () => {
-      await statusStore.update(this.#labels.business, this.#labels.stream, { increment });
-      if (increment.recordsSynced > 0) await statusStore.recordActivity(this.#labels.business, increment.recordsSynced, Date.now());
+      await statusStore.write(business, stream, { ...run, ...patch, ...(increment.pages === 0 ? {} : { increment }) });
+      if (increment.recordsSynced > 0) await statusStore.recordActivity(business, increment.recordsSynced, Date.now());
     });
   }
 
@@ -88,14 +107,19 @@ export class JobReporter {
     this.status({ warning: message });
   };
 
-  /** Queues a status patch after the counters and patches before it. */
+  /** Queues a status patch, with the counters gathered so far, after the patches before it. */
   status(patch: StatusPatch): void {
-    this.#flushCounters(this.#options.statusStore);
-    this.#enqueue(() => this.#options.statusStore.update(this.#labels.business, this.#labels.stream, patch).then(() => undefined));
+    if (patch.state !== undefined && patch.state !== 'syncing') {
+      clearTimeout(this.#syncingTimer);
+      this.#syncingTimer = undefined;
+    }
+    this.#flushCounters(this.#options.statusStore, patch);
   }
 
   /** Writes the counters gathered so far; resolves when every queued status write has been tried. */
   flush(): Promise<void> {
+    clearTimeout(this.#syncingTimer);
+    this.#syncingTimer = undefined;
     this.#flushCounters(this.#options.statusStore);
     return this.#chain;
   }

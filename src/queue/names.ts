@@ -31,7 +31,6 @@ export function isOwnSchedulerId(id: string): boolean {
 export interface QueueKeys {
   /** BullMQ's key prefix. */
   readonly bull: string;
-  streamLock(business: string, stream: string): string;
   /** Set when a run repaired a drift on its own, so a drift that persists is not walked after every run. */
   repairClaim(business: string, stream: string): string;
   /** Set when a full reconciliation ran, so a restart (which BullMQ answers with an immediate run) does not walk again. */
@@ -42,7 +41,6 @@ export function queueKeys(prefix: string): QueueKeys {
   const enc = encodeURIComponent;
   return {
     bull: `${prefix}:bull`,
-    streamLock: (business, stream) => `${prefix}:queue:lock:${enc(business)}:${enc(stream)}`,
     repairClaim: (business, stream) => `${prefix}:reconcile:repaired:${enc(business)}:${enc(stream)}`,
     fullReconcileClaim: (business, stream) => `${prefix}:reconcile:full:${enc(business)}:${enc(stream)}`,
   };

@@ -14,8 +14,11 @@ export interface SchedulerChanges {
 
 const RECONCILE_CONCURRENCY = 32;
 
-/** Finished jobs kept for inspection; older ones are trimmed by BullMQ. */
-const KEEP = { removeOnComplete: { count: 100 }, removeOnFail: { count: 500 } } as const;
+/**
+ * A completed job is deleted at once (its result is in the status store and the log; keeping and
+ * trimming it cost every poll several commands); the last failed ones are kept for inspection.
+ */
+const KEEP = { removeOnComplete: true, removeOnFail: { count: 500 } } as const;
 
 /**
  * A scheduler's phase in its interval, from its id: BullMQ fires `every` schedulers at multiples

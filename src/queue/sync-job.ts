@@ -6,7 +6,6 @@ import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
 import { RECONCILE_JOB, type SyncJobData } from './names.js';
 import { runStreamJob } from './run-stream-job.js';
 import { acquireSinkLock, describeHolder, sinkIdentity, sinkLockKey } from './sink-lock.js';
-import { acquireStreamLock } from './stream-lock.js';
 import { jobSignal, type JobSignal } from './job-signal.js';
 
 /**
@@ -39,7 +38,7 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
   };
 }
 
-/** Takes both locks, runs the job and maps its end to BullMQ; the locks are freed whatever happens. */
+/** Takes the stream's lock, runs the job and maps its end to BullMQ; the lock is freed whatever happens. */
 async function lockedRun(
   deps: SyncJobDeps,
   job: Job<SyncJobData, SyncJobResult>,
@@ -49,32 +48,26 @@ async function lockedRun(
   abort: JobSignal,
 ): Promise<SyncJobResult> {
   const { business, stream } = job.data;
-  const lock = await acquireStreamLock({
-    redis: deps.redis,
-    key: deps.keys.streamLock(business, stream),
-    ttlMs: deps.config.worker.lockDurationMs,
-    onLost: () => {
-      deps.logger.error({ business, stream }, 'stream lock lost; stopping this run after the page in flight');
-      abort.abort(new Error('stream lock lost'));
-    },
-  });
-  if (lock === undefined) {
-    deps.logger.debug({ business, stream, jobId: job.id }, 'another job is syncing this stream; skipped');
-    return await retryReconcileLater(job, token, deps);
-  }
-  // The sink's lock, shared with `callsync backfill`: a backfill of this stream into this sink runs alone.
+  // One lock per stream, shared with `callsync backfill`: one writer per sink × business × stream,
+  // whether the other is a replica's job or a backfill.
   const sinkLock = await acquireSinkLock({
     redis: deps.redis,
     key: sinkLockKey(deps.config.redis.prefix, sinkIdentity(deps.config.sink), business, stream),
     ttlMs: deps.config.worker.lockDurationMs,
     command: 'run',
-    onLost: () => abort.abort(new Error('sink lock lost')),
+    onLost: () => {
+      deps.logger.error({ business, stream }, 'stream lock lost; stopping this run after the page in flight');
+      abort.abort(new Error('stream lock lost'));
+    },
   });
   if (sinkLock.lock === undefined) {
-    await lock.release();
-    deps.logger.info({ business, stream, holder: sinkLock.holder === undefined ? 'unknown' : describeHolder(sinkLock.holder) }, 'another process is syncing this stream into this sink; skipped');
+    const { holder } = sinkLock;
+    // A scheduler firing while its own long run goes on is routine; a backfill holding the stream is worth a line.
+    if (holder?.command === 'run') deps.logger.debug({ business, stream, jobId: job.id, holder: describeHolder(holder) }, 'another job is syncing this stream; skipped');
+    else deps.logger.info({ business, stream, holder: holder === undefined ? 'unknown' : describeHolder(holder) }, 'another process is syncing this stream into this sink; skipped');
     return await retryReconcileLater(job, token, deps);
   }
+  const lock = sinkLock.lock;
   const started = Date.now();
   try {
     const end = await runStreamJob(deps, plan, descriptor, abort.signal, job.name === RECONCILE_JOB ? 'reconcile' : 'sync');
@@ -88,7 +81,6 @@ async function lockedRun(
       case 'paused':
         // Free the lock before the job becomes due again, so its next attempt (or another job) can take it.
         await lock.release();
-        await sinkLock.lock.release();
         await job.moveToDelayed(Date.now() + end.delayMs, token);
         throw new DelayedError(end.reason);
       case 'business_stopped':
@@ -98,7 +90,6 @@ async function lockedRun(
     }
   } finally {
     await lock.release();
-    await sinkLock.lock.release();
   }
 }
 

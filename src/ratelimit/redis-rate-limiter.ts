@@ -33,9 +33,16 @@ function defineScripts(redis: Redis): LimiterScripts {
   return redis as unknown as LimiterScripts;
 }
 
-function integers(reply: unknown, length: number): number[] {
-  if (!Array.isArray(reply) || reply.length !== length) throw new Error('rate limiter script returned an unexpected reply');
+function integers(reply: unknown, ...lengths: number[]): number[] {
+  if (!Array.isArray(reply) || !lengths.includes(reply.length)) throw new Error('rate limiter script returned an unexpected reply');
   return reply.map((value) => Number(value));
+}
+
+/** A bucket right after this process's last granted take: window end, tokens left, learned limit (-1: none). */
+interface Seen {
+  readonly we: number;
+  readonly rem: number;
+  readonly lim: number;
 }
 
 function rateLimitKey(prefix: string, key: string): string {
@@ -60,14 +67,23 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const guard = options.guardMs ?? DEFAULT_GUARD_MS;
   const maxWait = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   const keyOf = (key: string): string => rateLimitKey(options.prefix, key);
+  const seen = new Map<string, Seen>();
 
   return {
     async take(key: string, config: BucketConfig): Promise<TakeResult> {
       const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait);
-      const [granted, waitMs] = integers(reply, 2);
-      return granted === 1 ? { granted: true } : { granted: false, waitMs: waitMs ?? 0 };
+      const [granted, waitMs, we, rem, lim] = integers(reply, 2, 5);
+      if (granted !== 1) return { granted: false, waitMs: waitMs ?? 0 };
+      if (we !== undefined && rem !== undefined && lim !== undefined) seen.set(key, { we, rem, lim });
+      return { granted: true };
     },
     async observe(key: string, info: RateLimitInfo, config: BucketConfig): Promise<void> {
+      // The usual answer repeats what our own take left: same limit, same window, no fewer tokens
+      // than we saw. The script never raises tokens within a window, so it would change nothing;
+      // whatever other replicas took since only lowered the stored count below what we saw.
+      const last = seen.get(key);
+      if (last !== undefined && Math.round(info.limit) === last.lim && Math.round(info.resetAtMs) === last.we && Math.round(info.remaining) >= last.rem) return;
+      seen.delete(key);
       await scripts.callsyncRateLimitObserve(
         keyOf(key),
         config.limit,
@@ -80,6 +96,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       );
     },
     async block(key: string, untilMs: number): Promise<void> {
+      seen.delete(key);
       await scripts.callsyncRateLimitBlock(keyOf(key), Math.round(untilMs), guard, maxWait);
     },
     async inspect(key: string, config: BucketConfig): Promise<BucketView> {
@@ -93,7 +110,14 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
         usedThisWindow: Math.max(0, limit - remaining),
       };
     },
+    peek(key: string, config: BucketConfig): BucketView | undefined {
+      const last = seen.get(key);
+      if (last === undefined || last.we <= Date.now()) return undefined;
+      const limit = last.lim > 0 ? last.lim : config.limit;
+      return { limit, remaining: last.rem, resetAtMs: last.we, blockedUntilMs: null, usedThisWindow: Math.max(0, limit - last.rem) };
+    },
     close(): Promise<void> {
+      seen.clear();
       return Promise.resolve();
     },
   };

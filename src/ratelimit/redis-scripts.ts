@@ -38,7 +38,10 @@ local function save(key, s, now)
 end
 `;
 
-/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs → { granted 1|0, waitMs }. */
+/**
+ * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs → { granted 1|0, waitMs } and, when
+ * granted, the bucket after the take: window end, tokens left, learned limit (-1 when none).
+ */
 export const TAKE_LUA = `${PRELUDE}
 local now = now_ms()
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -56,7 +59,7 @@ if s.rem <= 0 or now >= s.we - guard then
 end
 s.rem = s.rem - 1
 save(KEYS[1], s, now)
-return { 1, 0 }
+return { 1, 0, s.we, s.rem, s.lim or -1 }
 `;
 
 /** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs, maxWaitMs. */

@@ -51,6 +51,12 @@ export interface RateLimiter {
   block(key: string, untilMs: number): Promise<void>;
   /** Current view for status pages. Changes nothing. */
   inspect(key: string, config: BucketConfig): Promise<BucketView>;
+  /**
+   * The bucket as this process last saw it (its own last take in the current window), without a
+   * round trip; undefined when it has seen none. Other replicas' takes since are not in it: for a
+   * status line written at a run's end, where `inspect` would cost a round trip every poll.
+   */
+  peek?(key: string, config: BucketConfig): BucketView | undefined;
   /** Releases what the limiter owns (not injected clients). Safe to call twice. */
   close(): Promise<void>;
 }

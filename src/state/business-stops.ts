@@ -38,7 +38,7 @@ export class FailedBusinesses {
 
   /** The reason the business is stopped, or undefined when it is not. */
   async reason(business: string): Promise<string | undefined> {
-    return (await this.#store.failedBusinesses())[business];
+    return this.#store.failedReason(business);
   }
 
   /** @returns whether the business was marked. */

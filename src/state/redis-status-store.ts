@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { lagSecondsAt, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
 import { decodeStatus, encodePatch } from './redis-status-codec.js';
@@ -43,6 +43,7 @@ function asHash(value: unknown): Record<string, string> {
  * - `{prefix}:status:activity:{business}:{minute}`: records written in that minute, expiring
  *   {@link ACTIVITY_RETENTION_MINUTES} after it.
  * Each update is one MULTI: counters move by HINCRBY, so concurrent replicas never lose a count.
+ * `write` is the same MULTI without the read-back.
  */
 export function createRedisStatusStore(options: RedisStatusStoreOptions): StatusStore {
   const { redis } = options;
@@ -54,19 +55,26 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
   const failedKey = `${base}:failed`;
   const activityKey = (business: string, minute: number): string => `${base}:activity:${enc(business)}:${minute}`;
   const withLag = (status: StoredStatus): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, now()) });
+  /** One MULTI: the fields set and cleared, the counters added, the stream in the index. */
+  const patchCommands = (business: string, stream: string, patch: StatusPatch): ChainableCommander => {
+    validatePatch(patch);
+    const key = streamKey(business, stream);
+    const changes = encodePatch(business, stream, patch, new Date(now()).toISOString());
+    const multi = redis.multi().hset(key, changes.set);
+    if (changes.unset.length > 0) multi.hdel(key, ...changes.unset);
+    for (const [field, amount] of Object.entries(changes.add)) multi.hincrby(key, field, amount);
+    return multi.sadd(indexKey, JSON.stringify([business, stream]));
+  };
 
   return {
     async update(business, stream, patch: StatusPatch) {
-      validatePatch(patch);
-      const key = streamKey(business, stream);
-      const changes = encodePatch(business, stream, patch, new Date(now()).toISOString());
-      const multi = redis.multi().hset(key, changes.set);
-      if (changes.unset.length > 0) multi.hdel(key, ...changes.unset);
-      for (const [field, amount] of Object.entries(changes.add)) multi.hincrby(key, field, amount);
-      multi.sadd(indexKey, JSON.stringify([business, stream])).hgetall(key);
+      const multi = patchCommands(business, stream, patch).hgetall(streamKey(business, stream));
       const status = decodeStatus(asHash(lastResult(await multi.exec())));
       if (status === undefined) throw new Error(`status of ${business}/${stream} vanished during its update`);
       return withLag(status);
+    },
+    async write(business, stream, patch: StatusPatch) {
+      lastResult(await patchCommands(business, stream, patch).exec());
     },
     async get(business, stream) {
       const status = decodeStatus(await redis.hgetall(streamKey(business, stream)));
@@ -109,6 +117,9 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
     },
     async clearBusinessFailed(business) {
       await redis.hdel(failedKey, business);
+    },
+    async failedReason(business) {
+      return (await redis.hget(failedKey, business)) ?? undefined;
     },
     async failedBusinesses() {
       const failed = await redis.hgetall(failedKey);

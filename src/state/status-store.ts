@@ -16,6 +16,8 @@ export interface ActivityBucket {
 export interface StatusStore {
   /** Applies `patch` atomically, stamps `updatedAt`, and returns the status after the patch. */
   update(business: string, stream: string, patch: StatusPatch): Promise<StreamStatus>;
+  /** As {@link update}, without reading the status back: one round trip, what a worker's run end needs. */
+  write(business: string, stream: string, patch: StatusPatch): Promise<void>;
   /** The status of one stream, or undefined when it was never updated (or was removed). */
   get(business: string, stream: string): Promise<StreamStatus | undefined>;
   /** Every known stream's status, sorted by business then stream. */
@@ -34,6 +36,8 @@ export interface StatusStore {
   clearBusinessFailed(business: string): Promise<void>;
   /** Failed businesses and their reasons. */
   failedBusinesses(): Promise<Record<string, string>>;
+  /** Why one business is stopped, or undefined; reads that business only (every job asks). */
+  failedReason(business: string): Promise<string | undefined>;
   /** Releases what the store owns (not injected connections). Safe to call twice. */
   close(): Promise<void>;
 }

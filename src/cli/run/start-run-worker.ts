@@ -17,6 +17,9 @@ import { pollNow, reconcileSchedulers } from '../../queue/schedulers.js';
 import { createSyncProcessor } from '../../queue/sync-job.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
 
+/** BullMQ events kept in its stream (BullMQ's default is 10,000). */
+const EVENTS_KEPT = 100;
+
 export interface RunWorkerOptions {
   readonly config: CallsyncConfig;
   /** Owned by the caller: `shutdown()` leaves it open. */
@@ -58,7 +61,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
 
   // Without listeners ioredis prints raw stack traces while Redis is away; one log line says it.
   for (const client of [redis, bullRedis]) client.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis unavailable; retrying'));
-  const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull });
+  // Nothing reads BullMQ's event stream; it is written on every job step, so it is kept short.
+  const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull, streams: { events: { maxLen: EVENTS_KEPT } } });
   const changes = await reconcileSchedulers(queue, plans, config.schedule.every, config.reconcile.every);
   await pollNow(queue, changes.created);
   logger.info({ schedulers: changes.upserted.length, removed: changes.removed, polledNow: changes.created.length, everyMs: config.schedule.every }, 'job schedulers reconciled');

@@ -47,6 +47,33 @@ describe('Redis rate limiter', () => {
     expect(fromClient.every((s) => s.args[0]?.toLowerCase() === 'evalsha')).toBe(true);
   });
 
+  it('sends no observe that would change nothing, and peeks at its own last take without a round trip', async () => {
+    const prefix = uniqueName('observe');
+    const redis = connect();
+    const limiter = createRedisRateLimiter({ redis, prefix });
+    const minute: BucketConfig = { limit: 60, windowMs: 60_000 };
+    await limiter.take('acme', minute);
+    const resetAtMs = (await limiter.inspect('acme', minute)).resetAtMs;
+    expect(limiter.peek?.('acme', minute)).toEqual({ limit: 60, remaining: 59, resetAtMs, blockedUntilMs: null, usedThisWindow: 1 });
+    const monitor = await connect().monitor();
+    const scripts: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((a) => a.startsWith(prefix))) scripts.push(String(args[0]).toLowerCase());
+    });
+    await redis.ping();
+    await limiter.observe('acme', { limit: 60, remaining: 59, resetAtMs }, minute); // learns the limit: sent
+    await limiter.take('acme', minute);
+    await limiter.observe('acme', { limit: 60, remaining: 58, resetAtMs }, minute); // what the take left: not sent
+    await limiter.observe('acme', { limit: 60, remaining: 40, resetAtMs }, minute); // the server counted more: sent
+    await redis.ping();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    monitor.disconnect();
+    // Three scripts (the first observe's may go as EVAL, loading it): the take and two observes.
+    expect(scripts).toHaveLength(3);
+    expect(scripts.every((name) => name.startsWith('eval'))).toBe(true);
+    expect((await limiter.inspect('acme', minute)).remaining).toBe(40);
+  });
+
   it('lets an idle bucket expire after its window', async () => {
     const prefix = uniqueName('expiry');
     const redis = connect();

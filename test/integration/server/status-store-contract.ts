@@ -151,6 +151,17 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
       await store.clearBusinessFailed('acme');
       await store.clearBusinessFailed('nobody');
       expect(await store.failedBusinesses()).toEqual({ zeta: 'upstream 401: invalid API key' });
+      expect(await store.failedReason('zeta')).toBe('upstream 401: invalid API key');
+      expect(await store.failedReason('acme')).toBeUndefined();
+    });
+
+    it('writes a patch without reading back exactly as update applies it', async () => {
+      const { store } = await setup();
+      await store.write('acme', 'calls', { state: 'syncing', lastRunAt: '2024-05-01T12:00:00.000Z', lastError: 'old', increment: { pages: 2 } });
+      await store.write('acme', 'calls', { state: 'idle', lastError: null, increment: { pages: 1 } });
+      expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', lastRunAt: '2024-05-01T12:00:00.000Z', lastError: null, pages: 3 });
+      expect((await store.list()).map((s) => s.stream)).toEqual(['calls']);
+      await expect(store.write('acme', 'calls', { pages: -1 })).rejects.toThrow(RangeError);
     });
   });
 }
