@@ -4,6 +4,16 @@ import type { UpstreamInfo } from './bench-config.js';
 import { firstLine, REPO_ROOT, spawnTsx, stopChild } from './child-process.js';
 import type { SchedulerSimCounters } from './scheduler-sim-child.js';
 
+/**
+ * A bench that crashes past its `finally` (an uncaught error) must not leave a worker polling a
+ * thousand businesses for hours, loading every later measurement: the child dies with the bench.
+ */
+function killedWithBench(child: ChildProcess): void {
+  const kill = (): void => void child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.removeListener('exit', kill));
+}
+
 /** Figure 6's simulator child: its endpoint, and its counters on request. */
 export interface SchedulerSim extends UpstreamInfo {
   counters(): Promise<SchedulerSimCounters>;
@@ -17,6 +27,7 @@ export async function startSchedulerSim(businesses: number): Promise<SchedulerSi
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   if (child.stdout === null || child.stdin === null) throw new Error('simulator child has no pipes');
+  killedWithBench(child);
   const stdin = child.stdin;
   let info: UpstreamInfo;
   try {
@@ -62,6 +73,7 @@ export interface RunChild {
 /** `callsync run` at log level info (the default), its log on stderr counted instead of shown. */
 export function startRunChild(configFile: string): RunChild {
   const child = spawnTsx('src/cli/main.ts', ['run', '--config', configFile], process.env, ['ignore', 'ignore', 'pipe']);
+  killedWithBench(child);
   let syncs = 0;
   let url: string | undefined;
   if (child.stderr !== null) {
