@@ -9,7 +9,7 @@ export interface StatusSummaryTextOptions {
   readonly width?: number;
   /** The lag from which a stream counts as waiting long. */
   readonly lateAfterSeconds: number;
-  /** Most streams listed; the rest are counted. @defaultValue 25 */
+  /** Most streams listed; the rest are counted. @defaultValue 20 */
   readonly limit?: number;
 }
 
@@ -28,7 +28,7 @@ function wrapFix(fix: string, width: number): string[] {
 }
 
 /** Stopped businesses listed before "and N more". */
-const STOPPED_SHOWN = 10;
+const STOPPED_SHOWN = 5;
 
 function fixFor(attention: Attention, example: StreamStatus, lateAfter: number): string {
   if (attention === 'waiting_long') {
@@ -44,7 +44,7 @@ function fixFor(attention: Attention, example: StreamStatus, lateAfter: number):
  */
 export function formatStatusSummary(snapshot: StatusSnapshot, options: StatusSummaryTextOptions): string {
   const width = options.width ?? 120;
-  const limit = options.limit ?? 25;
+  const limit = options.limit ?? 20;
   const now = snapshot.generatedAt;
   if (snapshot.businesses.length === 0) return `No status reported yet (as of ${now}).`;
   const late = options.lateAfterSeconds;
@@ -72,7 +72,7 @@ export function formatStatusSummary(snapshot: StatusSnapshot, options: StatusSum
     return lines.join('\n');
   }
   const shown = problems.slice(0, limit);
-  lines.push(fit(`NEEDS A PERSON: ${formatCount(problems.length)} streams, most behind first`), ...formatStreamRows(shown, now, width));
+  lines.push(fit(`NEEDS A PERSON: ${formatCount(problems.length)} streams, most behind first`), ...formatStreamRows(shown, now, width, 'problems'));
   if (problems.length > shown.length) lines.push(fit(`… and ${formatCount(problems.length - shown.length)} more (--limit N shows more; --all lists every stream)`));
   lines.push('');
   for (const attention of ATTENTIONS) {

@@ -30,6 +30,9 @@ const COLUMNS: readonly Column[] = [
   { header: 'DEAD', max: 7, numeric: true, value: (s) => formatCount(s.deadLetters) },
   { header: 'WALK', max: 32, numeric: false, value: (s) => formatWalk(s.walk) },
 ];
+/** The problem list keeps what says why and how long: the message gets the width (budget, records and walk are on --all). */
+const PROBLEM_HEADERS: ReadonlySet<string> = new Set(['BUSINESS', 'STREAM', 'STATE', 'LAST SUCCESS', 'DEAD']);
+const PROBLEM_COLUMNS: readonly Column[] = COLUMNS.filter((column) => PROBLEM_HEADERS.has(column.header));
 const MESSAGE_HEADER = 'LAST ERROR / WARNING';
 const MIN_MESSAGE_WIDTH = 12;
 
@@ -54,11 +57,12 @@ function messageOf(status: StreamStatus): string {
 
 /**
  * The stream table's lines (a header, then one row per stream, in the order given), no wider than
- * `width`: shared by the full table and the summary's list of problems.
+ * `width`: every column for the full table, fewer for the summary's list of problems.
  */
-export function formatStreamRows(streams: readonly StreamStatus[], nowIso: string, width: number): string[] {
-  const cells = streams.map((s) => COLUMNS.map((c) => shorten(terminalSafe(c.value(s, nowIso)), c.max)));
-  const widths = COLUMNS.map((c, i) => cells.reduce((most, row) => Math.max(most, Array.from(row[i] ?? '').length), c.header.length));
+export function formatStreamRows(streams: readonly StreamStatus[], nowIso: string, width: number, set: 'all' | 'problems' = 'all'): string[] {
+  const columns = set === 'all' ? COLUMNS : PROBLEM_COLUMNS;
+  const cells = streams.map((s) => columns.map((c) => shorten(terminalSafe(c.value(s, nowIso)), c.max)));
+  const widths = columns.map((c, i) => cells.reduce((most, row) => Math.max(most, Array.from(row[i] ?? '').length), c.header.length));
   const used = widths.reduce((sum, w) => sum + w + GAP.length, 0);
   const messageWidth = Math.max(MIN_MESSAGE_WIDTH, width - used);
   const line = (values: readonly string[], message: string): string =>
@@ -66,7 +70,7 @@ export function formatStreamRows(streams: readonly StreamStatus[], nowIso: strin
       [
         ...values.map((v, i) => {
           const w = widths[i] ?? 0;
-          return COLUMNS[i]?.numeric ? v.padStart(w) : v.padEnd(w);
+          return columns[i]?.numeric ? v.padStart(w) : v.padEnd(w);
         }),
         shorten(message, messageWidth),
       ]
@@ -74,7 +78,7 @@ export function formatStreamRows(streams: readonly StreamStatus[], nowIso: strin
         .trimEnd(),
       width,
     );
-  return [line(COLUMNS.map((c) => c.header), MESSAGE_HEADER), ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus))))];
+  return [line(columns.map((c) => c.header), MESSAGE_HEADER), ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus))))];
 }
 
 /**

@@ -10,7 +10,7 @@ import { createRedisStatusStore } from '../../src/state/index.js';
 import { redisUrl, uniqueName } from '../integration/services.js';
 import { deleteKeys } from '../integration/worker/harness.js';
 import { launchChromium, OUTPUT } from './chromium.js';
-import { fleetStreams, seedFleet, type SeededStream } from './status-fleet.js';
+import { fleetStreams, seedFleet, type SeededStream } from '../integration/support/status-fleet.js';
 
 const BUSINESSES = 10_000;
 const LATE = 300;

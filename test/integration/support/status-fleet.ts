@@ -1,4 +1,4 @@
-import type { StatusPatch, StatusStore, StreamState } from '../../src/state/index.js';
+import type { StatusPatch, StatusStore, StreamState } from '../../../src/state/index.js';
 
 /** What one seeded stream needs a person for, if anything, and how far behind it is. */
 export interface SeededStream {
