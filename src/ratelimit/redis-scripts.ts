@@ -30,9 +30,14 @@ local function clamp(s, now, maxwait)
   s.we = math.min(s.we, now + math.max(maxwait, 2 * s.wms))
 end
 local function save(key, s, now)
-  redis.call('HSET', key, 'we', string.format('%d', s.we), 'rem', string.format('%d', s.rem),
-    'bu', string.format('%d', s.bu), 'wms', string.format('%d', s.wms))
-  if s.lim then redis.call('HSET', key, 'lim', string.format('%d', s.lim)) end
+  -- One HSET (every take runs this): the learned limit goes with the rest when there is one.
+  if s.lim then
+    redis.call('HSET', key, 'we', string.format('%d', s.we), 'rem', string.format('%d', s.rem),
+      'bu', string.format('%d', s.bu), 'wms', string.format('%d', s.wms), 'lim', string.format('%d', s.lim))
+  else
+    redis.call('HSET', key, 'we', string.format('%d', s.we), 'rem', string.format('%d', s.rem),
+      'bu', string.format('%d', s.bu), 'wms', string.format('%d', s.wms))
+  end
   -- Idle keys go once their window and block are over: a fresh state then means the same (full window).
   redis.call('PEXPIRE', key, math.max(s.we, s.bu) - now + s.wms + 1000)
 end

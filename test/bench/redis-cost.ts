@@ -77,15 +77,20 @@ function firstKey(name: string, args: readonly string[]): string | undefined {
 
 /**
  * MONITOR on a socket of its own, read line by line (ioredis's `monitor()` lost track of its
- * replies when the first lines came with MONITOR's OK). Each line is a RESP simple string.
+ * replies when the first lines came with MONITOR's OK). Resolves once MONITOR is live; each line
+ * is a RESP simple string.
  */
-async function openMonitor(redisUrl: string): Promise<{ on(event: 'line', listener: (line: string) => void): void; close(): void }> {
+export async function openMonitor(redisUrl: string): Promise<{ on(event: 'line', listener: (line: string) => void): void; close(): void }> {
   const url = new URL(redisUrl);
   const socket = connect(Number(url.port || 6379), url.hostname);
   await once(socket, 'connect');
   if (url.password !== '') socket.write(`AUTH ${decodeURIComponent(url.username || 'default')} ${decodeURIComponent(url.password)}\r\n`);
   socket.write('MONITOR\r\n');
   const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  // Live once Redis said OK to MONITOR (after AUTH's own OK, when there was one).
+  const [first] = (await once(lines, 'line')) as [string];
+  if (url.password !== '' && first === '+OK') await once(lines, 'line');
+  else if (first !== '+OK') throw new Error(`MONITOR refused: ${first}`);
   return {
     on: (_event, listener) => void lines.on('line', (line) => listener(line.startsWith('+') ? line.slice(1) : line)),
     close: () => {

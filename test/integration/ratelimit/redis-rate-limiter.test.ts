@@ -2,7 +2,22 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimiter } from '../../../src/ratelimit/index.js';
 import type { BucketConfig } from '../../../src/ratelimit/index.js';
+import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
 import { redisUrl, uniqueName } from '../services.js';
+
+/**
+ * MONITOR on a raw socket (ioredis's `monitor()` throws "Command queue state error" when a busy
+ * Redis sends lines along with its OK): the commands naming `prefix`, from clients and from scripts.
+ */
+async function watch(prefix: string): Promise<{ seen: { args: string[]; source: string }[]; close(): void }> {
+  const monitor = await openMonitor(redisUrl);
+  const seen: { args: string[]; source: string }[] = [];
+  monitor.on('line', (line) => {
+    const parsed = parseMonitorLine(line);
+    if (parsed !== undefined && parsed.args.some((a) => a.startsWith(prefix))) seen.push(parsed);
+  });
+  return { seen, close: () => monitor.close() };
+}
 
 const HOUR: BucketConfig = { limit: 100, windowMs: 3_600_000 };
 const connections: Redis[] = [];
@@ -27,24 +42,25 @@ describe('Redis rate limiter', () => {
     expect(stored.rem).toBe('0');
   });
 
-  it('costs one Redis command per take (the script runs its own reads and writes)', async () => {
+  it('costs one Redis command per take, four inside its script (the script runs its own reads and writes)', async () => {
     const prefix = uniqueName('commands');
     const redis = connect();
     const limiter = createRedisRateLimiter({ redis, prefix });
     await limiter.take('acme', HOUR); // loads the script into Redis's cache if it was not there
-    const monitor = await connect().monitor();
-    const seen: { args: string[]; source: string }[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (args.some((a) => a.startsWith(prefix))) seen.push({ args, source });
-    });
-    await redis.ping(); // MONITOR is live once a later command has gone through
+    // A learned limit (from a response's headers) is saved with the rest of the bucket, not apart.
+    await limiter.observe('acme', { limit: 100, remaining: 99, resetAtMs: (await limiter.inspect('acme', HOUR)).resetAtMs }, HOUR);
+    const monitor = await watch(prefix);
+    const { seen } = monitor;
     for (let i = 0; i < 10; i += 1) await limiter.take('acme', HOUR);
     await redis.ping();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    monitor.disconnect();
+    await redis.ping(); // every line before the PONG has been sent to the monitor too
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    monitor.close();
     const fromClient = seen.filter((s) => s.source !== 'lua');
     expect(fromClient).toHaveLength(10);
     expect(fromClient.every((s) => s.args[0]?.toLowerCase() === 'evalsha')).toBe(true);
+    // Inside each (besides the keyless TIME): HMGET, one HSET, PEXPIRE.
+    expect(seen.filter((s) => s.source === 'lua').map((s) => s.args[0]?.toLowerCase())).toEqual(Array.from({ length: 10 }, () => ['hmget', 'hset', 'pexpire']).flat());
   });
 
   it('sends no observe that would change nothing, and peeks at its own last take without a round trip', async () => {
@@ -55,19 +71,15 @@ describe('Redis rate limiter', () => {
     await limiter.take('acme', minute);
     const resetAtMs = (await limiter.inspect('acme', minute)).resetAtMs;
     expect(limiter.peek?.('acme', minute)).toEqual({ limit: 60, remaining: 59, resetAtMs, blockedUntilMs: null, usedThisWindow: 1 });
-    const monitor = await connect().monitor();
-    const scripts: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua' && args.some((a) => a.startsWith(prefix))) scripts.push(String(args[0]).toLowerCase());
-    });
-    await redis.ping();
+    const monitor = await watch(prefix);
     await limiter.observe('acme', { limit: 60, remaining: 59, resetAtMs }, minute); // learns the limit: sent
     await limiter.take('acme', minute);
     await limiter.observe('acme', { limit: 60, remaining: 58, resetAtMs }, minute); // what the take left: not sent
     await limiter.observe('acme', { limit: 60, remaining: 40, resetAtMs }, minute); // the server counted more: sent
-    await redis.ping();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    monitor.disconnect();
+    await redis.ping(); // every line before the PONG has been sent to the monitor too
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    monitor.close();
+    const scripts = monitor.seen.filter((s) => s.source !== 'lua').map((s) => String(s.args[0]).toLowerCase());
     // Three scripts (the first observe's may go as EVAL, loading it): the take and two observes.
     expect(scripts).toHaveLength(3);
     expect(scripts.every((name) => name.startsWith('eval'))).toBe(true);
