@@ -75,6 +75,9 @@ export function stateFix(status: Pick<StreamStatus, 'state' | 'business' | 'stre
   }
 }
 
+/** What the operator checks about a stream waiting long (its state looks fine, its last success is old); the page and `callsync status` say the same. */
+export const WAITING_LONG_FIX = "check that a `callsync run` worker is up (its /readyz) and that the business's budget is enough for its streams";
+
 /** `1,234,567`: fixed locale so output does not depend on the machine. */
 export function formatCount(value: number): string {
   return value.toLocaleString('en-US');

@@ -1,5 +1,5 @@
 import { STREAM_STATES, type StreamStatus } from '../state/index.js';
-import { formatAgo, formatBudget, formatCount, formatLag, STATE_LABELS, stateFix } from './format.js';
+import { formatAgo, formatBudget, formatCount, formatLag, STATE_LABELS, stateFix, WAITING_LONG_FIX } from './format.js';
 import { escapeHtml } from './html.js';
 
 /** The pieces of a stream table both pages share: the summary's problem list and a business's page. */
@@ -26,10 +26,11 @@ function timeCell(iso: string | null, nowIso: string): string {
 
 function messageCell(status: StreamStatus, waitingLong: boolean): string {
   const parts: string[] = [];
-  if (waitingLong) parts.push(`<div class="warning">No successful run for ${escapeHtml(formatLag(status.lagSeconds))}: is a worker running, and is the budget enough?</div>`);
+  if (waitingLong) parts.push(`<div class="warning">No successful run for ${escapeHtml(formatLag(status.lagSeconds))}.</div>`);
   if (status.lastError !== null) parts.push(`<div class="error">${escapeHtml(status.lastError)}</div>`);
   if (status.warning !== null) parts.push(`<div class="warning">${escapeHtml(status.warning)}</div>`);
-  const fix = stateFix(status);
+  // Waiting long outranks the state's own fix ("nothing: it resumes…" no longer holds).
+  const fix = waitingLong ? WAITING_LONG_FIX : stateFix(status);
   if (fix !== null) parts.push(`<div class="fix">Fix: ${escapeHtml(fix)}</div>`);
   return `<td class="message">${parts.join('') || '-'}</td>`;
 }

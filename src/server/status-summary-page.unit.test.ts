@@ -118,7 +118,7 @@ describe('status page at scale', () => {
       'biz-0050/calls gap_warning',
       'biz-0020/numbers drift',
     ]);
-    expect(html).toContain('No successful run for 1h 06m');
+    expect(html).toContain('No successful run for 1h 06m.</div><div class="fix">Fix: check that a `callsync run` worker is up');
     expect(html).toContain('Stopped businesses: 1');
     expect(html).toContain('<a href="business/biz-0030">biz-0030</a>');
     expect(html).not.toContain('<svg');

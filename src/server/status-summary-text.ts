@@ -1,5 +1,5 @@
 import type { StatusSnapshot, StreamStatus } from '../state/index.js';
-import { formatCount, formatDuration, STATE_LABELS, stateFix } from './format.js';
+import { formatCount, formatDuration, STATE_LABELS, stateFix, WAITING_LONG_FIX } from './format.js';
 import { CHOICE_LABELS } from './status-filter.js';
 import { ATTENTIONS, attentionOf, byLag, SUMMARY_ORDER, summarize, summaryCount, type Attention } from './status-summary.js';
 import { formatStreamRows, shorten, terminalSafe } from './status-table.js';
@@ -32,7 +32,7 @@ const STOPPED_SHOWN = 5;
 
 function fixFor(attention: Attention, example: StreamStatus, lateAfter: number): string {
   if (attention === 'waiting_long') {
-    return `no successful run for ${formatDuration(lateAfter)} or more: is a \`callsync run\` worker up (its /readyz), and is the business's budget enough for its streams?`;
+    return `no successful run for ${formatDuration(lateAfter)} or more: ${WAITING_LONG_FIX}`;
   }
   return stateFix(example) ?? '';
 }

@@ -69,7 +69,7 @@ describe('callsync status summary', () => {
   it('names streams waiting long with what to check, and says so when nothing needs a person', () => {
     const late: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity: [], streams: [status('acme', 'calls', 'waiting_for_budget', 7200)] }] };
     const text = formatStatusSummary(late, { lateAfterSeconds: 300 });
-    expect(text).toContain('waiting long (1), e.g. acme/calls:\n  fix: no successful run for 5m or more: is a `callsync run` worker up');
+    expect(text).toContain('waiting long (1), e.g. acme/calls:\n  fix: no successful run for 5m or more: check that a `callsync run` worker is up (its /readyz)');
     const calm: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity: [], streams: [status('acme', 'calls')] }] };
     expect(formatStatusSummary(calm, { lateAfterSeconds: 300 }).split('\n').slice(-2)).toEqual(['Nothing needs a person.', 'callsync status --all lists every stream.']);
     expect(formatStatusSummary({ generatedAt: NOW, businesses: [] }, { lateAfterSeconds: 300 })).toBe(`No status reported yet (as of ${NOW}).`);
