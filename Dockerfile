@@ -1,24 +1,29 @@
-# callsync: build stage compiles TypeScript and the native better-sqlite3 addon; the runtime stage
+# callsync: build stages compile TypeScript and the native better-sqlite3 addon; the runtime stage
 # carries only production dependencies and dist/, and runs as an unprivileged user.
-FROM node:20-bookworm-slim AS build
+FROM node:20-bookworm-slim AS toolchain
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+
+# Production dependencies only (native addons need the toolchain the runtime lacks), apart from the
+# sources: a change to src/ rebuilds from the cached layers without installing them again.
+FROM toolchain AS deps
+RUN npm ci --omit=dev
+
+FROM toolchain AS build
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY connectors ./connectors
 RUN npm run build
-# Production dependencies only, built here (native addons need the toolchain the runtime lacks).
-RUN npm ci --omit=dev
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 USER node
 # The status server (server.port); bind server.host to 0.0.0.0 in the mounted config.

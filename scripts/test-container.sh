@@ -63,15 +63,23 @@ if [ -n "$ca" ] && [ "$ca" != null ] && [ "$ca" != undefined ] && [ -f "$ca" ]; 
   trust=(--volume "$ca:/run/callsync-build/ca.crt:ro" --volume "$CACHE/npmrc:/usr/local/etc/npmrc:ro")
 fi
 
-echo "building $IMAGE (buildah bud, chroot isolation)"
 # Docker format keeps the HEALTHCHECK (OCI has none); nice leaves the other users of the cores room.
-nice -n 10 buildah bud --isolation chroot --network host --layers --pull=false --runtime runc "${trust[@]}" \
-  --format docker --tag "$IMAGE" --file Dockerfile . >"$CACHE/build.log" 2>&1 ||
-  { tail -40 "$CACHE/build.log" >&2; echo "image build failed (log: $CACHE/build.log)" >&2; exit 1; }
+bud() {
+  nice -n 10 buildah bud --isolation chroot --network host --layers --pull=false --runtime runc "${trust[@]}" \
+    --format docker --file Dockerfile "$@" . >>"$CACHE/build.log" 2>&1 ||
+    { tail -40 "$CACHE/build.log" >&2; echo "image build failed (log: $CACHE/build.log)" >&2; exit 1; }
+}
+echo "building $IMAGE (buildah bud, chroot isolation)"
+: >"$CACHE/build.log"
+# The build stages tagged too, so the prune below keeps their layers (toolchain, installed
+# dependencies) for the next run; the final build then takes every stage from that cache.
+bud --target deps --tag "$IMAGE-deps"
+bud --target build --tag "$IMAGE-build"
+bud --tag "$IMAGE"
 built=$(date +%s)
 echo "built in $((built - started)) s"
 
 CALLSYNC_CONTAINER_IMAGE="$IMAGE" npx vitest run --project container
-# Images replaced by this build; the layer cache of the current one stays.
+# Layers of earlier builds that no tagged image needs any more (sources changed since).
 podman image prune --force >/dev/null
 echo "test:container passed in $(($(date +%s) - started)) s (build $((built - started)) s)"

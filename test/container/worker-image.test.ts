@@ -10,7 +10,7 @@ import { countPostgresRows, diffPostgres, dropSchema } from '../chaos/support/po
 import { postgresUrl, redisUrl, uniqueName } from '../integration/services.js';
 import { deleteKeys, waitFor } from '../integration/worker/harness.js';
 import { startCliSimulator, twinSimulator, type CliSimulator, type SimulatorLine } from './support/cli-simulator.js';
-import { imageUnderTest, inspectField, mainProcessUid, podman, podmanOk, runWorker, workerLogs } from './support/podman.js';
+import { freePort, imageUnderTest, inspectField, mainProcessUid, podman, podmanOk, runWorker, workerLogs } from './support/podman.js';
 
 // Every upstream answer takes 600 ms, so a page is in flight at any moment of the backfill:
 // 2 × 1,500 calls at 50 a page is 30 pages a business, ~20 s, long enough to stop it half way.
@@ -18,15 +18,15 @@ const SIMULATOR_ARGS = ['--businesses', '2', '--calls', '1500', '--voicemails', 
 // Longer than worker.shutdownTimeoutMs: podman's SIGKILL must never be what ends the worker.
 const STOP_SECONDS = 40;
 
-function workerConfig(sim: SimulatorLine, schema: string, prefix: string): Record<string, unknown> {
+function workerConfig(sim: SimulatorLine, schema: string, prefix: string, port: number): Record<string, unknown> {
   return {
     upstream: { baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, pageSize: 50, rateLimit: { requests: 1000, perMs: 1000 } },
     businesses: sim.businesses.map((b) => ({ name: b.name, apiKey: b.apiKey, v2Token: b.v2Token })),
     sink: { type: 'postgres', url: postgresUrl, schema },
     schedule: { every: '2s' },
     redis: { url: redisUrl, prefix },
-    // Host network: loopback is the host's; port 0 so no fixed port can be taken.
-    server: { host: '127.0.0.1', port: 0 },
+    // Host network: loopback is the host's, and a port found free there.
+    server: { host: '127.0.0.1', port },
     worker: { concurrency: 4, shutdownTimeoutMs: 20_000 },
     log: { level: 'info' },
   };
@@ -119,12 +119,13 @@ describe('the container image as the always-on worker (buildah-built, podman-run
     const line = simulator!.line;
     expect(line.businesses.map((b) => b.apiKey)).toEqual(truth.businesses.map((b) => b.apiKey));
     const configPath = join(dir, 'callsync.yaml');
-    writeFileSync(configPath, stringify(workerConfig(line, schema, prefix)));
+    const port = await freePort();
+    writeFileSync(configPath, stringify(workerConfig(line, schema, prefix, port)));
     // The worker runs as node (uid 1000); the mounted file is read through the container's own view.
     chmodSync(configPath, 0o644);
     const expected = truth.businesses.reduce((sum, b) => sum + truth.truth(b.name).calls.length, 0);
 
-    await runWorker(containers[0]!, image, configPath);
+    await runWorker(containers[0]!, image, configPath, port);
     const url = await statusUrl(containers[0]!);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
@@ -133,6 +134,8 @@ describe('the container image as the always-on worker (buildah-built, podman-run
       return response.status === 200 ? ((await response.json()) as { ready: boolean }) : undefined;
     }, 30_000, 500);
     expect(ready.ready).toBe(true);
+    // The image's own HEALTHCHECK (kept by the Docker format the script builds in) passes.
+    expect((await podman(['healthcheck', 'run', containers[0]!])).code).toBe(0);
     expect(await mainProcessUid(containers[0]!)).toBe(1000);
     expect((await podmanOk(['exec', containers[0]!, 'id', '-un'])).trim()).toBe('node');
 
@@ -152,7 +155,7 @@ describe('the container image as the always-on worker (buildah-built, podman-run
     expect(after.synced).toBe(after.rows);
     expect(after.rows).toBeLessThan(expected);
 
-    await runWorker(containers[1]!, image, configPath);
+    await runWorker(containers[1]!, image, configPath, port);
     await statusUrl(containers[1]!);
     await waitFor('every call stored', async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected ? true : undefined), 180_000, 500);
     const diffs = await waitFor('the mirror to equal the truth', async () => {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** The image `npm run test:container` built; the tests never build one themselves. */
 export function imageUnderTest(): string {
@@ -32,9 +33,21 @@ export async function podmanOk(args: readonly string[], timeoutMs?: number): Pro
   return result.stdout;
 }
 
-/** The worker as the Dockerfile's CMD runs it: host network, the config mounted where CMD reads it. */
-export async function runWorker(name: string, image: string, configPath: string): Promise<void> {
-  await podmanOk(['run', '--detach', '--name', name, '--network', 'host', '--volume', `${configPath}:/config/callsync.yaml:ro`, image]);
+/**
+ * The worker as the Dockerfile's CMD runs it: host network, the config mounted where CMD reads it,
+ * and the image's HEALTHCHECK told the status port (`CALLSYNC_HEALTH_PORT`).
+ */
+export async function runWorker(name: string, image: string, configPath: string, statusPort: number): Promise<void> {
+  await podmanOk(['run', '--detach', '--name', name, '--network', 'host', '--env', `CALLSYNC_HEALTH_PORT=${statusPort}`, '--volume', `${configPath}:/config/callsync.yaml:ro`, image]);
+}
+
+/** A port free on the host's loopback right now (host network: the container's status port). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** The container's JSON log lines (pino); other lines are kept as `{ text }`. */
