@@ -71,11 +71,13 @@ bud() {
 }
 echo "building $IMAGE (buildah bud, chroot isolation)"
 : >"$CACHE/build.log"
-# The build stages tagged too, so the prune below keeps their layers (toolchain, installed
-# dependencies) for the next run; the final build then takes every stage from that cache.
-bud --target deps --tag "$IMAGE-deps"
-bud --target build --tag "$IMAGE-build"
 bud --tag "$IMAGE"
+# Each stage's last layer tagged, so the prune below keeps the build stages' layers (toolchain,
+# installed dependencies) for the next run. One build, not one per --target: with vfs every stage
+# start copies its whole base, cached or not. The ids come from buildah's "[i/n] STEP k/k" lines.
+awk '/^\[[0-9]+\/[0-9]+\] STEP / { sub(":", "", $3); split($3, k, "/"); split(substr($1, 2), st, "/"); last = (k[1] == k[2]) ? st[1] : ""; next }
+     last != "" && /^--> [0-9a-f]+$/ { print last, $2; last = "" }' "$CACHE/build.log" |
+  while read -r stage id; do podman tag "$id" "$IMAGE-stage$stage" 2>/dev/null || true; done
 built=$(date +%s)
 echo "built in $((built - started)) s"
 
