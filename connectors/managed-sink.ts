@@ -29,7 +29,8 @@ export interface SinkParts {
  * Composes a connector's parts into the engine's {@link Sink} and owns what every connector
  * shares, so connectors hold only their own I/O: migrations run once (and again after a failed
  * attempt), a table is prepared before its first use, batches are checked against the contract,
- * repeated ids are collapsed and records no store can keep become dead letters, every operation
+ * repeated ids are collapsed and records no store can keep become dead letters, a stream the
+ * target does not write ({@link Target.writes}) is kept by the state store alone, every operation
  * after `close()` rejects with {@link SinkClosedError}, and `close()` waits for in-flight work.
  */
 export class ManagedSink implements Sink {
@@ -66,7 +67,7 @@ export class ManagedSink implements Sink {
           'mark records deleted',
           async () => {
             if (ids.length === 0) return 0;
-            await parts.target?.delete(businessId, table, ids);
+            if (parts.target !== undefined && writes(parts.target, table)) await parts.target.delete(businessId, table, ids);
             return records.markDeleted(businessId, table, ids);
           },
           [table],
@@ -85,12 +86,13 @@ export class ManagedSink implements Sink {
       const { store, target } = this.#parts;
       const deadLetters = [...batch.deadLetters, ...unstorable];
       let result: WriteResult;
-      if (target === undefined) {
+      if (target === undefined || !writes(target, batch.table)) {
         result = await store.commit({ ...batch, records: storable, deadLetters }, position);
       } else {
         const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await this.#send(target, { ...batch, records: storable, deadLetters: [] });
         const committed = { ...batch, records: outcome.stored, deadLetters: [...deadLetters, ...outcome.rejected] };
         result = await store.commit(committed, position, outcome.counts);
+        if (outcome.notes !== undefined && outcome.notes.length > 0) result = { ...result, notes: outcome.notes };
       }
       const refused = result.deadLettered - batch.deadLetters.length;
       const context = { businessId: batch.businessId, stream: batch.table.stream, ...result };
@@ -168,6 +170,11 @@ function splitStorable(batch: Batch, records: readonly SyncRecord[]): { storable
     else (unstorable ??= []).push({ businessId: batch.businessId, stream: batch.table.stream, reason, raw: record.raw });
   }
   return unstorable === undefined ? { storable: records, unstorable: [] } : { storable, unstorable };
+}
+
+/** Whether the target writes this stream; the others are kept by the state store alone. */
+function writes(target: Target, table: StreamTable): boolean {
+  return target.writes === undefined || target.writes.has(table.stream);
 }
 
 /** A table with added columns counts as new, so `prepare` gets the chance to add them. */

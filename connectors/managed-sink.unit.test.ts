@@ -145,4 +145,31 @@ describe('ManagedSink', () => {
     expect(target.revived.at(-1)).toEqual(['c1']);
     expect(await sink.records.count('acme', calls)).toBe(2);
   });
+
+  it('keeps a stream the target does not write in the store alone: never sent, deleted there, no dead letter', async () => {
+    const store = new MemoryStateStore();
+    const target = Object.assign(new RecordingTarget(), { writes: new Set(['calls']) });
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    const numbers: StreamTable = { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] };
+    const tracked = { businessId: 'acme', id: 'n1', source: 'v1' as const, fields: { number: '+14155550123' }, raw: {} };
+    const result = await sink.write({ businessId: 'acme', table: numbers, records: [tracked], deadLetters: [] }, { n: 1 });
+    expect(result).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
+    expect(target.sent).toEqual([]);
+    expect(store.letters).toEqual([]);
+    expect(await store.records.columnValues('acme', numbers, 'number')).toEqual(['+14155550123']);
+    expect(await sink.records.markDeleted('acme', numbers, ['n1'])).toBe(1);
+    expect(target.deleted).toEqual([]);
+    await sink.write(batch(1), {});
+    expect(target.sent).toEqual([['c0']]);
+  });
+
+  it("passes the target's notes on in the write's result", async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    const note = { code: 'party_by_direction', count: 2, message: 'calls guessed' };
+    const send = target.send.bind(target);
+    target.send = async (sent, revived) => ({ ...(await send(sent, revived)), notes: [note] });
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    expect(await sink.write(batch(2), {})).toEqual({ written: 2, unchanged: 0, deadLettered: 0, notes: [note] });
+  });
 });

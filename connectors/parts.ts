@@ -5,6 +5,7 @@ import type {
   DeadLetterStore,
   JsonObject,
   SinkCapabilities,
+  SinkNote,
   StoredRecords,
   StreamTable,
   SyncRecord,
@@ -32,12 +33,20 @@ export interface TargetOutcome {
   readonly rejected: readonly DeadLetter[];
   /** The target's own counts (a webhook receiver's acknowledgement); else the state store counts its copy. */
   readonly counts?: TargetCounts;
+  /** What a person should know about this batch (counted), passed on in the write's result. */
+  readonly notes?: readonly SinkNote[];
 }
 
 /** Where records go when that is not the state store itself (a CRM, a webhook receiver). */
 export interface Target {
   /** Flags the target declares; the rest take {@link defaultCapabilities}. */
   readonly capabilities?: Partial<SinkCapabilities>;
+  /**
+   * The streams this target writes. A batch of any other stream never reaches `send` or
+   * `delete`: the state store keeps its records (a CRM reads them, e.g. the tracked numbers),
+   * and none becomes a dead letter. @defaultValue every stream
+   */
+  readonly writes?: ReadonlySet<string>;
   /** Target-side set-up (properties, …); called after the state store is prepared. */
   prepare(tables: readonly StreamTable[]): Promise<void>;
   /**
@@ -56,6 +65,12 @@ export interface Target {
 export interface StoreRecords extends StoredRecords {
   /** Those of `ids` stored for the business and marked deleted. */
   deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>>;
+  /**
+   * The distinct non-null values of one declared column over the business's stored, not deleted
+   * rows, as text (a CRM target reads its business's tracked numbers this way). `column` must be
+   * one of `table.columns`; the table must be prepared.
+   */
+  columnValues(businessId: string, table: StreamTable, column: string): Promise<string[]>;
 }
 
 /**

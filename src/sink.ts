@@ -94,6 +94,20 @@ export interface Batch {
   readonly deadLetters: readonly DeadLetter[];
 }
 
+/**
+ * Something a sink did with a batch that a person should know, though nothing failed (calls
+ * whose customer a CRM could only guess from the direction). The engine sums notes per code over
+ * a run and shows each as one warning (`<count> <message>`) in the summary and status.
+ */
+export interface SinkNote {
+  /** Stable code (`^[a-z][a-z0-9_]*$`), the same for every batch of the same kind. */
+  readonly code: string;
+  /** Records of the batch this note is about; notes with 0 are not given. */
+  readonly count: number;
+  /** What it means and what to do, read after the count: `calls: … ; list the numbers in …`. */
+  readonly message: string;
+}
+
 export interface WriteResult {
   /** Rows inserted or changed (a row marked deleted that comes back counts). A replay of an already written batch reports 0. */
   readonly written: number;
@@ -101,6 +115,8 @@ export interface WriteResult {
   readonly unchanged: number;
   /** Dead letters recorded, including records the sink could not store and records the target rejected. */
   readonly deadLettered: number;
+  /** What a person should know about the batch; absent when there is nothing. */
+  readonly notes?: readonly SinkNote[];
 }
 
 /** What a sink can promise; the code that depends on a flag reads it. */

@@ -10,7 +10,7 @@ import {
   type StoredDeadLetter,
   type StreamTable,
 } from '../../src/sink.js';
-import { qualifiedTable } from './schema.js';
+import { qualifiedTable, quoteIdentifier } from './schema.js';
 import type { StoreRecords } from '../parts.js';
 import type { SinkDatabase, SqlAdapter } from './sql-dialect.js';
 
@@ -123,6 +123,14 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
       for (const row of rows) deleted.add(row.id);
     }
     return deleted;
+  }
+
+  async columnValues(businessId: string, table: StreamTable, column: string): Promise<string[]> {
+    if (!table.columns.some((declared) => declared.name === column)) throw new Error(`table ${table.table} declares no column ${column}`);
+    const from = sql.raw(qualifiedTable(this.adapter, table.table));
+    const name = sql.raw(quoteIdentifier(column));
+    const { rows } = await sql<{ value: unknown }>`select distinct ${name} as value from ${from} where business_id = ${businessId} and deleted_at is null and ${name} is not null`.execute(this.db);
+    return rows.map((row) => String(row.value));
   }
 
   async markDeleted(businessId: string, table: StreamTable, ids: readonly string[]): Promise<number> {

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sink, StreamTable, SyncRecord } from '../../src/sink.js';
 import { createSink } from '../registry.js';
+import { openSqlStore } from './open-sql-store.js';
 import { freshSqlConfig, querySql } from './sql-test.fixtures.js';
 import type { SinkConfig } from '../registry.js';
 
@@ -45,6 +46,21 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     expect(await second.checkpoints.load('acme', 'calls')).toEqual({ businessId: 'acme', stream: 'calls', position: { cursor: 'x' }, recordsSynced: 1 });
     const replay = await second.write({ businessId: 'acme', table: calls, records: [record], deadLetters: [] }, { cursor: 'x' });
     expect(replay.written).toBe(0);
+  });
+
+  it("reads a column's distinct stored values of one business, without deleted rows", async () => {
+    const config = await freshSqlConfig(dialect, cleanups);
+    if (config.type !== 'sqlite' && config.type !== 'postgres') throw new Error('a SQL config');
+    const store = await openSqlStore(config, logger);
+    cleanups.push(() => store.close());
+    const numbers: StreamTable = { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] };
+    await store.prepare([numbers]);
+    const row = (businessId: string, id: string, number: string | null): SyncRecord => ({ businessId, id, source: 'v1', fields: { number }, raw: {} });
+    await store.commit({ businessId: 'acme', table: numbers, records: [row('acme', 'n1', '+14155550100'), row('acme', 'n2', '+14155550100'), row('acme', 'n3', '+18005550100'), row('acme', 'n4', null)], deadLetters: [] }, {});
+    await store.commit({ businessId: 'other', table: numbers, records: [row('other', 'n1', '+12125550100')], deadLetters: [] }, {});
+    await store.records.markDeleted('acme', numbers, ['n3']);
+    expect(await store.records.columnValues('acme', numbers, 'number')).toEqual(['+14155550100']);
+    await expect(store.records.columnValues('acme', numbers, 'raw')).rejects.toThrow(/declares no column raw/);
   });
 
   it('adds the columns a custom stream grew', async () => {

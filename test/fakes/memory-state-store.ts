@@ -45,6 +45,10 @@ export class MemoryStateStore implements StateStore {
     count: (businessId: string, table: StreamTable) => Promise.resolve(this.#live(businessId, table).length),
     deletedAmong: (businessId: string, table: StreamTable, ids: readonly string[]) =>
       Promise.resolve(new Set(ids.filter((id) => this.rows.get(key(businessId, table.table, id))?.deleted === true))),
+    columnValues: (businessId: string, table: StreamTable, column: string) => {
+      const values = this.#live(businessId, table).map((row) => row.record.fields[column]);
+      return Promise.resolve([...new Set(values.filter((value) => value !== null && value !== undefined).map(String))]);
+    },
     markDeleted: (businessId: string, table: StreamTable, ids: readonly string[]) => {
       let marked = 0;
       for (const id of ids) {
