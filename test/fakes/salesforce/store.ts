@@ -1,0 +1,102 @@
+/** The fake org's data: Tasks, Contacts and Leads, the Task field definitions, and the search index's lag. */
+
+export type FieldValue = string | number | boolean | null;
+
+export interface FakeRecord {
+  readonly Id: string;
+  readonly type: string;
+  fields: Record<string, FieldValue>;
+  /** When the search index (SOSL) will see this record's current values; SOQL sees them at once. */
+  indexedAt: number;
+  deleted: boolean;
+}
+
+/** A Task field as `describe` reports it (the subset the fake keeps). */
+export interface FakeField {
+  readonly name: string;
+  readonly type: 'id' | 'string' | 'textarea' | 'picklist' | 'date' | 'int' | 'reference' | 'boolean' | 'url' | 'phone';
+  readonly length?: number;
+  readonly externalId?: boolean;
+  readonly unique?: boolean;
+  readonly custom?: boolean;
+  readonly picklist?: readonly string[];
+}
+
+/** Task's standard fields the connector writes (Salesforce's "Object Reference": Task). */
+export const STANDARD_TASK_FIELDS: readonly FakeField[] = [
+  { name: 'Id', type: 'id' },
+  { name: 'Subject', type: 'string', length: 255 },
+  { name: 'Status', type: 'picklist', picklist: ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'] },
+  { name: 'Priority', type: 'picklist', picklist: ['High', 'Normal', 'Low'] },
+  { name: 'ActivityDate', type: 'date' },
+  { name: 'TaskSubtype', type: 'picklist', picklist: ['Task', 'Email', 'ListEmail', 'Cadence', 'Call', 'LinkedIn'] },
+  { name: 'CallType', type: 'picklist', picklist: ['Internal', 'Inbound', 'Outbound'] },
+  { name: 'CallDurationInSeconds', type: 'int' },
+  { name: 'CallObject', type: 'string', length: 255 },
+  { name: 'CallDisposition', type: 'string', length: 255 },
+  { name: 'Description', type: 'textarea', length: 32_000 },
+  { name: 'WhoId', type: 'reference' },
+];
+
+/** Custom Task fields present unless the test says otherwise: the setup the connector's README asks for. */
+export const DEFAULT_CUSTOM_TASK_FIELDS: readonly FakeField[] = [
+  { name: 'Callsync_Id__c', type: 'string', length: 255, externalId: true, unique: true, custom: true },
+  { name: 'Callsync_Record__c', type: 'textarea', length: 131_072, custom: true },
+  { name: 'Recording_URL__c', type: 'url', length: 255, custom: true },
+  { name: 'Callsync_Deleted__c', type: 'boolean', custom: true },
+];
+
+const KEY_PREFIX: Readonly<Record<string, string>> = { Task: '00T', Contact: '003', Lead: '00Q' };
+
+export class FakeOrgStore {
+  readonly records = new Map<string, FakeRecord>();
+  readonly taskFields: Map<string, FakeField>;
+  #next = 1;
+
+  constructor(
+    customTaskFields: readonly FakeField[],
+    readonly indexLagMs: number,
+  ) {
+    this.taskFields = new Map([...STANDARD_TASK_FIELDS, ...customTaskFields].map((field) => [field.name.toLowerCase(), field]));
+  }
+
+  /** An 18-character id with the object's key prefix, as Salesforce's ids look. */
+  newId(type: string): string {
+    const serial = String(this.#next++).padStart(12, '0');
+    return `${KEY_PREFIX[type] ?? '001'}${serial}AAA`;
+  }
+
+  insert(type: string, fields: Record<string, FieldValue>, now: number): FakeRecord {
+    const record: FakeRecord = { Id: this.newId(type), type, fields: { ...fields }, indexedAt: now + this.indexLagMs, deleted: false };
+    this.records.set(record.Id, record);
+    return record;
+  }
+
+  update(record: FakeRecord, fields: Record<string, FieldValue>, now: number): void {
+    record.fields = { ...record.fields, ...fields };
+    record.indexedAt = now + this.indexLagMs;
+  }
+
+  live(type: string): FakeRecord[] {
+    return [...this.records.values()].filter((record) => record.type === type && !record.deleted);
+  }
+
+  /** Live records of `type` whose `field` holds `value` (external ids compare case-insensitively unless case-sensitive; the fake plays insensitive). */
+  byField(type: string, field: string, value: string): FakeRecord[] {
+    return this.live(type).filter((record) => {
+      const held = valueOf(record, field);
+      return typeof held === 'string' && held.toLowerCase() === value.toLowerCase();
+    });
+  }
+
+  /** The record as SOQL returns it: `Id` and its fields. */
+  view(record: FakeRecord): Record<string, FieldValue> {
+    return { Id: record.Id, ...record.fields };
+  }
+}
+
+export function valueOf(record: FakeRecord, field: string): FieldValue | undefined {
+  if (field.toLowerCase() === 'id') return record.Id;
+  const key = Object.keys(record.fields).find((name) => name.toLowerCase() === field.toLowerCase());
+  return key === undefined ? undefined : record.fields[key];
+}
