@@ -5,7 +5,7 @@ import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import type { SyncJobDeps, SyncJobResult } from './job-deps.js';
 import { RECONCILE_JOB, type SyncJobData } from './names.js';
 import { runStreamJob } from './run-stream-job.js';
-import { acquireSinkLock, describeHolder, sinkIdentity, sinkLockKey } from './sink-lock.js';
+import { describeHolder, sinkIdentity, sinkLockKey, StreamLeases } from '../lease/stream-lease.js';
 import { jobSignal, type JobSignal } from './job-signal.js';
 
 /**
@@ -50,9 +50,9 @@ async function lockedRun(
   const { business, stream } = job.data;
   // One lock per stream, shared with `callsync backfill`: one writer per sink × business × stream,
   // whether the other is a replica's job or a backfill.
-  const sinkLock = await acquireSinkLock({
+  const key = sinkLockKey(deps.config.redis.prefix, sinkIdentity(deps.config.sink), business, stream);
+  const leases = new StreamLeases({
     redis: deps.redis,
-    key: sinkLockKey(deps.config.redis.prefix, sinkIdentity(deps.config.sink), business, stream),
     ttlMs: deps.config.worker.lockDurationMs,
     command: 'run',
     onLost: () => {
@@ -60,14 +60,15 @@ async function lockedRun(
       abort.abort(new Error('stream lock lost'));
     },
   });
-  if (sinkLock.lock === undefined) {
-    const { holder } = sinkLock;
+  const busy = await leases.take([key]);
+  if (busy.has(key)) {
+    const holder = busy.get(key);
     // A scheduler firing while its own long run goes on is routine; a backfill holding the stream is worth a line.
     if (holder?.command === 'run') deps.logger.debug({ business, stream, jobId: job.id, holder: describeHolder(holder) }, 'another job is syncing this stream; skipped');
     else deps.logger.info({ business, stream, holder: holder === undefined ? 'unknown' : describeHolder(holder) }, 'another process is syncing this stream into this sink; skipped');
     return await retryReconcileLater(job, token, deps);
   }
-  const lock = sinkLock.lock;
+  const lock = leases;
   const started = Date.now();
   try {
     const end = await runStreamJob(deps, plan, descriptor, abort.signal, job.name === RECONCILE_JOB ? 'reconcile' : 'sync');

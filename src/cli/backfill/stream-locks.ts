@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import type { CallsyncConfig } from '../../config/index.js';
-import { acquireSinkLock, describeHolder, sinkIdentity, sinkLockKey } from '../../queue/sink-lock.js';
-import type { StreamLock } from '../../queue/stream-lock.js';
+import { describeHolder, sinkIdentity, sinkLockKey, StreamLeases } from '../../lease/stream-lease.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { EXIT, OperatorError } from '../failure/exit-codes.js';
 import { showUrl } from '../failure/explain.js';
@@ -35,16 +34,16 @@ export async function lockStreams(options: StreamLocksOptions): Promise<{ releas
     return { release: () => Promise.resolve() };
   }
   const sink = sinkIdentity(config.sink);
-  const held: StreamLock[] = [];
+  const leases = new StreamLeases({ redis, ttlMs: config.worker.lockDurationMs, command: 'backfill', onLost: options.onLost });
   const release = async (): Promise<void> => {
-    await Promise.all(held.splice(0).map((lock) => lock.release().catch(() => undefined)));
+    await leases.release().catch(() => undefined);
     redis.disconnect();
   };
   try {
+    // One round trip per business: its streams' keys share a slot under Redis Cluster.
     for (const plan of options.plans) {
-      for (const stream of plan.streams) {
-        held.push(await takeOne(redis, sinkLockKey(config.redis.prefix, sink, plan.name, stream.name), `${plan.name}/${stream.name}`, options));
-      }
+      const names = new Map(plan.streams.map((stream) => [sinkLockKey(config.redis.prefix, sink, plan.name, stream.name), `${plan.name}/${stream.name}`]));
+      await takeAll(leases, names, options);
     }
   } catch (error) {
     await release();
@@ -53,17 +52,22 @@ export async function lockStreams(options: StreamLocksOptions): Promise<{ releas
   return { release };
 }
 
-async function takeOne(redis: Redis, key: string, name: string, options: StreamLocksOptions): Promise<StreamLock> {
-  let said = false;
+async function takeAll(leases: StreamLeases, names: ReadonlyMap<string, string>, options: StreamLocksOptions): Promise<void> {
+  const said = new Set<string>();
+  let wanted = [...names.keys()];
   for (;;) {
-    const result = await acquireSinkLock({ redis, key, ttlMs: options.config.worker.lockDurationMs, command: 'backfill', onLost: options.onLost });
-    if (result.lock !== undefined) return result.lock;
-    const who = result.holder === undefined ? 'another process' : describeHolder(result.holder);
-    if (!options.wait) {
-      throw new OperatorError(`${name} is being synced into this sink by ${who}\nfix: wait for it to finish, or run again with --wait`, EXIT.locked);
+    const busy = await leases.take(wanted);
+    if (busy.size === 0) return;
+    for (const [key, holder] of busy) {
+      const name = names.get(key) ?? key;
+      const who = holder === undefined ? 'another process' : describeHolder(holder);
+      if (!options.wait) {
+        throw new OperatorError(`${name} is being synced into this sink by ${who}\nfix: wait for it to finish, or run again with --wait`, EXIT.locked);
+      }
+      if (!said.has(key)) options.say(`waiting: ${name} is being synced into this sink by ${who}`);
+      said.add(key);
     }
-    if (!said) options.say(`waiting: ${name} is being synced into this sink by ${who}`);
-    said = true;
+    wanted = [...busy.keys()];
     options.signal.throwIfAborted();
     await new Promise((done) => setTimeout(done, 1_000));
   }

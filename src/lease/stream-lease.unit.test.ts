@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sinkIdentity, sinkLockKey } from './sink-lock.js';
+import { sinkIdentity, sinkLockKey } from './stream-lease.js';
 
 describe('sink lock names', () => {
   it('names the place written, never a credential, the same for two spellings of one place', () => {

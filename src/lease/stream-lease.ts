@@ -1,0 +1,107 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+import { clearLease, LeaseGroup } from './lease.js';
+
+/** Who syncs a business × stream into a sink, as the process that finds the lease taken says it. */
+export interface LockHolder {
+  readonly host: string;
+  readonly pid: number;
+  /** `backfill` or `run`. */
+  readonly command: string;
+  /** ISO time the lease was taken. */
+  readonly since: string;
+}
+
+/**
+ * The sink as a lock name: the database file, the Postgres database and schema, the receiver,
+ * never a credential. Two configs writing the same place get the same name.
+ */
+export function sinkIdentity(sink: { readonly type: string } & Readonly<Record<string, unknown>>): string {
+  const at = (url: string): string => {
+    try {
+      const parsed = new URL(url);
+      return `${parsed.host}${parsed.pathname}`;
+    } catch {
+      return '';
+    }
+  };
+  const where = typeof sink.path === 'string' ? resolve(sink.path) : typeof sink.url === 'string' ? at(sink.url) : typeof sink.baseUrl === 'string' ? at(sink.baseUrl) : '';
+  return `${sink.type}:${where}${typeof sink.schema === 'string' ? `#${sink.schema}` : ''}`;
+}
+
+/** `{prefix}:lock:{sink hash}:{business}:{stream}`: one writer per sink × business × stream, whatever the command. */
+export function sinkLockKey(prefix: string, sink: string, business: string, stream: string): string {
+  const id = createHash('sha256').update(sink).digest('hex').slice(0, 16);
+  return `${prefix}:lock:${id}:${encodeURIComponent(business)}:${encodeURIComponent(stream)}`;
+}
+
+export function describeHolder(holder: LockHolder): string {
+  return `callsync ${holder.command} (pid ${holder.pid} on ${holder.host}, since ${holder.since})`;
+}
+
+function parseHolder(value: string | undefined): LockHolder | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(value) as Partial<LockHolder>;
+    return typeof parsed.host === 'string' && typeof parsed.pid === 'number' && typeof parsed.command === 'string' && typeof parsed.since === 'string'
+      ? { host: parsed.host, pid: parsed.pid, command: parsed.command, since: parsed.since }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+/** The leases of one process's streams, each stream's value naming this holder. */
+export class StreamLeases {
+  readonly #redis: Redis;
+  readonly #group: LeaseGroup;
+  readonly #host = hostname();
+
+  constructor(options: { readonly redis: Redis; readonly ttlMs: number; readonly command: string; readonly onLost: (key: string) => void }) {
+    const me: LockHolder & { readonly id: string } = { id: randomUUID(), host: this.#host, pid: process.pid, command: options.command, since: new Date().toISOString() };
+    this.#redis = options.redis;
+    this.#group = new LeaseGroup({ redis: options.redis, ttlMs: options.ttlMs, onLost: options.onLost, token: JSON.stringify(me) });
+  }
+
+  /**
+   * Takes every free key of `keys` in one round trip (under Redis Cluster, keys of one business).
+   * A holder on this host whose process is gone (killed with SIGKILL) is taken over at once
+   * instead of waiting out its expiry.
+   * @returns the keys another process has, with its holder when its value could be read
+   */
+  async take(keys: readonly string[]): Promise<Map<string, LockHolder | undefined>> {
+    const busy = await this.#group.take(keys);
+    const dead = [...busy].filter(([, value]) => {
+      const holder = parseHolder(value);
+      return holder !== undefined && holder.host === this.#host && !alive(holder.pid);
+    });
+    if (dead.length > 0) {
+      await Promise.all(dead.map(([key, value]) => clearLease(this.#redis, key, value ?? '')));
+      const still = await this.#group.take(dead.map(([key]) => key));
+      for (const [key] of dead) if (!still.has(key)) busy.delete(key);
+      for (const [key, value] of still) busy.set(key, value);
+    }
+    return new Map([...busy].map(([key, value]) => [key, parseHolder(value)]));
+  }
+
+  /** Keys this process has now. */
+  get held(): readonly string[] {
+    return this.#group.held;
+  }
+
+  /** Frees `keys` (every held one when omitted) in one round trip. Safe to call twice. */
+  release(keys?: readonly string[]): Promise<void> {
+    return this.#group.release(keys);
+  }
+}

@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LeaseGroup } from '../../../src/lease/lease.js';
+import { StreamLeases } from '../../../src/lease/stream-lease.js';
+import { redisUrl, uniqueName } from '../services.js';
+
+const redis = new Redis(redisUrl);
+const prefix = uniqueName('lease');
+const key = (name: string): string => `${prefix}:lock:${name}`;
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+async function waitFor(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+describe('LeaseGroup', () => {
+  it('gives each key one holder: a second holder gets only the free keys and reads who has the others', async () => {
+    const first = new LeaseGroup({ redis, ttlMs: 5_000, onLost: () => undefined, token: 'first' });
+    const second = new LeaseGroup({ redis, ttlMs: 5_000, onLost: () => undefined, token: 'second' });
+    expect(await first.take([key('a'), key('b')])).toEqual(new Map());
+    const busy = await second.take([key('a'), key('b'), key('c')]);
+    expect(busy).toEqual(new Map([[key('a'), 'first'], [key('b'), 'first']]));
+    expect(second.held).toEqual([key('c')]);
+    // Releasing a key it never had frees nothing of the first holder's.
+    await second.release([key('a'), key('c')]);
+    expect(await redis.mget(key('a'), key('b'), key('c'))).toEqual(['first', 'first', null]);
+    await first.release([key('a')]);
+    expect(first.held).toEqual([key('b')]);
+    await first.release();
+    await first.release();
+    expect(await redis.exists(key('a'), key('b'))).toBe(0);
+  });
+
+  it('renews held keys past their expiry and says which one was lost', async () => {
+    const lost: string[] = [];
+    const group = new LeaseGroup({ redis, ttlMs: 600, onLost: (k) => lost.push(k), token: 'renewer' });
+    await group.take([key('r1'), key('r2')]);
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect(await redis.mget(key('r1'), key('r2'))).toEqual(['renewer', 'renewer']);
+    await redis.set(key('r2'), 'someone else');
+    await waitFor('the lost key to be reported', () => lost.length > 0);
+    expect(lost).toEqual([key('r2')]);
+    expect(group.held).toEqual([key('r1')]);
+    await group.release();
+    expect(await redis.get(key('r2'))).toBe('someone else');
+  });
+});
+
+describe('StreamLeases', () => {
+  it('names a live holder, and takes over at once from a holder on this host whose process is gone', async () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const gone = { id: 'x', host: hostname(), pid: Number(dead.stdout), command: 'backfill', since: '2026-11-25T00:00:00.000Z' };
+    await redis.set(key('gone'), JSON.stringify(gone), 'PX', 60_000);
+    const live = new StreamLeases({ redis, ttlMs: 5_000, command: 'run', onLost: () => undefined });
+    expect(await live.take([key('live')])).toEqual(new Map());
+    const other = new StreamLeases({ redis, ttlMs: 5_000, command: 'backfill', onLost: () => undefined });
+    const busy = await other.take([key('live'), key('gone')]);
+    expect([...busy.keys()]).toEqual([key('live')]);
+    expect(busy.get(key('live'))).toMatchObject({ command: 'run', pid: process.pid, host: hostname() });
+    expect(other.held).toEqual([key('gone')]);
+    await Promise.all([live.release(), other.release()]);
+  });
+});
