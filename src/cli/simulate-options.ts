@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import type { SimulatorOptions } from '../simulator/index.js';
+import type { OutboundToNumber, SimulatorOptions } from '../simulator/index.js';
 
 /** Raw commander values of `callsync simulate`. */
 export interface SimulateFlags {
@@ -22,6 +22,7 @@ export interface SimulateFlags {
   badJsonRate?: number;
   resetRate?: number;
   v1Order?: 'oldest' | 'newest';
+  outboundToNumber?: OutboundToNumber;
   v2LimitCap?: number;
   v2FractionalUuid?: boolean;
   v1LimitCap?: number;
@@ -68,6 +69,11 @@ export function orderArg(value: string): 'oldest' | 'newest' {
   return value;
 }
 
+export function outboundToNumberArg(value: string): OutboundToNumber {
+  if (value !== 'customer' && value !== 'tracked') throw new InvalidArgumentError('expected customer or tracked');
+  return value;
+}
+
 function hostileOptions(flags: SimulateFlags): NonNullable<SimulatorOptions['hostile']> {
   const hostile: NonNullable<SimulatorOptions['hostile']> = {};
   if (flags.retryAfter429 !== undefined) hostile.retryAfter429 = flags.retryAfter429;
@@ -106,6 +112,7 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
   };
   if (flags.cursorTtlMs !== undefined) options.cursorTtlMs = flags.cursorTtlMs;
   if (flags.v1Order !== undefined) options.v1Order = flags.v1Order;
+  if (flags.outboundToNumber !== undefined) options.outboundToNumber = flags.outboundToNumber;
   if (flags.v2LimitCap !== undefined) options.v2LimitCap = flags.v2LimitCap;
   if (flags.v2FractionalUuid === true) options.v2FractionalUuid = true;
   if (flags.v1LimitCap !== undefined) options.v1LimitCap = flags.v1LimitCap;
@@ -136,8 +143,8 @@ export function describeSwitches(options: SimulatorOptions): string[] {
       out.push(`${prefix}${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
     }
   };
-  const { v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid } = options;
-  add('', { v1Order: v1Order === 'oldest' ? undefined : v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid });
+  const { v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid, outboundToNumber } = options;
+  add('', { v1Order: v1Order === 'oldest' ? undefined : v1Order, outboundToNumber: outboundToNumber === 'customer' ? undefined : outboundToNumber, v1LimitCap, v2LimitCap, v2FractionalUuid });
   add('brokenPaging.', options.brokenPaging);
   add('hostile.', options.hostile);
   add('hostileRecords.', options.hostileRecords);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Simulator, SimulatorOptions } from '../simulator/index.js';
 import { startSimulator } from '../simulator/index.js';
 import type { SimulateFlags } from './simulate-options.js';
-import { describeSwitches, integerArg, orderArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
+import { describeSwitches, integerArg, orderArg, outboundToNumberArg, probabilityArg, rateArg, toSimulatorOptions } from './simulate-options.js';
 
 /** Seams for tests: where output goes and which process signals stop the simulator. */
 export interface SimulateDeps {
@@ -67,6 +67,7 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--bad-json-rate <p>', 'probability of a 200 whose body is not JSON', probabilityArg)
     .option('--reset-rate <p>', 'probability of a connection reset', probabilityArg)
     .option('--v1-order <order>', 'order of the v1 lists /calls and /sms: oldest or newest first', orderArg)
+    .option('--outbound-to-number <reading>', 'to_number of outbound calls: customer (the call goes from the tracked number) or tracked (the tracked number on every call)', outboundToNumberArg)
     .option('--v2-limit-cap <n>', 'v2 lists silently return at most n records whatever limit asks', integerArg)
     .option('--v2-fractional-uuid', 'serve one record per v2 list with uuid <predecessor>.0000000001')
     .option('--v1-limit-cap <n>', 'v1 lists silently serve at most n records per page', integerArg)

@@ -7,7 +7,7 @@ import { makeNumbers, makeSms } from './numbers.js';
 import { mix, Rng } from './prng.js';
 import type { RenderOptions } from './render.js';
 import { callV1Json, voicemailV2Json } from './render.js';
-import type { SimBusiness } from './types.js';
+import type { OutboundToNumber, SimBusiness } from './types.js';
 import { VoicemailStore } from './voicemail-store.js';
 
 export interface BusinessSpec {
@@ -19,6 +19,7 @@ export interface BusinessSpec {
   recordingsBaseUrl: string;
   v2NumbersAsNumbers: number;
   v2FractionalUuid: boolean;
+  outboundToNumber: OutboundToNumber;
 }
 
 const SMS_PER_BUSINESS = 40;
@@ -62,7 +63,7 @@ export class BusinessData {
     const userFolder = `user-${rng.hex(8)}`;
     const uuidBase = (spec.index + 1) * 100_000_000;
     this.calls = new CallStore(
-      { businessSeed: this.seed, numbers: this.numbers, userFolder, v2UuidBase: uuidBase + 1, initialCount: spec.calls },
+      { businessSeed: this.seed, numbers: this.numbers, userFolder, v2UuidBase: uuidBase + 1, initialCount: spec.calls, outboundToNumber: spec.outboundToNumber },
       (call) => callV1Json(call, this.render),
     );
     this.voicemails = new VoicemailStore(

@@ -1,4 +1,5 @@
 import type { CallModel, NumberModel } from './models.js';
+import type { OutboundToNumber } from './types.js';
 import { mix, Rng } from './prng.js';
 import { usNumber } from './phone.js';
 import { transcription } from './text.js';
@@ -13,6 +14,8 @@ export interface CallContext {
   v2UuidBase: number;
   /** Calls generated as history; later indexes are live arrivals. */
   initialCount: number;
+  /** What `to_number` holds on an outbound call (see `SimulatorOptions.outboundToNumber`). @defaultValue 'customer' */
+  outboundToNumber?: OutboundToNumber;
 }
 
 /** What differs from the seed: a late transcription (new text, bumped `updated_at`) or a hostile field. */
@@ -75,8 +78,9 @@ export function makeCall(
     direction,
     status,
     durationSec,
-    toNumber: direction === 'inbound' ? tracking.number : other,
-    fromNumber: direction === 'inbound' ? other : tracking.number,
+    ...(direction === 'inbound' || ctx.outboundToNumber === 'tracked'
+      ? { toNumber: tracking.number, fromNumber: other }
+      : { toNumber: other, fromNumber: tracking.number }),
     recordingPath: recorded ? `/${ctx.userFolder}/recordings/${tracking.folder}/${recordingId}.wav` : null,
     transcription: override?.transcription ?? text,
     createdAtSec: created,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from './prng.js';
-import { parseTimeOrderedId, timeOrderedId } from './call-factory.js';
+import { makeCall, parseTimeOrderedId, timeOrderedId } from './call-factory.js';
+import { makeNumbers } from './numbers.js';
 
 describe('timeOrderedId', () => {
   it('sorts as strings in (created_at, sequence) order and reads back both', () => {
@@ -21,5 +22,33 @@ describe('timeOrderedId', () => {
   it('rejects ids it did not make', () => {
     expect(parseTimeOrderedId('not-an-id')).toBeUndefined();
     expect(parseTimeOrderedId('3b241101-e2bb-4255-8caf-4136c566a962')).toBeUndefined();
+  });
+});
+
+describe('makeCall outboundToNumber', () => {
+  const numbers = makeNumbers(7, 3);
+  const tracked = new Set(numbers.map((number) => number.number));
+  const ctx = { businessSeed: 7, numbers, userFolder: 'u', v2UuidBase: 1, initialCount: 200 };
+  const calls = (outboundToNumber?: 'customer' | 'tracked') => Array.from({ length: 200 }, (_, index) => makeCall({ ...ctx, ...(outboundToNumber === undefined ? {} : { outboundToNumber }) }, index, 1_740_000_000 + index, 0, undefined));
+
+  it('puts the tracked number in to_number of every call under `tracked`, the customer in from_number', () => {
+    const played = calls('tracked');
+    expect(played.some((call) => call.direction === 'outbound')).toBe(true);
+    for (const call of played) {
+      expect(tracked.has(call.toNumber)).toBe(true);
+      expect(tracked.has(call.fromNumber)).toBe(false);
+    }
+  });
+
+  it('sends outbound calls from the tracked number to the customer by default, the rest of the call unchanged', () => {
+    const byDefault = calls();
+    const literal = calls('tracked');
+    for (const [index, call] of byDefault.entries()) {
+      const other = literal[index];
+      expect(tracked.has(call.fromNumber)).toBe(call.direction === 'outbound');
+      expect({ ...call, toNumber: '', fromNumber: '' }).toEqual({ ...other, toNumber: '', fromNumber: '' });
+      expect(new Set([call.toNumber, call.fromNumber])).toEqual(new Set([other?.toNumber, other?.fromNumber]));
+    }
+    expect(calls('customer')).toEqual(byDefault);
   });
 });

@@ -12,6 +12,7 @@ export type {
   Faults,
   Hostile,
   HostileRecords,
+  OutboundToNumber,
   RateLimitOptions,
   RateWindow,
   SimBusiness,

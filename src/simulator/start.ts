@@ -45,6 +45,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           recordingsBaseUrl,
           v2NumbersAsNumbers: options.v2NumbersAsNumbers ?? 0,
           v2FractionalUuid: options.v2FractionalUuid ?? false,
+          outboundToNumber: options.outboundToNumber ?? 'customer',
         },
         keys,
       ),

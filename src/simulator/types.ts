@@ -89,6 +89,14 @@ export interface RateLimitOptions {
   windowMs: number;
 }
 
+/**
+ * What `to_number` (`call_to_number`) holds on an outbound call; the specification calls it "the
+ * tracked service number" and is silent on outbound calls, so both readings are played:
+ * `customer` (the call goes from the tracked number to the customer) and `tracked` (the tracked
+ * number on every call; `from_number` is then the customer's).
+ */
+export type OutboundToNumber = 'customer' | 'tracked';
+
 export interface SimulatorOptions {
   /** @defaultValue '127.0.0.1' */
   host?: string;
@@ -113,6 +121,8 @@ export interface SimulatorOptions {
   faults?: Partial<Faults>;
   /** v1 paths (below `/api/v1`) answered without the `data` wrapper. @defaultValue ['/sms'] */
   legacyEnvelope?: string[];
+  /** What `to_number` holds on outbound calls (v1 and v2): {@link OutboundToNumber}. @defaultValue 'customer' */
+  outboundToNumber?: OutboundToNumber;
   /** Fraction (0..1) of v2 phone fields rendered as bare JSON numbers. @defaultValue 0 */
   v2NumbersAsNumbers?: number;
   /** Emit `next_cursor` on the last cursor page too, so a client can resume later. @defaultValue true */
