@@ -10,9 +10,11 @@ interface Checked {
     readonly session?: unknown;
     readonly v2Token?: string | undefined;
     readonly streams: readonly string[];
+    readonly webhookSecret?: string | undefined;
   }[];
   readonly streams: readonly { readonly name: string }[];
   readonly columns: Readonly<Record<string, readonly { readonly name: string }[]>>;
+  readonly hooks?: { readonly secret?: string | undefined; readonly streamMap: Readonly<Record<string, string>> } | undefined;
 }
 
 type Context = z.core.$RefinementCtx<Checked>;
@@ -54,6 +56,22 @@ function checkBusiness(config: Checked, index: number, ctx: Context, known: Read
   }
 }
 
+/** A webhook receiver needs a secret for every business and maps payload values to streams that exist. */
+function checkHooks(config: Checked, ctx: Context, known: ReadonlySet<string>): void {
+  const hooks = config.hooks;
+  if (hooks === undefined) return;
+  if (hooks.secret === undefined) {
+    config.businesses.forEach((business, index) => {
+      if (business.webhookSecret === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['businesses', index, 'webhookSecret'], message: 'required while hooks.secret is not set: every delivery is authenticated' });
+      }
+    });
+  }
+  for (const [value, stream] of Object.entries(hooks.streamMap)) {
+    if (!known.has(stream)) ctx.addIssue({ code: 'custom', path: ['hooks', 'streamMap', value], message: `unknown stream "${stream}" (expected one of ${[...known].join(', ')})` });
+  }
+}
+
 /** Rules that span sections: unique names, known streams, declared columns, the credentials each stream needs. */
 export function checkConfig(config: Checked, ctx: Context): void {
   checkExtraStreams(config, ctx);
@@ -66,4 +84,5 @@ export function checkConfig(config: Checked, ctx: Context): void {
     else ctx.addIssue({ code: 'custom', path: ['businesses', index, 'name'], message: `duplicate business name "${business.name}" (also businesses[${first}])` });
     checkBusiness(config, index, ctx, known);
   });
+  checkHooks(config, ctx, known);
 }

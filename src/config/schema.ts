@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { columnsSchema } from './columns.js';
+import { hooksSchema } from './hooks-section.js';
 import { checkConfig } from './cross-checks.js';
 import type { DeepReadonly } from './freeze.js';
 import {
@@ -30,9 +31,11 @@ const sections = {
   backfill: backfillSchema.prefault({}),
   worker: workerSchema.prefault({}),
   log: logSchema.prefault({}),
+  hooks: hooksSchema.optional(),
 };
 
-type Sections = { [Key in keyof typeof sections]: z.output<(typeof sections)[Key]> };
+// The object's output type, so an optional section (`hooks`) stays an optional key.
+type Sections = z.output<z.ZodObject<typeof sections>>;
 
 function resolveDefaults<T extends Sections>(config: T) {
   const rateLimit = config.upstream.rateLimit;

@@ -39,7 +39,7 @@ export const rateLimitSchema = z.union(
 );
 
 /** A duration such as "60s", "5m", "1h" or whole milliseconds, parsed to milliseconds. */
-function durationMs(defaultValue: string) {
+export function durationMs(defaultValue: string) {
   return z
     .union([z.number(), z.string()], { error: 'expected a duration such as "60s" or a number of milliseconds' })
     .transform((value, ctx) => {
@@ -103,6 +103,8 @@ export const businessSchema = z.strictObject({
     .refine(isValidTimeZone, { error: (issue) => `unknown IANA time zone ${JSON.stringify(issue.input)}` })
     .default('UTC'),
   rateLimit: rateLimitSchema.optional(),
+  // This business's own secret for webhook deliveries (`hooks`); without it `hooks.secret` applies.
+  webhookSecret: z.string().min(1).optional(),
 });
 
 export const extraStreamSchema = z.strictObject({

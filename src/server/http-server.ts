@@ -46,6 +46,17 @@ export interface StatusServerOptions {
   readonly redact?: Redact;
   /** Clock for `generatedAt` and lag. @defaultValue Date.now */
   readonly now?: () => number;
+  /**
+   * Routes answered before the bearer token is asked for, because they authenticate each
+   * request themselves (the webhook receiver, when `hooks.port` is not set).
+   */
+  readonly extraRoutes?: ExtraRoutes;
+}
+
+/** Paths the server hands over whole (method, auth and answer are theirs). */
+export interface ExtraRoutes {
+  owns(path: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
 
 export interface StatusServer {
@@ -130,6 +141,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
+    if (options.extraRoutes?.owns(path) === true) return options.extraRoutes.handle(req, res, path);
     if (path !== '/healthz' && !authorized(req.headers.authorization)) {
       return sendJson(res, 401, { error: 'unauthorized: send Authorization: Bearer <token>' }, { 'www-authenticate': 'Bearer' });
     }

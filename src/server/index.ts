@@ -1,5 +1,5 @@
 export { startStatusServer } from './http-server.js';
-export type { StatusServer, StatusServerOptions } from './http-server.js';
+export type { ExtraRoutes, StatusServer, StatusServerOptions } from './http-server.js';
 export { runReadinessChecks, DEFAULT_READINESS_TIMEOUT_MS } from './readiness.js';
 export type { ReadinessCheck, ReadinessReport } from './readiness.js';
 export { renderStatusPage } from './status-page.js';

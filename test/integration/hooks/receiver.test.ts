@@ -1,0 +1,110 @@
+import { createHmac } from 'node:crypto';
+import { Readable } from 'node:stream';
+import pino from 'pino';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHookReceiver, startHookServer, type DeliveryOutcome, type HookServer, type HookSettings } from '../../../src/hooks/index.js';
+
+const SETTINGS: HookSettings = {
+  path: '/hooks',
+  auth: 'hmac',
+  signature: { header: 'x-webhook-signature', algorithm: 'sha256', encoding: 'hex', prefix: '', timestampHeader: 'x-webhook-timestamp', toleranceMs: 300_000 },
+  tokenHeader: 'authorization',
+  businessFrom: { field: 'account' },
+  streamField: 'event',
+  streamMap: { 'voicemail.created': 'voicemails' },
+  maxBodyBytes: 1_048_576,
+  rateLimit: { requests: 50, perMs: 60_000 },
+};
+const SECRETS = { acme: 'acme-secret-1', globex: 'globex-secret-2' } as const;
+
+/** Signed here by hand (README "Webhooks"), not with the receiver's own signer. */
+function signed(business: keyof typeof SECRETS, body: string, atSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const signature = createHmac('sha256', SECRETS[business]).update(`${atSeconds}.${body}`).digest('hex');
+  return { 'content-type': 'application/json', 'x-webhook-signature': signature, 'x-webhook-timestamp': String(atSeconds) };
+}
+
+describe('webhook receiver over HTTP', () => {
+  let server: HookServer;
+  const triggered: { business: string; streams: readonly string[] }[] = [];
+  const outcomes: { outcome: DeliveryOutcome; business: string | undefined }[] = [];
+
+  beforeAll(async () => {
+    const receiver = createHookReceiver({
+      settings: SETTINGS,
+      businesses: new Map([
+        ['acme', { secret: SECRETS.acme, streams: ['calls', 'voicemails'] }],
+        ['globex', { secret: SECRETS.globex, streams: ['calls'] }],
+      ]),
+      trigger: (business, streams) => {
+        triggered.push({ business, streams });
+        return Promise.resolve();
+      },
+      onDelivery: (outcome, business) => outcomes.push({ outcome, business }),
+      logger: pino({ level: 'silent' }),
+    });
+    server = await startHookServer({ host: '127.0.0.1', port: 0, receiver, logger: pino({ level: 'silent' }) });
+  });
+  afterAll(() => server.close());
+
+  async function post(path: string, body: string | Buffer, headers: Record<string, string>): Promise<number> {
+    const response = await request(`${server.url}${path}`, { method: 'POST', body, headers });
+    await response.body.dump();
+    return response.statusCode;
+  }
+
+  it('accepts a signed delivery with 202 and triggers every stream of the business, or the one the payload maps to', async () => {
+    triggered.length = 0;
+    const call = '{"event":"call.created","id":1}';
+    expect(await post('/hooks/acme', call, signed('acme', call))).toBe(202);
+    const voicemail = '{"event":"voicemail.created","id":2}';
+    expect(await post('/hooks/acme', voicemail, signed('acme', voicemail))).toBe(202);
+    const byField = '{"account":"globex","event":"call.created"}';
+    expect(await post('/hooks', byField, signed('globex', byField))).toBe(202);
+    expect(triggered).toEqual([
+      { business: 'acme', streams: ['calls', 'voicemails'] },
+      { business: 'acme', streams: ['voicemails'] },
+      { business: 'globex', streams: ['calls'] },
+    ]);
+  });
+
+  it('refuses forged, replayed, unknown and oversized deliveries without a trigger', async () => {
+    triggered.length = 0;
+    outcomes.length = 0;
+    const body = '{"event":"call.created"}';
+    expect(await post('/hooks/acme', body, { ...signed('acme', body), 'x-webhook-signature': 'f'.repeat(64) })).toBe(401);
+    // Signed with the other business's secret: a valid signature, but not this business's.
+    expect(await post('/hooks/acme', body, signed('globex', body))).toBe(401);
+    expect(await post('/hooks/acme', body, { 'content-type': 'application/json' })).toBe(401);
+    expect(await post('/hooks/acme', body, signed('acme', body, Math.floor(Date.now() / 1000) - 3_600))).toBe(401);
+    expect(await post('/hooks/initech', body, signed('acme', body))).toBe(404);
+    expect(await post('/hooks', '{"account":"initech"}', signed('acme', '{"account":"initech"}'))).toBe(404);
+    expect(await post('/hooks', 'not json', signed('acme', 'not json'))).toBe(400);
+    const big = Buffer.alloc(10 * 1024 * 1024, 0x20);
+    expect(await post('/hooks/acme', big, { 'content-type': 'application/json' })).toBe(413);
+    expect(triggered).toEqual([]);
+    expect(outcomes.map((o) => o.outcome)).toEqual(['unauthorized', 'unauthorized', 'unauthorized', 'replayed', 'unknown_business', 'unknown_business', 'bad_request', 'too_large']);
+    // An attacker's name is never a label value.
+    expect(outcomes.filter((o) => o.outcome === 'unknown_business').map((o) => o.business)).toEqual([undefined, undefined]);
+  });
+
+  it('answers 413 to a chunked body past the limit before reading it all', async () => {
+    // A generator body has no length, so undici sends it chunked.
+    function* chunks(): Generator<Buffer> {
+      for (let i = 0; i < 40; i++) yield Buffer.alloc(256 * 1024, 0x20);
+    }
+    const response = await request(`${server.url}/hooks/acme`, { method: 'POST', body: Readable.from(chunks()), headers: { 'content-type': 'application/json' } }).catch((error: unknown) => error);
+    // Either the answer arrives, or the server closed the upload early; never a 202.
+    if (response instanceof Error) expect(response.message).toMatch(/closed|reset|EPIPE|socket/i);
+    else expect((response as { statusCode: number }).statusCode).toBe(413);
+  });
+
+  it('answers a flood from one client with 429 once past the limit, and other paths are 404', async () => {
+    const statuses = await Promise.all(Array.from({ length: 80 }, () => post('/hooks/acme', '{}', { 'x-webhook-signature': 'bad' })));
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    const other = await request(`${server.url}/metrics`);
+    await other.body.dump();
+    expect(other.statusCode).toBe(404);
+  });
+});
