@@ -112,11 +112,19 @@ export class StatementCache {
     return Math.max(1, Math.floor(this.#adapter.maxBindParameters / recordColumns(table).length));
   }
 
-  /** Upserts `records` in one statement; resolves with the rows inserted or changed. */
+  /**
+   * Upserts `records` in one statement (or, where the executor offers `runEach`, one prepared
+   * one-row statement per record); resolves with the rows inserted or changed.
+   */
   runUpsert(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string): Promise<number> {
     if (this.#adapter.supportsUnnestUpsert) {
       const { text, name } = this.#upsert(table, 'unnest', () => recordUnnestUpsertSql(this.#adapter, table));
       return executor.run(text, columnParameters(table, records, now), name);
+    }
+    if (executor.runEach !== undefined) {
+      const { text } = this.#upsert(table, '1', () => recordUpsertSql(this.#adapter, table, 1));
+      const names = table.columns.map((column) => column.name);
+      return executor.runEach(text, records.map((record) => recordRow(names, record, now)));
     }
     const { text, name } = this.#upsert(table, String(records.length), () => recordUpsertSql(this.#adapter, table, records.length));
     return executor.run(text, rowParameters(table, records, now), name);
@@ -152,6 +160,18 @@ function rowParameters(table: StreamTable, records: readonly SyncRecord[], now: 
     parameters[at++] = now;
   }
   return parameters;
+}
+
+/** One record's parameters, matching a one-row VALUES list. */
+function recordRow(names: readonly string[], record: SyncRecord, now: string): unknown[] {
+  const row = new Array<unknown>(names.length + 5);
+  row[0] = record.businessId;
+  row[1] = record.id;
+  row[2] = record.source;
+  for (let column = 0; column < names.length; column++) row[column + 3] = record.fields[names[column] as string] ?? null;
+  row[names.length + 3] = JSON.stringify(record.raw);
+  row[names.length + 4] = now;
+  return row;
 }
 
 /** One array per column, matching `unnest`. */

@@ -39,6 +39,24 @@ describe('SQL statements', () => {
     expect(new StatementCache({ ...postgresAdapter('s'), supportsUnnestUpsert: false }).rowsPerStatement(wide)).toBe(655);
   });
 
+  it('runs one prepared one-row statement per record where the executor offers runEach, else one multi-row statement', async () => {
+    const records = ['a', 'b', 'c'].map((id) => ({ businessId: 'biz', id, source: 'v1' as const, fields: { created_at: '2026-01-01T00:00:00Z' }, raw: { id } }));
+    const statements = new StatementCache(sqliteAdapter);
+    const each: { sql: string; rows: readonly (readonly unknown[])[] }[] = [];
+    const runs: { sql: string; parameters: readonly unknown[] }[] = [];
+    const run = (sql: string, parameters: readonly unknown[]) => (runs.push({ sql, parameters }), Promise.resolve(parameters.length / 6));
+    const runEach = (sql: string, rows: readonly (readonly unknown[])[]) => (each.push({ sql, rows }), Promise.resolve(rows.length));
+    expect(await statements.runUpsert({ run, runEach }, sms, records, 'now')).toBe(3);
+    expect(runs).toEqual([]);
+    expect(each).toHaveLength(1);
+    expect(each[0]?.sql).toBe(recordUpsertSql(sqliteAdapter, sms, 1));
+    expect(each[0]?.rows).toEqual(records.map((record) => ['biz', record.id, 'v1', '2026-01-01T00:00:00Z', JSON.stringify(record.raw), 'now']));
+    expect(await statements.runUpsert({ run }, sms, records, 'now')).toBe(3);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.sql).toBe(recordUpsertSql(sqliteAdapter, sms, 3));
+    expect(runs[0]?.parameters).toEqual(each[0]?.rows.flat());
+  });
+
   it('uses anonymous placeholders and IS NOT in SQLite', () => {
     const text = recordUpsertSql(sqliteAdapter, sms, 1);
     expect(text).toContain('insert into "sms" as t');

@@ -38,7 +38,10 @@ export class SqliteDriver implements SqlDriver {
   readonly #raw: Database.Database;
   readonly #busyTimeoutMs: number;
   readonly #statements = new Map<string, Database.Statement<unknown[]>>();
-  readonly #executor: SqlExecutor = { run: (sql, parameters) => Promise.resolve(this.#run(sql, parameters)) };
+  readonly #executor: SqlExecutor = {
+    run: (sql, parameters) => Promise.resolve(this.#run(sql, parameters)),
+    runEach: (sql, parameterRows) => Promise.resolve(this.#runEach(sql, parameterRows)),
+  };
 
   constructor(raw: Database.Database) {
     this.#raw = raw;
@@ -104,14 +107,25 @@ export class SqliteDriver implements SqlDriver {
   }
 
   #run(sql: string, parameters: readonly unknown[]): number {
+    // One array binds the anonymous parameters; spreading it would copy it for nothing.
+    return this.#prepared(sql).run(parameters).changes;
+  }
+
+  #runEach(sql: string, parameterRows: readonly (readonly unknown[])[]): number {
+    const statement = this.#prepared(sql);
+    let changes = 0;
+    for (let row = 0; row < parameterRows.length; row++) changes += statement.run(parameterRows[row]).changes;
+    return changes;
+  }
+
+  #prepared(sql: string): Database.Statement<unknown[]> {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.clear();
       statement = this.#raw.prepare<unknown[]>(sql);
       this.#statements.set(sql, statement);
     }
-    // One array binds the anonymous parameters; spreading a 7,500-value page copied it for nothing.
-    return statement.run(parameters).changes;
+    return statement;
   }
 }
 
