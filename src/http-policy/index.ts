@@ -16,3 +16,8 @@ export { reachHttp } from './reach.js';
 export type { ReachOptions, ReachRetry } from './reach.js';
 export { BodyTooLargeError, readBoundedBody } from './read-body.js';
 export type { BodyStream } from './read-body.js';
+export { readBodyPrefix } from './read-body.js';
+export { send } from './exchange.js';
+export type { ExchangeDecision, ExchangeFailure, ExchangeHead, ExchangeOptions, ExchangeOutcome, ExchangeRequest, ExchangeResponse } from './exchange.js';
+export { HttpError, isHttpError } from './http-error.js';
+export type { FailureKind, HttpErrorOptions } from './http-error.js';

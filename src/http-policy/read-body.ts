@@ -35,3 +35,21 @@ export async function readBoundedBody(body: BodyStream, maxBytes: number, conten
   }
   return Buffer.concat(chunks, size);
 }
+
+/**
+ * Reads at most `maxBytes` of a body and discards the rest unread (the stream is destroyed): for an
+ * answer whose first bytes are all that is used (a webhook receiver's acknowledgement).
+ */
+export async function readBodyPrefix(body: BodyStream, maxBytes: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size >= maxBytes) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks, size).subarray(0, maxBytes);
+}

@@ -1,3 +1,4 @@
+import type { FailureKind } from '../http-policy/index.js';
 import { isUpstreamError } from '../upstream/index.js';
 import { PayloadShapeError } from '../sync/walkers/index.js';
 
@@ -5,7 +6,11 @@ import { PayloadShapeError } from '../sync/walkers/index.js';
 export interface StreamFailure {
   /** `business`: stop every stream of this business (revoked key, missing role); `stream`: only this one. */
   readonly scope: 'business' | 'stream';
-  readonly kind: 'auth' | 'forbidden' | 'invalid' | 'transient' | 'rate_limited' | 'contract' | 'sink' | 'internal';
+  /**
+   * The exchange's one vocabulary (`FailureKind`) for an upstream failure, plus what only a stream
+   * run can meet: `contract` (an answer of the wrong shape) and `sink` (the target's own failure).
+   */
+  readonly kind: Extract<FailureKind, 'auth' | 'forbidden' | 'invalid' | 'transient' | 'rate_limited' | 'internal'> | 'contract' | 'sink';
   readonly message: string;
 }
 

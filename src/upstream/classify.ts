@@ -1,7 +1,7 @@
 import { classifyHttp, DEFAULT_MAX_WAIT_MS, servicePolicy, UPSTREAM_TRAITS } from '../http-policy/index.js';
 import type { CappedWaitNote, HeaderBag, HttpFailureKind, HttpVerdict, ServicePolicy } from '../http-policy/index.js';
 import { parseErrorBody } from './envelopes.js';
-import { isUpstreamError, UpstreamErrorCode } from './errors.js';
+import { UpstreamErrorCode } from './errors.js';
 import type { UpstreamErrorKind } from './errors.js';
 
 /** A non-2xx answer, before it becomes an error. */
@@ -83,18 +83,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Upstream's reading of the shared HTTP policy (`src/http-policy/`), with its error codes: an
- * `UpstreamError`, a thrown network error, a non-2xx answer (`HttpFailure`) or an unusable 2xx
- * body (`BodyFailure`). `now` (epoch ms) turns HTTP dates and resets into waits.
+ * Upstream's reading of the shared HTTP policy (`src/http-policy/`), with its error codes: a
+ * thrown network error, a non-2xx answer (`HttpFailure`) or an unusable 2xx body (`BodyFailure`).
+ * Made once per attempt; the `UpstreamError` built from it travels with it and is never classified
+ * again. `now` (epoch ms) turns HTTP dates and resets into waits.
  */
 export function classifyFailure(failure: unknown, now: number, policy: ServicePolicy = DEFAULT_POLICY): Classification {
-  if (isUpstreamError(failure)) {
-    const aborted = failure.cause !== undefined && classifyHttp({ error: failure.cause }, policy, { nowMs: now }).kind === 'aborted';
-    const retry = failure.kind === 'rate_limited' || (failure.kind === 'transient' && !aborted);
-    const waitMs = failure.retryAfterMs ?? (failure.kind === 'rate_limited' ? DEFAULT_RATE_LIMIT_WAIT_MS : undefined);
-    const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
-    return { kind: failure.kind, retry, ...(waitMs === undefined ? {} : { waitMs }), reason: `${failure.code}${status}`, code: failure.code };
-  }
   if (isObject(failure) && !(failure instanceof Error) && typeof failure.status === 'number') {
     return byStatus(failure as unknown as HttpFailure | BodyFailure, policy, now);
   }

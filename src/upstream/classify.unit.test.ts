@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFailure, DEFAULT_RATE_LIMIT_WAIT_MS } from './classify.js';
-import { UpstreamError } from './errors.js';
 
 const NOW = Date.UTC(2025, 10, 22, 3, 0, 0);
-const request = { method: 'GET', host: 'calls.example.com', path: '/api/v1/calls' };
 
 function netError(code: string, wrap = false): Error {
   const error = Object.assign(new Error(`network ${code}`), { code });
@@ -55,21 +53,5 @@ describe('classifyFailure', () => {
 
   it('honours Retry-After on a 503', () => {
     expect(classifyFailure({ status: 503, headers: { 'Retry-After': '5' } }, NOW)).toMatchObject({ waitMs: 5_000, code: 'SERVER_ERROR' });
-  });
-
-  it.each([
-    ['auth', false],
-    ['forbidden', false],
-    ['invalid', false],
-    ['transient', true],
-    ['rate_limited', true],
-  ] as const)('keeps the kind of an UpstreamError (%s, retry %s)', (kind, retry) => {
-    const error = new UpstreamError('x', { code: 'X', kind, request, retryAfterMs: 4_000 });
-    expect(classifyFailure(error, NOW)).toMatchObject({ kind, retry, code: 'X' });
-  });
-
-  it('does not retry an UpstreamError caused by an abort', () => {
-    const error = new UpstreamError('x', { code: 'UND_ERR_ABORTED', kind: 'transient', request, cause: netError('UND_ERR_ABORTED') });
-    expect(classifyFailure(error, NOW).retry).toBe(false);
   });
 });

@@ -1,20 +1,24 @@
 import type { Dispatcher } from 'undici';
-import type { CappedWaitNote } from '../http-policy/index.js';
+import { send } from '../http-policy/index.js';
+import type { CappedWaitNote, ExchangeDecision, ExchangeOutcome, ExchangeRequest, Sleep } from '../http-policy/index.js';
 import { createRedactor, forTerminal } from '../redact/index.js';
+import type { Redact } from '../redact/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { apiKeyAuth } from './auth/api-key.js';
 import { SessionAuth } from './auth/session.js';
 import type { RequestAuth } from './auth/types.js';
 import { v2BearerAuth } from './auth/v2-bearer.js';
 import { classifyFailure, upstreamClassifyPolicy } from './classify.js';
+import type { Classification } from './classify.js';
 import { parseErrorBody, unwrapSuccess } from './envelopes.js';
 import { UpstreamError, UpstreamErrorCode } from './errors.js';
 import type { RequestContext } from './errors.js';
 import { createUpstreamAgent } from './http.js';
 import type { JsonObject } from './json.js';
-import { parseJson, sendAndRead } from './read-response.js';
-import type { ExchangeSettings, RawResponse } from './read-response.js';
+import { parseJson, readOutcome } from './read-response.js';
+import type { ExchangeSettings, RawResponse, UpstreamFailure } from './read-response.js';
 import { upstreamFailure } from './request-error.js';
+import type { FailureDetails } from './request-error.js';
 
 export type UpstreamApi = 'v1' | 'v2';
 
@@ -61,14 +65,27 @@ export interface UpstreamResponse {
   readonly waitCapped?: CappedWaitNote;
 }
 
+/** One attempt as upstream reads it: the response, or the error with the one classification it was built from. */
+export type UpstreamAttempt = { readonly response: UpstreamResponse } | UpstreamFailure;
+
 export interface UpstreamGetOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
+  /** The budget, awaited before every attempt (see `send()`'s `acquire`). @defaultValue none */
+  readonly acquire?: () => Promise<void>;
+  /**
+   * The retry policy: what each attempt's result leads to (`fetchWithRetry` passes its own).
+   * @defaultValue a response is returned, a failure thrown at once
+   */
+  readonly settle?: (attempt: UpstreamAttempt) => Promise<ExchangeDecision<UpstreamResponse>>;
+  /** Sleeps the waits `settle` asks for. @defaultValue an abortable timer */
+  readonly sleep?: Sleep;
 }
 
 export interface UpstreamClient {
   /**
-   * One attempt; throws `UpstreamError`. `api: 'v1'` → `${baseUrl}/api/v1${path}`;
-   * `'v2'` → `${v2BaseUrl}${path}` with the v2 token. A session 401 logs in again once.
+   * One exchange (`send()`); throws `UpstreamError`. Without `settle`, one attempt. `api: 'v1'` →
+   * `${baseUrl}/api/v1${path}`; `'v2'` → `${v2BaseUrl}${path}` with the v2 token. A session 401
+   * logs in again and sends once more, before `settle` sees anything.
    */
   get(api: UpstreamApi, path: string, query?: QueryParams, options?: UpstreamGetOptions): Promise<UpstreamResponse>;
   /** Whether a request of each interface draws from the business's budget (session: no). */
@@ -90,24 +107,31 @@ function buildUrl(base: string, path: string, query: QueryParams | undefined): U
   return url;
 }
 
-function toResponse(raw: RawResponse, context: RequestContext, settings: ExchangeSettings): UpstreamResponse {
+function toAttempt(raw: RawResponse, context: RequestContext, settings: ExchangeSettings): UpstreamAttempt {
   const { redact, now, policy } = settings;
   const rateLimit = { ...(raw.rateLimit ? { rateLimit: raw.rateLimit } : {}), ...(raw.waitCapped ? { waitCapped: raw.waitCapped } : {}) };
   const body = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     const unwrapped = unwrapSuccess(body);
-    if (unwrapped) return { status: raw.status, payload: unwrapped, ...rateLimit };
-    throw upstreamFailure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now(), policy), context, { status: raw.status, ...rateLimit }, redact);
+    if (unwrapped) return { response: { status: raw.status, payload: unwrapped, ...rateLimit } };
+    return failure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now(), policy), context, { status: raw.status, ...rateLimit }, redact);
   }
   const parsed = body ?? raw.text;
   const serverMessage = parseErrorBody(parsed, (text) => redact(forTerminal(text))).message;
-  throw upstreamFailure(
+  return failure(
     classifyFailure({ status: raw.status, headers: raw.headers, body: parsed }, now(), policy),
     context,
     { status: raw.status, ...(serverMessage === undefined ? {} : { serverMessage }), ...rateLimit },
     redact,
   );
 }
+
+function failure(classification: Classification, context: RequestContext, details: FailureDetails, redact: Redact): UpstreamFailure {
+  return { error: upstreamFailure(classification, context, details, redact), classification };
+}
+
+const settleOnce = (attempt: UpstreamAttempt): Promise<ExchangeDecision<UpstreamResponse>> =>
+  Promise.resolve('response' in attempt ? { action: 'accept', value: attempt.response } : { action: 'fail', error: attempt.error });
 
 /** The upstream client of one business: v1 by API key or session, v2 by bearer token. */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -128,17 +152,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     v2: { base: options.v2BaseUrl ?? options.baseUrl, auth: v2Token === undefined ? undefined : v2BearerAuth(v2Token) },
   };
 
-  async function send(url: URL, auth: Record<string, string>, context: RequestContext, signal?: AbortSignal): Promise<RawResponse> {
-    const request: Dispatcher.RequestOptions = {
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: 'GET',
-      headers: { accept: 'application/json', ...auth },
-      ...(signal ? { signal } : {}),
-    };
-    return sendAndRead(dispatcher, request, context, settings);
-  }
-
   return {
     countsAgainstRateLimit: { v1: v1Auth?.countsAgainstRateLimit ?? true, v2: true },
     async get(api, path, query, getOptions = {}) {
@@ -153,12 +166,32 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           request: context,
         });
       }
-      const used = await auth.headers(getOptions.signal);
-      let raw = await send(url, used, context, getOptions.signal);
-      if (raw.status === 401 && auth.refresh && (await auth.refresh(used, getOptions.signal))) {
-        raw = await send(url, await auth.headers(getOptions.signal), context, getOptions.signal);
-      }
-      return toResponse(raw, context, settings);
+      const { signal, settle = settleOnce } = getOptions;
+      let used: Record<string, string> = {};
+      let renewed = false;
+      return send<UpstreamResponse>({
+        dispatcher,
+        timeoutMs: options.timeoutMs,
+        maxBodyBytes: settings.maxBodyBytes,
+        redact,
+        signal,
+        ...(getOptions.acquire === undefined ? {} : { acquire: getOptions.acquire }),
+        ...(getOptions.sleep === undefined ? {} : { sleep: getOptions.sleep }),
+        request: async (): Promise<ExchangeRequest> => {
+          used = await auth.headers(signal);
+          return { url, method: 'GET', headers: { accept: 'application/json', ...used } };
+        },
+        decide: async (outcome: ExchangeOutcome) => {
+          const read = readOutcome(outcome, context, settings);
+          if (!('raw' in read)) return settle(read);
+          // A session the server forgot: log in again (once for everyone who used it) and resend, uncounted by settle.
+          if (read.raw.status === 401 && !renewed && auth.refresh && (await auth.refresh(used, signal))) {
+            renewed = true;
+            return { action: 'retry', waitMs: undefined };
+          }
+          return settle(toAttempt(read.raw, context, settings));
+        },
+      });
     },
     async close() {
       if (owned) await dispatcher.close();

@@ -1,8 +1,9 @@
-import type { CappedWaitNote } from '../http-policy/index.js';
+import { HttpError } from '../http-policy/index.js';
+import type { CappedWaitNote, FailureKind } from '../http-policy/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 
-/** What the engine does about a failure: see DESIGN.md "Errors". */
-export type UpstreamErrorKind = 'auth' | 'forbidden' | 'rate_limited' | 'transient' | 'invalid';
+/** The kinds of the one vocabulary (`FailureKind`) an upstream failure can have: see DESIGN.md "Errors". */
+export type UpstreamErrorKind = Extract<FailureKind, 'auth' | 'forbidden' | 'rate_limited' | 'transient' | 'invalid'>;
 
 /** Stable codes of errors callsync raises itself; network failures keep undici's / Node's code. */
 export const UpstreamErrorCode = {
@@ -41,17 +42,12 @@ export interface UpstreamErrorOptions {
 }
 
 /**
- * A failed upstream request. The message holds method, host, path, status and the server's
- * message only: never headers, tokens, cookies, passwords or query strings.
+ * A failed upstream request: the exchange's `HttpError` with upstream's own fields. The message
+ * holds method, host, path, status and the server's message only: never headers, tokens, cookies,
+ * passwords or query strings.
  */
-export class UpstreamError extends Error {
+export class UpstreamError extends HttpError<UpstreamErrorKind> {
   override readonly name = 'UpstreamError';
-  /** Stable machine-readable code (`UpstreamErrorCode` or a network code such as `ECONNRESET`). */
-  readonly code: string;
-  readonly kind: UpstreamErrorKind;
-  readonly status?: number;
-  /** How long the server asked us to wait (429 or `Retry-After` on any status), in ms, cut to `maxWaitMs`. */
-  readonly retryAfterMs?: number;
   /** Set when the server asked for a longer wait than `maxWaitMs` (`retryAfterMs` is the cut one). */
   readonly waitCapped?: CappedWaitNote;
   /** The `X-RateLimit-*` view the failed response carried. */
@@ -59,12 +55,8 @@ export class UpstreamError extends Error {
   readonly request: RequestContext;
 
   constructor(message: string, options: UpstreamErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = options.code;
-    this.kind = options.kind;
+    super(message, { service: 'upstream', ...options });
     this.request = options.request;
-    if (options.status !== undefined) this.status = options.status;
-    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.waitCapped !== undefined) this.waitCapped = options.waitCapped;
     if (options.rateLimit !== undefined) this.rateLimit = options.rateLimit;
   }

@@ -1,9 +1,8 @@
 import type { BucketConfig, RateLimiter } from '../ratelimit/index.js';
 import { abortableSleep, backoffDelayMs } from '../http-policy/index.js';
-import type { Sleep } from '../http-policy/index.js';
-import { classifyFailure } from './classify.js';
-import type { QueryParams, UpstreamApi, UpstreamClient, UpstreamResponse } from './client.js';
-import { BudgetWaitError, isUpstreamError } from './errors.js';
+import type { ExchangeDecision, Sleep } from '../http-policy/index.js';
+import type { QueryParams, UpstreamApi, UpstreamAttempt, UpstreamClient, UpstreamResponse } from './client.js';
+import { BudgetWaitError } from './errors.js';
 import type { UpstreamErrorKind } from './errors.js';
 
 export interface RetryPolicy {
@@ -53,10 +52,12 @@ export interface FetchWithRetryOptions {
 }
 
 /**
- * Fetches one page: takes a token before every attempt (unless the auth is not counted), waits
- * for budget up to `maxBudgetWaitMs`, feeds every response's rate-limit headers back, blocks the
- * bucket on 429 and retries, retries transient failures with full-jitter backoff, and throws
- * auth / forbidden / invalid failures at once.
+ * Fetches one page through the client's one exchange (`send()`), bringing upstream's budget and
+ * retry rules: takes a token before every attempt (unless the auth is not counted), waits for
+ * budget up to `maxBudgetWaitMs`, feeds every response's rate-limit headers back, blocks the bucket
+ * on 429 and retries, retries transient failures with full-jitter backoff, and throws auth /
+ * forbidden / invalid failures at once. Each failure is judged by the one classification the client
+ * made of it, with the configured policy.
  * @throws UpstreamError when the failure is final; BudgetWaitError when the budget wait is too long.
  */
 export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<UpstreamResponse> {
@@ -68,6 +69,7 @@ export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<Up
   const maxRateLimited = retry.maxRateLimited ?? 30;
   let transientFailures = 0;
   let rateLimited = 0;
+  let started = now();
 
   const waitInPlace = async (waitMs: number): Promise<void> => {
     if (waitMs > options.maxBudgetWaitMs) throw new BudgetWaitError(waitMs, bucketKey);
@@ -75,47 +77,56 @@ export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<Up
     await sleep(waitMs, signal);
   };
 
-  for (;;) {
+  // Waits (in place, or as BudgetWaitError) until the bucket grants a token.
+  const takeToken = async (): Promise<void> => {
+    const token = await limiter.take(bucketKey, bucket);
+    if (token.granted) return;
+    await waitInPlace(token.waitMs);
     signal?.throwIfAborted();
-    if (counted) {
-      const token = await limiter.take(bucketKey, bucket);
-      if (!token.granted) {
-        await waitInPlace(token.waitMs);
-        continue;
-      }
-    }
-    const started = now();
-    try {
-      const response = await client.get(api, path, options.query, signal ? { signal } : {});
+    return takeToken();
+  };
+
+  const settle = async (attempt: UpstreamAttempt): Promise<ExchangeDecision<UpstreamResponse>> => {
+    if ('response' in attempt) {
+      const { response } = attempt;
       emit({ type: 'response', api, path, status: response.status, ms: now() - started });
       if (response.waitCapped) emit({ type: 'wait-capped', api, path, ...response.waitCapped });
       // Not awaited: a correction only ever lowers the budget or moves the window on, so it may land
       // after the next take; waiting for it would add a Redis round trip to every page.
       if (counted && response.rateLimit) limiter.observe(bucketKey, response.rateLimit, bucket).catch(() => undefined);
-      return response;
-    } catch (error) {
-      if (!isUpstreamError(error)) throw error;
-      emit({ type: 'response', api, path, ...(error.status === undefined ? {} : { status: error.status }), code: error.code, ms: now() - started });
-      if (error.waitCapped) emit({ type: 'wait-capped', api, path, ...error.waitCapped });
-      if (counted && error.rateLimit) await limiter.observe(bucketKey, error.rateLimit, bucket);
-      signal?.throwIfAborted();
-      const verdict = classifyFailure(error, now());
-      if (!verdict.retry) throw error;
-      if (verdict.kind === 'rate_limited') {
-        rateLimited += 1;
-        if (rateLimited > maxRateLimited) throw error;
-        const waitMs = verdict.waitMs ?? 0;
-        emit({ type: 'retry', kind: verdict.kind, reason: verdict.reason, waitMs, attempt: rateLimited });
-        // The limiter now holds the wait: the next take reports it (in place or as BudgetWaitError).
-        if (counted) await limiter.block(bucketKey, now() + waitMs);
-        else await waitInPlace(waitMs);
-        continue;
-      }
-      transientFailures += 1;
-      if (transientFailures >= retry.maxAttempts) throw error;
-      const waitMs = Math.max(backoffDelayMs(transientFailures, retry, options.random), verdict.waitMs ?? 0);
-      emit({ type: 'retry', kind: verdict.kind, reason: verdict.reason, waitMs, attempt: transientFailures });
-      await sleep(waitMs, signal);
+      return { action: 'accept', value: response };
     }
-  }
+    const { error, classification } = attempt;
+    emit({ type: 'response', api, path, ...(error.status === undefined ? {} : { status: error.status }), code: error.code, ms: now() - started });
+    if (error.waitCapped) emit({ type: 'wait-capped', api, path, ...error.waitCapped });
+    if (counted && error.rateLimit) await limiter.observe(bucketKey, error.rateLimit, bucket);
+    signal?.throwIfAborted();
+    if (!classification.retry) return { action: 'fail', error };
+    const reason = `${error.code}${error.status === undefined ? '' : ` (HTTP ${error.status})`}`;
+    if (classification.kind === 'rate_limited') {
+      rateLimited += 1;
+      if (rateLimited > maxRateLimited) return { action: 'fail', error };
+      const waitMs = classification.waitMs ?? 0;
+      emit({ type: 'retry', kind: classification.kind, reason, waitMs, attempt: rateLimited });
+      // The limiter now holds the wait: the next take reports it (in place or as BudgetWaitError).
+      if (counted) await limiter.block(bucketKey, now() + waitMs);
+      else await waitInPlace(waitMs);
+      return { action: 'retry', waitMs: undefined };
+    }
+    transientFailures += 1;
+    if (transientFailures >= retry.maxAttempts) return { action: 'fail', error };
+    const waitMs = Math.max(backoffDelayMs(transientFailures, retry, options.random), classification.waitMs ?? 0);
+    emit({ type: 'retry', kind: classification.kind, reason, waitMs, attempt: transientFailures });
+    return { action: 'retry', waitMs };
+  };
+
+  return client.get(api, path, options.query, {
+    signal,
+    sleep,
+    settle,
+    acquire: async () => {
+      if (counted) await takeToken();
+      started = now();
+    },
+  });
 }

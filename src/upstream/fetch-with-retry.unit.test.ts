@@ -166,6 +166,15 @@ describe('fetchWithRetry', () => {
     expectNoSecrets(error);
   });
 
+  it('judges a failure by the one classification the client made (never again): an aborted request is not retried', async () => {
+    const { run, calls, sleeps, events } = setup();
+    calls().replyWithError(Object.assign(new Error('request aborted'), { code: 'UND_ERR_ABORTED' }));
+    const error = await rejectionOf(run());
+    expect(error).toMatchObject({ kind: 'transient', code: 'UND_ERR_ABORTED' });
+    expect(sleeps).toEqual([]);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([]);
+  });
+
   it('throws BudgetWaitError without a request when the budget wait exceeds maxBudgetWaitMs', async () => {
     const { limiter, run } = setup();
     limiter.refusals = [5_000, 120_000];

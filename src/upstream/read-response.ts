@@ -1,24 +1,29 @@
-import type { Dispatcher } from 'undici';
-import { BodyTooLargeError, capRateLimitInfo, parseRateLimitHeaders, readBoundedBody } from '../http-policy/index.js';
-import type { CappedWaitNote, ServicePolicy } from '../http-policy/index.js';
+import { BodyTooLargeError, capRateLimitInfo, parseRateLimitHeaders } from '../http-policy/index.js';
+import type { CappedWaitNote, ExchangeHead, ExchangeOutcome, ServicePolicy } from '../http-policy/index.js';
 import type { Redact } from '../redact/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
 import { classifyFailure } from './classify.js';
 import type { Classification } from './classify.js';
 import { UpstreamErrorCode } from './errors.js';
-import type { RequestContext } from './errors.js';
+import type { RequestContext, UpstreamError } from './errors.js';
 import { upstreamFailure } from './request-error.js';
 import { parseJsonExact } from '../normalize/index.js';
 
 /** A response read in full. */
 export interface RawResponse {
   readonly status: number;
-  readonly headers: Dispatcher.ResponseData['headers'];
+  readonly headers: ExchangeHead['headers'];
   readonly text: string;
   /** `X-RateLimit-*`, the reset cut to `maxWaitMs` from now. */
   readonly rateLimit?: RateLimitInfo;
   /** Set when the reset was further ahead than `maxWaitMs`. */
   readonly waitCapped?: CappedWaitNote;
+}
+
+/** An attempt that failed, as upstream reads it: the error and the one classification it was built from. */
+export interface UpstreamFailure {
+  readonly error: UpstreamError;
+  readonly classification: Classification;
 }
 
 /** What every exchange with the service shares: the redactor, the clock, the failure policy and the bounds. */
@@ -33,7 +38,7 @@ export interface ExchangeSettings {
   readonly maxBodyBytes: number;
 }
 
-function rateLimitOf(headers: Dispatcher.ResponseData['headers'], settings: ExchangeSettings): Pick<RawResponse, 'rateLimit' | 'waitCapped'> {
+function rateLimitOf(headers: ExchangeHead['headers'], settings: ExchangeSettings): Pick<RawResponse, 'rateLimit' | 'waitCapped'> {
   const now = settings.now();
   const seen = parseRateLimitHeaders(headers, now);
   if (seen === undefined) return {};
@@ -44,45 +49,34 @@ function rateLimitOf(headers: Dispatcher.ResponseData['headers'], settings: Exch
 }
 
 /**
- * Sends one request and reads the whole body within one deadline (`timeoutMs`, headers and body
- * together) and one size bound (`maxBodyBytes`, counted as the body streams in). Network failures,
- * a passed deadline, an oversized body and a body that ends early become transient `UpstreamError`s;
- * the HTTP status is left to the caller.
+ * Upstream's reading of one exchange attempt (`send()` did the deadline, headers and body together,
+ * and the size bound): a complete answer of any status, or the failure. Network failures, a passed
+ * deadline, an oversized body and a body that ends early are transient; the caller's cancel is final.
  */
-export async function sendAndRead(
-  dispatcher: Dispatcher,
-  options: Dispatcher.RequestOptions,
-  context: RequestContext,
-  settings: ExchangeSettings,
-): Promise<RawResponse> {
+export function readOutcome(outcome: ExchangeOutcome, context: RequestContext, settings: ExchangeSettings): { readonly raw: RawResponse } | UpstreamFailure {
   const { redact, now, policy, timeoutMs, maxBodyBytes } = settings;
-  const caller = options.signal as AbortSignal | undefined;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
-  const timedOut = (): Classification => ({
+  if ('response' in outcome) {
+    const { status, headers, body } = outcome.response;
+    return { raw: { status, headers, text: body.toString('utf8'), ...rateLimitOf(headers, settings) } };
+  }
+  const { error, head } = outcome;
+  const timedOut: Classification = {
     kind: 'transient', retry: true, code: UpstreamErrorCode.Timeout, reason: `no complete response within ${timeoutMs} ms (upstream.timeoutMs)`,
-  });
-  let response: Dispatcher.ResponseData;
-  try {
-    response = await dispatcher.request({ ...options, signal });
-  } catch (error) {
-    const classification = deadline.aborted && caller?.aborted !== true ? timedOut() : classifyFailure(error, now(), policy);
-    throw upstreamFailure(classification, context, { cause: error }, redact);
+  };
+  if (head === undefined) {
+    const classification = outcome.timedOut ? timedOut : classifyFailure(error, now(), policy);
+    return { error: upstreamFailure(classification, context, { cause: error }, redact), classification };
   }
-  const limits = rateLimitOf(response.headers, settings);
-  try {
-    const buffer = await readBoundedBody(response.body, maxBodyBytes, response.headers['content-length']);
-    return { status: response.statusCode, headers: response.headers, text: buffer.toString('utf8'), ...limits };
-  } catch (error) {
-    const classification = error instanceof BodyTooLargeError
-      ? tooLarge(response.statusCode, maxBodyBytes, now(), policy)
-      : deadline.aborted && caller?.aborted !== true
-        ? timedOut()
-        : caller?.aborted === true
-          ? classifyFailure(error, now(), policy)
-          : classifyFailure({ status: response.statusCode, bodyProblem: 'truncated' }, now(), policy);
-    throw upstreamFailure(classification, context, { status: response.statusCode, cause: error, ...(limits.rateLimit ? { rateLimit: limits.rateLimit } : {}) }, redact);
-  }
+  const limits = rateLimitOf(head.headers, settings);
+  const classification = error instanceof BodyTooLargeError
+    ? tooLarge(head.status, maxBodyBytes, now(), policy)
+    : outcome.timedOut
+      ? timedOut
+      : outcome.cancelled
+        ? classifyFailure(error, now(), policy)
+        : classifyFailure({ status: head.status, bodyProblem: 'truncated' }, now(), policy);
+  const details = { status: head.status, cause: error, ...(limits.rateLimit ? { rateLimit: limits.rateLimit } : {}) };
+  return { error: upstreamFailure(classification, context, details, redact), classification };
 }
 
 function tooLarge(status: number, maxBodyBytes: number, now: number, policy: ServicePolicy): Classification {

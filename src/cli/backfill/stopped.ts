@@ -1,4 +1,5 @@
 import type { BusinessPlan } from '../../sync/business-plan.js';
+import type { StreamFailure } from '../../state/index.js';
 import type { BusinessOutcome, StreamOutcome } from '../../sync/sync-business.js';
 import type { PageProgress, StreamRunResult } from '../../sync/sync-stream.js';
 import type { BackfillReporter } from './reporter.js';
@@ -6,7 +7,7 @@ import type { BackfillReporter } from './reporter.js';
 type Counts = Omit<StreamRunResult, 'warnings' | 'stopped'>;
 
 // An abort reaches a stream as a failed request ("The operation was aborted"), not as a stop.
-const ABORT_KINDS: ReadonlySet<string> = new Set(['aborted', 'internal']);
+const ABORT_KINDS: ReadonlySet<StreamFailure['kind']> = new Set(['internal']);
 
 /**
  * What each stream stored, page by page, as the reporter hears it: a stream cut off by a signal

@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
+import { send } from '../../http-policy/index.js';
 import { forTerminal } from '../../redact/index.js';
 import { classifyFailure } from '../classify.js';
 import { parseErrorBody } from '../envelopes.js';
 import { UpstreamErrorCode } from '../errors.js';
 import type { RequestContext } from '../errors.js';
-import { parseJson, sendAndRead } from '../read-response.js';
-import type { ExchangeSettings } from '../read-response.js';
+import { parseJson, readOutcome } from '../read-response.js';
+import type { ExchangeSettings, RawResponse } from '../read-response.js';
 import { upstreamFailure } from '../request-error.js';
 import type { RequestAuth } from './types.js';
 
@@ -68,19 +69,24 @@ export class SessionAuth implements RequestAuth {
     const { redact, now, policy } = settings;
     const url = new URL(`${baseUrl.replace(/\/+$/, '')}/api/v1/auth/login`);
     const context: RequestContext = { method: 'POST', host: url.host, path: url.pathname };
-    const response = await sendAndRead(
+    // One attempt: a login that fails is the request's failure, retried (if at all) with the request.
+    const response = await send<RawResponse>({
       dispatcher,
-      {
-        origin: url.origin,
-        path: url.pathname,
+      timeoutMs: settings.timeoutMs,
+      maxBodyBytes: settings.maxBodyBytes,
+      redact,
+      signal,
+      request: () => ({
+        url,
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ email, password }),
-        ...(signal ? { signal } : {}),
+      }),
+      decide: (outcome) => {
+        const read = readOutcome(outcome, context, settings);
+        return 'raw' in read ? { action: 'accept', value: read.raw } : { action: 'fail', error: read.error };
       },
-      context,
-      settings,
-    );
+    });
     const cookie = cookieHeader(response.headers['set-cookie']);
     if (response.status >= 200 && response.status < 300 && cookie !== undefined) {
       this.#cookie = cookie;

@@ -1,0 +1,151 @@
+import type { Dispatcher } from 'undici';
+import type { Redact } from '../redact/index.js';
+import { readBodyPrefix, readBoundedBody } from './read-body.js';
+import { abortableSleep } from './sleep.js';
+import type { Sleep } from './sleep.js';
+
+/** One attempt's request, built afresh for every attempt (a signature or a renewed credential changes). */
+export interface ExchangeRequest {
+  /** Origin, path and query. Only origin and path ever reach an error message. */
+  readonly url: URL;
+  readonly method: Dispatcher.HttpMethod;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** Status and headers of an answer, as undici gives them (lower-case names). */
+export interface ExchangeHead {
+  readonly status: number;
+  readonly headers: Dispatcher.ResponseData['headers'];
+}
+
+/** An answer read in full within the deadline and the size bound (any status: deciding is the service's). */
+export interface ExchangeResponse extends ExchangeHead {
+  /** The whole body; with `overflow: 'cut'`, its first `maxBodyBytes`. */
+  readonly body: Buffer;
+}
+
+/** An attempt that produced no complete answer. */
+export interface ExchangeFailure {
+  /** What was thrown: a network error, the deadline's or the caller's abort reason, a `BodyTooLargeError`, a truncated body's error. */
+  readonly error: unknown;
+  /** The whole-request deadline (`timeoutMs`) passed, and not because the caller cancelled. */
+  readonly timedOut: boolean;
+  /** The caller's `signal` was aborted. */
+  readonly cancelled: boolean;
+  /** Set when status and headers had arrived and the body then failed. */
+  readonly head?: ExchangeHead;
+}
+
+/** What one attempt produced: the input of a service's `decide` hook. */
+export type ExchangeOutcome = { readonly response: ExchangeResponse } | ExchangeFailure;
+
+/**
+ * A service's answer to one attempt, in the shape of undici's `RetryHandler` callback / Airbyte's
+ * response action: take the result, send again after a wait, or fail with the service's error.
+ */
+export type ExchangeDecision<T> =
+  | { readonly action: 'accept'; readonly value: T }
+  /**
+   * Send again. `waitMs` is slept first (abortably); `undefined` sends at once, for a wait the
+   * `acquire` hook already holds (a rate limiter blocked until the reset).
+   */
+  | { readonly action: 'retry'; readonly waitMs: number | undefined }
+  /** Give up: `send()` throws this error, its message run through `redact` first. */
+  | { readonly action: 'fail'; readonly error: Error };
+
+/**
+ * Everything one exchange needs. A service brings only data (the request, the bounds) and two
+ * hooks; the loop, the deadline, the bounded read and redaction are `send()`'s.
+ */
+export interface ExchangeOptions<T> {
+  /** Shared per process; tests pass a `MockAgent`. */
+  readonly dispatcher: Dispatcher;
+  /** The request of attempt `attempt` (1 for the first). */
+  readonly request: (attempt: number) => ExchangeRequest | Promise<ExchangeRequest>;
+  /**
+   * What an attempt means and what comes next. Owns the service's policy: it classifies (with
+   * `classifyHttp` and the service's `ServicePolicy`), counts attempts against its own limits,
+   * feeds rate-limit headers back, logs. It may throw (an abort, a budget wait too long): `send()`
+   * passes that on unchanged.
+   */
+  readonly decide: (outcome: ExchangeOutcome, attempt: number) => ExchangeDecision<T> | Promise<ExchangeDecision<T>>;
+  /**
+   * The budget: awaited before every attempt (a token from a rate limiter). May throw to give up
+   * (a budget wait longer than the caller may hold its slot). @defaultValue none
+   */
+  readonly acquire?: (attempt: number) => Promise<void>;
+  /** One deadline per attempt over headers AND body together (not an idle timeout), ms. */
+  readonly timeoutMs: number;
+  /** Largest body read; past it the attempt fails with a `BodyTooLargeError` (or is cut, see `overflow`). */
+  readonly maxBodyBytes: number;
+  /**
+   * `fail`: a body over `maxBodyBytes` fails the attempt. `cut`: its first `maxBodyBytes` are kept
+   * and the rest discarded unread (an answer whose head is all that is used). @defaultValue 'fail'
+   */
+  readonly overflow?: 'fail' | 'cut';
+  /** Scrubs the service's secrets from the message of every error `send()` throws. @defaultValue identity */
+  readonly redact?: Redact;
+  /** The caller's cancel: checked before every attempt, and ends a wait or a request in flight. */
+  readonly signal?: AbortSignal | undefined;
+  /** @defaultValue an abortable timer */
+  readonly sleep?: Sleep;
+}
+
+async function attemptOnce(request: ExchangeRequest, options: ExchangeOptions<unknown>): Promise<ExchangeOutcome> {
+  const caller = options.signal;
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
+  const failed = (error: unknown, head?: ExchangeHead): ExchangeFailure => ({
+    error,
+    timedOut: deadline.aborted && caller?.aborted !== true,
+    cancelled: caller?.aborted === true,
+    ...(head === undefined ? {} : { head }),
+  });
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await options.dispatcher.request({
+      origin: request.url.origin,
+      path: `${request.url.pathname}${request.url.search}`,
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      signal,
+    });
+  } catch (error) {
+    return failed(error);
+  }
+  const head: ExchangeHead = { status: answer.statusCode, headers: answer.headers };
+  try {
+    const body = options.overflow === 'cut'
+      ? await readBodyPrefix(answer.body, options.maxBodyBytes)
+      : await readBoundedBody(answer.body, options.maxBodyBytes, answer.headers['content-length']);
+    return { response: { ...head, body } };
+  } catch (error) {
+    return failed(error, head);
+  }
+}
+
+/**
+ * The one HTTP exchange of callsync, and its one retry loop: before every attempt awaits the
+ * budget (`acquire`), sends `request(attempt)`, reads the whole answer within one deadline and one
+ * size bound, and hands the outcome to the service's `decide`, which accepts it, asks for another
+ * attempt after a wait, or fails. A failure is thrown with its message redacted.
+ * @throws the `decide` hook's error (an `HttpError` of the service); whatever `acquire` or `decide`
+ * throws; the abort reason when `signal` is aborted before an attempt or during a wait
+ */
+export async function send<T>(options: ExchangeOptions<T>): Promise<T> {
+  const sleep = options.sleep ?? abortableSleep;
+  for (let attempt = 1; ; attempt += 1) {
+    options.signal?.throwIfAborted();
+    await options.acquire?.(attempt);
+    const outcome = await attemptOnce(await options.request(attempt), options);
+    const decision = await options.decide(outcome, attempt);
+    if (decision.action === 'accept') return decision.value;
+    if (decision.action === 'fail') {
+      if (options.redact !== undefined) decision.error.message = options.redact(decision.error.message);
+      throw decision.error;
+    }
+    if (decision.waitMs !== undefined) await sleep(decision.waitMs, options.signal);
+  }
+}
