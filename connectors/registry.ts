@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Sink, SinkDeps, SinkFactory } from '../src/sink.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
+import { salesforceSinkFactory } from './salesforce/index.js';
 import { sqliteSinkFactory } from './sqlite/index.js';
 import { webhookSinkFactory } from './webhook/index.js';
 
@@ -13,6 +14,7 @@ export const sinkFactories = {
   sqlite: sqliteSinkFactory,
   postgres: postgresSinkFactory,
   hubspot: hubspotSinkFactory,
+  salesforce: salesforceSinkFactory,
   webhook: webhookSinkFactory,
 } as const;
 
@@ -23,6 +25,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
   sinkFactories.sqlite.configSchema,
   sinkFactories.postgres.configSchema,
   sinkFactories.hubspot.configSchema,
+  sinkFactories.salesforce.configSchema,
   sinkFactories.webhook.configSchema,
 ]);
 

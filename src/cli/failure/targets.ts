@@ -12,6 +12,8 @@ export function sinkTarget(sink: SinkConfig): Target {
       return { key: 'sink.url', service: 'the webhook receiver', shown: showUrl(sink.url) };
     case 'hubspot':
       return { key: 'sink.baseUrl', service: 'HubSpot', shown: showUrl(sink.baseUrl) };
+    case 'salesforce':
+      return { key: 'sink.loginUrl', service: 'Salesforce', shown: showUrl(sink.loginUrl) };
   }
 }
 

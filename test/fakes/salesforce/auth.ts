@@ -37,7 +37,7 @@ export class FakeAuth {
 
   constructor(
     readonly options: FakeAuthOptions,
-    readonly loginUrls: readonly string[],
+    readonly loginUrls: () => readonly string[],
     readonly instanceUrl: () => string,
   ) {
     this.#key = options.certificate === undefined ? undefined : createPublicKey(options.certificate);
@@ -77,7 +77,7 @@ export class FakeAuth {
     if (!good) return oauthError('invalid_grant', 'invalid assertion');
     const body = decodePart(claims);
     if (body?.iss !== this.options.consumerKey) return oauthError('invalid_client_id', 'client identifier invalid');
-    if (typeof body.aud !== 'string' || !this.loginUrls.includes(body.aud.replace(/\/$/, ''))) return oauthError('invalid_grant', 'audience is invalid');
+    if (typeof body.aud !== 'string' || !this.loginUrls().includes(body.aud.replace(/\/$/, ''))) return oauthError('invalid_grant', 'audience is invalid');
     if (body.sub !== this.options.username) return oauthError('invalid_grant', "user hasn't approved this consumer");
     if (typeof body.exp !== 'number' || body.exp * 1000 < now) return oauthError('invalid_grant', 'expired authorization code');
     return this.#issue('jwt', now);

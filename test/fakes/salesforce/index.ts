@@ -107,7 +107,8 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
       ...(options.certificate === undefined ? {} : { certificate: options.certificate }),
       ...(options.clientSecret === undefined ? {} : { clientSecret: options.clientSecret }),
     },
-    ['https://login.salesforce.com', 'https://test.salesforce.com'],
+    // The fake's own URL stands for the org's My Domain / site login URL, which the flow also accepts as `aud`.
+    () => ['https://login.salesforce.com', 'https://test.salesforce.com', baseUrl],
     () => baseUrl,
   );
   // Records present from the start have long been indexed.

@@ -1,0 +1,19 @@
+import type { Sink, SinkDeps, SinkFactory } from '../../src/sink.js';
+import { openSqlStore } from '../sql/open-sql-store.js';
+import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
+import { createSalesforceSink } from './salesforce-sink.js';
+
+export type { SalesforceConfig } from './config.js';
+export { salesforceConfigSchema } from './config.js';
+export { createSalesforceSink, type SalesforceSinkDeps } from './salesforce-sink.js';
+export { SalesforceError, isSalesforceError } from './errors.js';
+
+/** `sink: { type: salesforce, auth, state, … }`: calls and voicemails as Salesforce Tasks. */
+export const salesforceSinkFactory = {
+  type: 'salesforce' as const,
+  configSchema: salesforceConfigSchema,
+  async create(config: SalesforceConfig, deps: SinkDeps): Promise<Sink> {
+    const store = await openSqlStore(config.state, deps.logger.child({ role: 'salesforce-state' }));
+    return createSalesforceSink(config, { ...deps, store });
+  },
+} satisfies SinkFactory<SalesforceConfig>;

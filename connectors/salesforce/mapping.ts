@@ -1,0 +1,134 @@
+import type { ColumnValue, SyncRecord } from '../../src/sink.js';
+import { jsonText } from '../json-text.js';
+
+/** Streams written as Tasks; the others are kept by the state store alone (the `numbers` stream feeds the other-party rule). */
+export const TASK_STREAMS: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);
+
+/** Task field lengths (Object Reference: Task). */
+const SUBJECT_MAX = 255;
+const TEXT_MAX = 255;
+const DESCRIPTION_MAX = 32_000;
+/** A long text area holds at most 131,072 characters. */
+export const RECORD_FIELD_MAX = 131_072;
+
+/** What the mapping writes besides the standard fields; from the config. */
+export interface TaskMappingOptions {
+  readonly externalIdField: string;
+  readonly status: string;
+  readonly recordingUrlField: string | null;
+  readonly recordField: string | null;
+  /** Set to false on every write with `onDelete: mark`, so a record that comes back is unmarked. */
+  readonly deletedField: string | null;
+  /** Record field → Task field. */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+export type TaskFieldValue = string | number | boolean;
+
+export type MappedTask =
+  | { readonly ok: true; readonly externalId: string; readonly fields: Readonly<Record<string, TaskFieldValue>> }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * One call or voicemail → the fields of a Salesforce Task (without `WhoId`, which the lookup
+ * adds). Pure. Fails, with the reason for the dead letter, for a record without a usable
+ * `created_at` (a Task needs its `ActivityDate`).
+ */
+export function mapRecordToTask(record: SyncRecord, stream: string, options: TaskMappingOptions): MappedTask {
+  const fields = record.fields;
+  const createdAt = text(fields.created_at);
+  if (createdAt === null) return { ok: false, reason: 'salesforce: created_at is missing; a Task needs its ActivityDate' };
+  const when = new Date(createdAt);
+  if (Number.isNaN(when.getTime())) return { ok: false, reason: `salesforce: created_at ${JSON.stringify(createdAt)} is not a date; a Task needs its ActivityDate` };
+  const voicemail = stream === 'voicemails';
+  const direction = voicemail ? 'Inbound' : callType(fields.direction);
+  const from = text(fields.from_number);
+  const to = text(fields.to_number);
+  const status = text(fields.status);
+  const task: Record<string, TaskFieldValue> = {
+    TaskSubtype: 'Call',
+    Subject: cut(subject(voicemail, direction, from, to), SUBJECT_MAX),
+    Status: options.status,
+    ActivityDate: when.toISOString().slice(0, 10),
+    CallObject: cut(record.id, TEXT_MAX),
+  };
+  if (direction !== null) task.CallType = direction;
+  const duration = seconds(fields.duration_seconds);
+  if (duration !== null) task.CallDurationInSeconds = duration;
+  const disposition = voicemail ? 'Left voicemail' : callDisposition(status);
+  if (disposition !== null) task.CallDisposition = disposition;
+  const description = describe(text(fields.transcription_summary), text(fields.transcription_text));
+  if (description !== null) task.Description = cut(description, DESCRIPTION_MAX);
+  const recording = text(fields.recording_url) ?? (voicemail ? text(fields.api_recording_url) : null);
+  if (options.recordingUrlField !== null && recording !== null) task[options.recordingUrlField] = cut(recording, TEXT_MAX);
+  for (const [column, field] of Object.entries(options.fields)) {
+    const value = fields[column];
+    if (value !== null && value !== undefined) task[field] = value;
+  }
+  if (options.deletedField !== null) task[options.deletedField] = false;
+  if (options.recordField !== null) {
+    const kept = jsonText({ source: record.source, fields: record.fields, raw: record.raw });
+    // A record too long for the field is still synced; only its copy is left out.
+    if (kept.length <= RECORD_FIELD_MAX) task[options.recordField] = kept;
+  }
+  const externalId = taskExternalId(record.businessId, stream, record.id);
+  task[options.externalIdField] = externalId;
+  return { ok: true, externalId, fields: task };
+}
+
+/** The external id of a record's Task: `${businessId}:${stream}:${id}`. */
+export function taskExternalId(businessId: string, stream: string, id: string): string {
+  return `${businessId}:${stream}:${id}`;
+}
+
+/**
+ * `CallDisposition` (free text, 255) for an upstream call status; unknown statuses are written
+ * as they came, so nothing a person could read is lost.
+ */
+export function callDisposition(status: string | null): string | null {
+  if (status === null) return null;
+  const known: Readonly<Record<string, string>> = {
+    completed: 'Completed',
+    busy: 'Busy',
+    'no-answer': 'No answer',
+    no_answer: 'No answer',
+    missed: 'Missed',
+    failed: 'Failed',
+    canceled: 'Canceled',
+    cancelled: 'Canceled',
+  };
+  return known[status.trim().toLowerCase()] ?? cut(status, TEXT_MAX);
+}
+
+function callType(value: ColumnValue | undefined): 'Inbound' | 'Outbound' | null {
+  if (value === 'inbound') return 'Inbound';
+  if (value === 'outbound') return 'Outbound';
+  return null;
+}
+
+function seconds(value: ColumnValue | undefined): number | null {
+  const number = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? Math.round(number) : null;
+}
+
+function subject(voicemail: boolean, direction: 'Inbound' | 'Outbound' | null, from: string | null, to: string | null): string {
+  if (voicemail) return from === null ? 'Voicemail' : `Voicemail from ${from}`;
+  if (direction === 'Outbound') return to === null ? 'Outbound call' : `Outbound call to ${to}`;
+  if (direction === 'Inbound') return from === null ? 'Inbound call' : `Inbound call from ${from}`;
+  return from === null ? 'Call' : `Call from ${from}`;
+}
+
+function describe(summary: string | null, transcription: string | null): string | null {
+  const parts = [summary === null ? null : `Summary: ${summary}`, transcription === null ? null : `Transcription: ${transcription}`].filter((part): part is string => part !== null);
+  return parts.length === 0 ? null : parts.join('\n\n');
+}
+
+function text(value: ColumnValue | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const string = String(value).trim();
+  return string === '' ? null : string;
+}
+
+function cut(value: string, max: number): string {
+  return value.length <= max ? value : value.slice(0, max);
+}

@@ -1,0 +1,82 @@
+import { SalesforceError, salesforceProblem } from './errors.js';
+import type { SalesforceHttp } from './http.js';
+
+/** Salesforce counts a composite request once, whatever it holds: up to 25 subrequests, at most 5 of them queries. */
+export const QUERIES_PER_COMPOSITE = 5;
+
+/** One query's rows, or Salesforce's refusal of it (`QUERY_TIMEOUT`, `MALFORMED_QUERY`, …). */
+export type QueryOutcome = { readonly rows: Record<string, unknown>[] } | { readonly refused: { readonly errorCode: string; readonly message: string } };
+
+/**
+ * Runs SOQL queries, up to five in one composite request (one API request for all of them),
+ * then follows each result's `nextRecordsUrl` until `done`. A query Salesforce refuses answers
+ * with its refusal instead of throwing, so the caller can fall back for that query alone.
+ */
+export async function runQueries(http: SalesforceHttp, apiVersion: string, soql: readonly string[]): Promise<QueryOutcome[]> {
+  const outcomes: QueryOutcome[] = [];
+  for (let start = 0; start < soql.length; start += QUERIES_PER_COMPOSITE) {
+    const chunk = soql.slice(start, start + QUERIES_PER_COMPOSITE);
+    const first =
+      chunk.length === 1
+        ? [await single(http, chunk[0] ?? '')]
+        : await composite(http, apiVersion, chunk);
+    for (const page of first) outcomes.push('refused' in page ? page : { rows: await rest(http, page) });
+  }
+  return outcomes;
+}
+
+interface Page {
+  readonly records: Record<string, unknown>[];
+  readonly next: string | undefined;
+}
+
+async function single(http: SalesforceHttp, soql: string): Promise<Page | Extract<QueryOutcome, { refused: unknown }>> {
+  try {
+    const { body } = await http.send('GET', `/query?q=${encodeURIComponent(soql)}`);
+    return page(body);
+  } catch (error) {
+    if (error instanceof SalesforceError && error.kind === 'refused' && error.status === 400) return { refused: { errorCode: error.errorCode ?? 'UNKNOWN', message: error.message } };
+    throw error;
+  }
+}
+
+async function composite(http: SalesforceHttp, apiVersion: string, soql: readonly string[]): Promise<(Page | Extract<QueryOutcome, { refused: unknown }>)[]> {
+  const compositeRequest = soql.map((query, index) => ({ method: 'GET', url: `/services/data/v${apiVersion}/query?q=${encodeURIComponent(query)}`, referenceId: `q${index}` }));
+  const { body } = await http.send('POST', '/composite', { allOrNone: false, compositeRequest });
+  const answers = (body as { compositeResponse?: unknown } | undefined)?.compositeResponse;
+  if (!Array.isArray(answers)) throw new SalesforceError('refused', 'salesforce: a composite answer without compositeResponse');
+  return soql.map((_, index) => {
+    const answer = answers.find((each: unknown) => (each as { referenceId?: unknown }).referenceId === `q${index}`) as { httpStatusCode?: unknown; body?: unknown } | undefined;
+    if (answer?.httpStatusCode === 200) return page(answer.body);
+    const status = typeof answer?.httpStatusCode === 'number' ? answer.httpStatusCode : 0;
+    const { errorCode, message } = salesforceProblem(answer?.body);
+    if (status >= 500 || status === 401 || status === 403) {
+      throw new SalesforceError(status >= 500 ? 'transient' : 'refused', `salesforce: a query in a composite request answered ${status} ${errorCode ?? ''}: ${message ?? ''}`, { status, ...(errorCode === undefined ? {} : { errorCode }) });
+    }
+    return { refused: { errorCode: errorCode ?? String(status), message: message ?? 'refused' } };
+  });
+}
+
+async function rest(http: SalesforceHttp, first: Page): Promise<Record<string, unknown>[]> {
+  const rows = [...first.records];
+  let next = first.next;
+  while (next !== undefined) {
+    const { body } = await http.send('GET', next);
+    const more = page(body);
+    rows.push(...more.records);
+    next = more.next;
+  }
+  return rows;
+}
+
+function page(body: unknown): Page {
+  const value = (typeof body === 'object' && body !== null ? body : {}) as { records?: unknown; done?: unknown; nextRecordsUrl?: unknown };
+  const records = Array.isArray(value.records) ? (value.records as Record<string, unknown>[]) : [];
+  const next = value.done === false && typeof value.nextRecordsUrl === 'string' ? value.nextRecordsUrl : undefined;
+  return { records, next };
+}
+
+/** A SOQL string literal: backslash and single quote escaped (SOQL and SOSL Reference, "Quoted String Escape Sequences"). */
+export function soqlString(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

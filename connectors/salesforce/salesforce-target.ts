@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
+import { directionDecidedNote, otherParty, TrackedNumbers } from '../crm/index.js';
+import type { StoreRecords, Target, TargetOutcome } from '../parts.js';
+import type { SalesforceConfig } from './config.js';
+import { deleteTasks } from './delete-tasks.js';
+import type { SalesforceHttp } from './http.js';
+import { mapRecordToTask, TASK_STREAMS, taskExternalId, type TaskMappingOptions } from './mapping.js';
+import { checkTaskFields } from './task-fields.js';
+import { upsertTasks, type TaskInput } from './upsert.js';
+import { WhoResolver } from './who.js';
+
+export interface SalesforceTargetOptions {
+  readonly config: SalesforceConfig;
+  readonly http: SalesforceHttp;
+  /** The state store's records (tracked numbers) and checkpoints (the Leads callsync created). */
+  readonly store: { readonly records: Pick<StoreRecords, 'columnValues'>; readonly checkpoints: CheckpointStore };
+  readonly logger: Logger;
+  readonly clock: { now(): number; sleep(ms: number): Promise<void> };
+  readonly random?: () => number;
+  /** Releases the HTTP dispatcher when the connector made it. */
+  readonly release: () => Promise<void>;
+}
+
+/**
+ * Calls and voicemails → Salesforce Tasks, upserted by the external id field, each with the
+ * Contact or Lead of the call's other party as `WhoId`. Deletion deletes or marks the Task
+ * (`onDelete`). The state store keeps checkpoints, dead letters, a copy of what Salesforce
+ * acknowledged, the tracked numbers (the `numbers` stream) and the Leads callsync created.
+ */
+export class SalesforceTarget implements Target {
+  /** Five upserts of 200 and one composite lookup per write: fewest API requests per record. */
+  readonly capabilities = { maxBatchSize: 1000 } as const;
+  readonly writes = TASK_STREAMS;
+  readonly #options: SalesforceTargetOptions;
+  readonly #mapping: TaskMappingOptions;
+  readonly #tracked: TrackedNumbers;
+  readonly #who: WhoResolver | undefined;
+  #fieldsChecked: Promise<void> | undefined;
+
+  constructor(options: SalesforceTargetOptions) {
+    this.#options = options;
+    const { config } = options;
+    this.#mapping = {
+      externalIdField: config.externalIdField,
+      status: config.status,
+      recordingUrlField: config.recordingUrlField,
+      recordField: config.recordField,
+      deletedField: config.onDelete === 'mark' ? config.deletedField : null,
+      fields: config.mapping?.fields ?? {},
+    };
+    this.#tracked = new TrackedNumbers({ records: options.store.records, configured: config.trackedNumbers });
+    this.#who =
+      config.who === null
+        ? undefined
+        : new WhoResolver({ http: options.http, apiVersion: config.apiVersion, who: config.who, ledger: options.store.checkpoints, clock: options.clock, logger: options.logger });
+  }
+
+  async prepare(tables: readonly StreamTable[]): Promise<void> {
+    this.#tracked.prepare(tables);
+    await this.#checkFields();
+  }
+
+  async send(batch: Batch): Promise<TargetOutcome> {
+    await this.#checkFields();
+    const stream = batch.table.stream;
+    const rejected: DeadLetter[] = [];
+    const tracked = await this.#tracked.of(batch.businessId);
+    let byDirection = 0;
+    const inputs: { record: SyncRecord; fields: Record<string, string | number | boolean>; externalId: string; party: string | null }[] = [];
+    for (const record of batch.records) {
+      const mapped = mapRecordToTask(record, stream, this.#mapping);
+      if (!mapped.ok) {
+        rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
+        continue;
+      }
+      const direction = stream === 'voicemails' ? 'inbound' : record.fields.direction === 'inbound' || record.fields.direction === 'outbound' ? record.fields.direction : null;
+      const party = otherParty({ from: record.fields.from_number, to: record.fields.to_number, direction }, (number) => tracked.has(number));
+      // Without a Who lookup the customer's number decides nothing, so nothing was guessed.
+      if (party.basis === 'direction' && this.#who !== undefined) byDirection += 1;
+      inputs.push({ record, fields: { ...mapped.fields }, externalId: mapped.externalId, party: party.number });
+    }
+    if (this.#who !== undefined) {
+      const whos = await this.#who.resolveAll(inputs.flatMap((input) => (input.party === null ? [] : [input.party])));
+      for (const input of inputs) {
+        const who = input.party === null ? null : (whos.get(input.party) ?? null);
+        if (who !== null) input.fields.WhoId = who;
+      }
+    }
+    const { config, http, clock, random } = this.#options;
+    const outcome = await upsertTasks(
+      inputs.map((input): TaskInput<SyncRecord> => ({ externalId: input.externalId, fields: input.fields, item: input.record })),
+      { http, externalIdField: config.externalIdField, retry: config.retry, sleep: (ms) => clock.sleep(ms), ...(random === undefined ? {} : { random }) },
+    );
+    for (const { input, reason } of outcome.rejected) {
+      // A Who deleted since it was cached: the next lookup of the number asks Salesforce again.
+      if (reason.includes('INVALID_CROSS_REFERENCE_KEY')) this.#forgetWhoOf(input.item, inputs);
+      rejected.push({ businessId: batch.businessId, stream, reason, raw: input.item.raw });
+    }
+    const note = directionDecidedNote(byDirection);
+    return { stored: outcome.stored.map((input) => input.item), rejected, ...(note === undefined ? {} : { notes: [note] }) };
+  }
+
+  async delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void> {
+    await this.#checkFields();
+    const { config, http, clock, logger } = this.#options;
+    const affected = await deleteTasks(http, config, ids.map((id) => taskExternalId(businessId, table.stream, id)), (ms) => clock.sleep(ms));
+    logger.info({ businessId, stream: table.stream, requested: ids.length, affected, onDelete: config.onDelete }, 'salesforce tasks deleted upstream applied');
+  }
+
+  async ping(): Promise<void> {
+    await this.#options.http.send('GET', '/limits');
+  }
+
+  async close(): Promise<void> {
+    await this.#options.release();
+  }
+
+  /** Once per process; a failed attempt leaves the next call to try again. */
+  #checkFields(): Promise<void> {
+    this.#fieldsChecked ??= checkTaskFields(this.#options.http, this.#options.config).catch((error: unknown) => {
+      this.#fieldsChecked = undefined;
+      throw error;
+    });
+    return this.#fieldsChecked;
+  }
+
+  #forgetWhoOf(record: SyncRecord, inputs: readonly { record: SyncRecord; party: string | null }[]): void {
+    const party = inputs.find((input) => input.record === record)?.party;
+    if (party !== null && party !== undefined) this.#who?.forget(party);
+  }
+}

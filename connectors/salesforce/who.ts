@@ -1,0 +1,200 @@
+import type { Logger } from 'pino';
+import type { CheckpointStore } from '../../src/sink.js';
+import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
+import type { WhoConfig } from './config.js';
+import type { SalesforceHttp } from './http.js';
+import { runQueries } from './queries.js';
+
+/** Caller numbers per SOQL query (two LIKE patterns per phone field each: the query stays far below SOQL's 100,000 characters). */
+export const NUMBERS_PER_QUERY = 100;
+/** Records per sObject Collections request. */
+const COLLECTION_MAX = 200;
+/** How long "nobody has this number" is believed before Salesforce is asked again. */
+export const NEGATIVE_CACHE_MS = 10 * 60_000;
+/** Numbers whose answer is kept in memory; the oldest are dropped beyond it. */
+export const MAX_CACHED_NUMBERS = 50_000;
+/** The state-store "business" under which the Leads callsync created are kept, one entry per number. */
+export const LEDGER_BUSINESS = '~salesforce-leads';
+
+export interface WhoResolverOptions {
+  readonly http: SalesforceHttp;
+  readonly apiVersion: string;
+  readonly who: WhoConfig;
+  /** The state store's checkpoints, where each Lead callsync creates is written down before it is used. */
+  readonly ledger: CheckpointStore;
+  readonly clock: { now(): number };
+  readonly logger: Logger;
+}
+
+type Found = { readonly id: string; readonly type: string; readonly row: Record<string, unknown> };
+
+/**
+ * The Contact or Lead (the `WhoId`) of each caller number. Numbers not known yet are looked up
+ * in batches: the Leads callsync created itself (state store), then one SOQL query per object
+ * and up to 100 numbers, all queries of a batch in one composite request, each number matched by
+ * a LIKE pattern that allows any punctuation between its digits, and each row then checked
+ * against what the person typed (the HubSpot connector's typed-phone rule). SOQL reads the
+ * database, so a Lead created a minute ago is found; SOSL (`FIND … IN PHONE FIELDS`), whose index
+ * lags behind writes, is asked only for a query Salesforce refuses (a non-selective query can
+ * time out on a large org). The first object in `who.objects` with a match wins, then the lowest
+ * id. With `createLeads`, a number found nowhere gets a Lead, written to the state store at once,
+ * so neither this process nor the next creates a second one while the search index catches up.
+ * Concurrent lookups of one number share one answer.
+ */
+export class WhoResolver {
+  readonly #options: WhoResolverOptions;
+  readonly #known = new Map<string, Promise<string | null>>();
+  readonly #missedAt = new Map<string, number>();
+
+  constructor(options: WhoResolverOptions) {
+    this.#options = options;
+  }
+
+  /** The WhoId (or null) of every number (E.164). */
+  async resolveAll(numbers: Iterable<string>): Promise<Map<string, string | null>> {
+    const wanted = [...new Set(numbers)];
+    const now = this.#options.clock.now();
+    for (const number of wanted) {
+      const missedAt = this.#missedAt.get(number);
+      if (missedAt !== undefined && now - missedAt >= NEGATIVE_CACHE_MS) this.forget(number);
+    }
+    const todo = wanted.filter((number) => !this.#known.has(number));
+    if (todo.length > 0) {
+      const lookup = this.#lookUp(todo);
+      for (const number of todo) {
+        const answer = lookup.then((found) => found.get(number) ?? null);
+        this.#known.set(number, answer);
+        answer.then(
+          (id) => void (id === null && this.#missedAt.set(number, this.#options.clock.now())),
+          () => void this.forget(number),
+        );
+      }
+    }
+    const pending = wanted.map((number) => [number, this.#known.get(number) ?? Promise.resolve(null)] as const);
+    this.#trim();
+    return new Map(await Promise.all(pending.map(async ([number, answer]) => [number, await answer] as const)));
+  }
+
+  /** Drops what is known about a number (its Who may be gone): the next lookup asks Salesforce. */
+  forget(number: string): void {
+    this.#known.delete(number);
+    this.#missedAt.delete(number);
+  }
+
+  #trim(): void {
+    for (const number of this.#known.keys()) {
+      if (this.#known.size <= MAX_CACHED_NUMBERS) return;
+      this.forget(number);
+    }
+  }
+
+  async #lookUp(numbers: readonly string[]): Promise<Map<string, string | null>> {
+    const found = new Map<string, string | null>();
+    const forms = new Map<string, PhoneForms>();
+    for (const number of numbers) {
+      const form = phoneForms(number);
+      if (form === null) found.set(number, null);
+      else forms.set(number, form);
+    }
+    const created = await this.#created([...forms.keys()]);
+    for (const [number, id] of created) {
+      found.set(number, id);
+      forms.delete(number);
+    }
+    if (forms.size > 0) {
+      const rows = await this.#search([...forms.entries()]);
+      for (const [number, form] of forms) found.set(number, this.#best(rows, form));
+    }
+    const unknown = [...forms.keys()].filter((number) => found.get(number) === null);
+    if (this.#options.who.createLeads && unknown.length > 0) {
+      for (const [number, id] of await this.#createLeads(unknown)) found.set(number, id);
+    }
+    return found;
+  }
+
+  /** Leads callsync created for these numbers, from the state store. */
+  async #created(numbers: readonly string[]): Promise<Map<string, string>> {
+    const created = new Map<string, string>();
+    if (!this.#options.who.createLeads) return created;
+    for (const number of numbers) {
+      const entry = await this.#options.ledger.load(LEDGER_BUSINESS, `lead:${number}`);
+      const id = entry?.position.leadId;
+      if (typeof id === 'string') created.set(number, id);
+    }
+    return created;
+  }
+
+  /** Contacts and Leads whose phone fields may hold one of the numbers. */
+  async #search(entries: readonly (readonly [string, PhoneForms])[]): Promise<Found[]> {
+    const { who, http, apiVersion } = this.#options;
+    const chunks: PhoneForms[][] = [];
+    for (let start = 0; start < entries.length; start += NUMBERS_PER_QUERY) chunks.push(entries.slice(start, start + NUMBERS_PER_QUERY).map(([, form]) => form));
+    const jobs = chunks.flatMap((chunk) => who.objects.map((object) => ({ object, chunk })));
+    const outcomes = await runQueries(http, apiVersion, jobs.map(({ object, chunk }) => phoneQuery(object, who.phoneFields, chunk)));
+    const rows: Found[] = [];
+    const refusedChunks = new Set<PhoneForms[]>();
+    for (const [index, outcome] of outcomes.entries()) {
+      const job = jobs[index];
+      if (job === undefined) continue;
+      if ('refused' in outcome) {
+        if (!refusedChunks.has(job.chunk)) this.#options.logger.warn({ object: job.object, errorCode: outcome.refused.errorCode }, 'salesforce refused a phone query; searching with SOSL instead (its index may lag behind new records)');
+        refusedChunks.add(job.chunk);
+        continue;
+      }
+      for (const row of outcome.rows) if (typeof row.Id === 'string') rows.push({ id: row.Id, type: job.object, row });
+    }
+    for (const chunk of refusedChunks) rows.push(...(await this.#sosl(chunk)));
+    return rows;
+  }
+
+  async #sosl(chunk: readonly PhoneForms[]): Promise<Found[]> {
+    const { who, http } = this.#options;
+    const terms = [...new Set(chunk.map((form) => form.national))].join(' OR ');
+    const returning = who.objects.map((object) => `${object}(Id, ${who.phoneFields.join(', ')})`).join(', ');
+    const { body } = await http.send('GET', `/search?q=${encodeURIComponent(`FIND {${terms}} IN PHONE FIELDS RETURNING ${returning}`)}`);
+    const records = (body as { searchRecords?: unknown } | undefined)?.searchRecords;
+    if (!Array.isArray(records)) return [];
+    return (records as Record<string, unknown>[]).flatMap((row) => {
+      const type = (row.attributes as { type?: unknown } | undefined)?.type;
+      return typeof row.Id === 'string' && typeof type === 'string' ? [{ id: row.Id, type, row }] : [];
+    });
+  }
+
+  #best(rows: readonly Found[], form: PhoneForms): string | null {
+    const { objects, phoneFields } = this.#options.who;
+    for (const object of objects) {
+      const ids = rows.filter((found) => found.type === object && phoneFields.some((field) => typedPhoneMatches(found.row[field], form))).map((found) => found.id);
+      if (ids.length > 0) return ids.sort()[0] ?? null;
+    }
+    return null;
+  }
+
+  async #createLeads(numbers: readonly string[]): Promise<Map<string, string>> {
+    const { who, http, ledger, logger } = this.#options;
+    const created = new Map<string, string>();
+    for (let start = 0; start < numbers.length; start += COLLECTION_MAX) {
+      const chunk = numbers.slice(start, start + COLLECTION_MAX);
+      const records = chunk.map((number) => ({ attributes: { type: 'Lead' }, LastName: who.leadLastName, Company: who.leadCompany, Phone: number }));
+      const { body } = await http.send('POST', '/composite/sobjects', { allOrNone: false, records });
+      const results = Array.isArray(body) ? (body as { id?: unknown; success?: unknown; errors?: unknown }[]) : [];
+      for (const [index, number] of chunk.entries()) {
+        const result = results[index];
+        if (result?.success === true && typeof result.id === 'string') {
+          await ledger.save({ businessId: LEDGER_BUSINESS, stream: `lead:${number}`, position: { leadId: result.id }, recordsSynced: 0 });
+          created.set(number, result.id);
+        } else {
+          logger.warn({ errors: result?.errors }, 'salesforce refused to create a Lead for a caller; the Task is written without a Who');
+        }
+      }
+    }
+    if (created.size > 0) logger.info({ leads: created.size }, 'salesforce Leads created for new callers');
+    return created;
+  }
+}
+
+/** `SELECT Id, <phone fields> FROM <object> WHERE <field> LIKE '%4%1%5…' OR …`: any punctuation between the digits matches. */
+export function phoneQuery(object: string, phoneFields: readonly string[], forms: readonly PhoneForms[]): string {
+  const patterns = [...new Set(forms.map((form) => `'%${[...form.national].join('%')}'`))];
+  const conditions = patterns.flatMap((pattern) => phoneFields.map((field) => `${field} LIKE ${pattern}`));
+  return `SELECT Id, ${phoneFields.join(', ')} FROM ${object} WHERE ${conditions.join(' OR ')} ORDER BY Id`;
+}
