@@ -7,14 +7,19 @@ import { configDocument } from '../support/backfill-harness.js';
 import { countLogLines, runCli, spawnCli, type CliProcess } from '../support/cli-process.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 
+const FAST = { limit: 50, windowMs: 1000 };
+// One request every 1.5 s: the holder keeps its locks while the other processes start, however
+// slowly a loaded machine spawns them (finishing 30 pages this way takes 45 s, far beyond any spawn).
+const SLOW = { limit: 1, windowMs: 1500 };
+
 describe('one writer per sink × business × stream, across backfill and run', () => {
   const ws = workspace('sink-lock');
   const cleanup: Array<() => unknown> = [];
   let simulator: Simulator;
 
   beforeAll(async () => {
-    // Slow on purpose (5 requests a second, pages of 50): the first process holds its locks for seconds.
-    simulator = await startSimulator({ businesses: 1, calls: 1_500, voicemails: 5, numbers: 2, seed: 3, rateLimit: { limit: 5, windowMs: 1000 } });
+    // Pages of 50: the first process holds its locks over many requests; `holdLocks` slows it further.
+    simulator = await startSimulator({ businesses: 1, calls: 1_500, voicemails: 5, numbers: 2, seed: 3, rateLimit: FAST });
   });
 
   afterAll(async () => {
@@ -37,6 +42,7 @@ describe('one writer per sink × business × stream, across backfill and run', (
       await first.exited;
     });
     await waitFor('the first backfill to store a page', () => (countLogLines(first.stderr(), 'page stored') > 0 ? true : undefined));
+    simulator.setRateLimit(SLOW);
     return first;
   };
 
@@ -50,12 +56,18 @@ describe('one writer per sink × business × stream, across backfill and run', (
     );
     expect(second.code).toBe(5);
 
-    const waiting = await runCli(['backfill', '--config', config, '--no-progress', '--wait']);
-    expect(waiting.code, waiting.stderr).toBe(0);
-    expect(waiting.stderr).toContain(`waiting: biz-1/calls is being synced into this sink by callsync backfill (pid ${pid} on `);
+    const waiting = spawnCli(['backfill', '--config', config, '--no-progress', '--wait']);
+    cleanup.push(async () => {
+      if (waiting.child.exitCode === null) waiting.child.kill('SIGKILL');
+      await waiting.exited;
+    });
+    await waitFor('the third backfill to wait', () => (waiting.stderr().includes('waiting: biz-1/calls') ? true : undefined));
+    simulator.setRateLimit(FAST);
+    expect((await waiting.exited).code, waiting.stderr()).toBe(0);
+    expect(waiting.stderr()).toContain(`waiting: biz-1/calls is being synced into this sink by callsync backfill (pid ${pid} on `);
     expect((await first.exited).code).toBe(0);
     // It started after the first had stored everything: nothing new to write.
-    expect(waiting.stdout).toMatch(/^biz-1\s+calls\s+ok\s+0\s+0\s/m);
+    expect(waiting.stdout()).toMatch(/^biz-1\s+calls\s+ok\s+0\s+0\s/m);
   });
 
   it('run skips a stream a backfill is syncing into the same sink, saying who holds it', async () => {
@@ -68,6 +80,7 @@ describe('one writer per sink × business × stream, across backfill and run', (
     const skipped = await waitFor('run to skip biz-1/calls', () =>
       run.logs.find((entry) => entry.msg === 'another process is syncing this stream into this sink; skipped' && entry.stream === 'calls'),
     );
+    simulator.setRateLimit(FAST);
     expect(skipped.holder).toMatch(new RegExp(`^callsync backfill \\(pid ${String(first.child.pid)} on `));
   });
 });
