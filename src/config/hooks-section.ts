@@ -47,7 +47,10 @@ export const hooksSchema = z.strictObject({
   // A top-level payload field whose value `streamMap` maps to the one stream to sync.
   streamField: z.string().min(1).optional(),
   streamMap: z.record(z.string(), z.string().min(1)).default({}),
-  debounce: durationMs('1s'),
+  // A burst's first delivery starts a sync this long after it (its burst joins in); then at most
+  // one more per stream every `minInterval`, whatever arrives meanwhile.
+  debounce: durationMs('250ms'),
+  minInterval: durationMs('1s'),
   maxBodyBytes: z.int().positive().default(1_048_576),
   // Per client address, in the receiver's memory.
   rateLimit: z.strictObject({ requests: z.int().positive().default(100), perMs: z.int().positive().default(1_000) }).prefault({}),

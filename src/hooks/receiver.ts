@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ClientRateLimit, LogThrottle } from './client-limits.js';
-import { fieldText, readBoundedBody } from './read-body.js';
+import { discardRest, fieldText, readBoundedBody } from './read-body.js';
 import { verifySignature, verifyToken, type SignatureSettings, type Verdict } from './signature.js';
 
 /** What became of one delivery; the label of `callsync_webhook_deliveries_total{outcome}`. */
@@ -46,6 +46,10 @@ export interface HookReceiver {
   /** Answers one request on an owned path; never waits for a sync. */
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
+
+/** A refused body is discarded up to this many times the limit, or for this long, then the connection is cut. */
+const DISCARD_FACTOR = 16;
+const DISCARD_MS = 2_000;
 
 const STATUS: Readonly<Record<DeliveryOutcome, number>> = {
   accepted: 202,
@@ -106,13 +110,13 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
   const logged = new LogThrottle();
   const base = settings.path;
 
-  function refuse(res: ServerResponse, source: string, outcome: DeliveryOutcome, business: string | undefined, close = false): void {
+  function refuse(req: IncomingMessage, res: ServerResponse, source: string, outcome: DeliveryOutcome, business: string | undefined): void {
     const atMs = now();
     options.onDelivery?.(outcome, business, atMs);
     if (outcome !== 'rate_limited' && logged.allow(source, atMs)) logger.warn({ source, business, outcome, status: STATUS[outcome] }, 'webhook delivery refused (logged once a minute per client)');
     const retry: Record<string, string> = outcome === 'rate_limited' ? { 'retry-after': String(Math.ceil(settings.rateLimit.perMs / 1000)) } : {};
-    // A body left unread must not be drained: the connection is closed after the answer instead.
-    reply(res, outcome, close ? { ...retry, connection: 'close' } : retry);
+    reply(res, outcome, retry);
+    discardRest(req, settings.maxBodyBytes * DISCARD_FACTOR, DISCARD_MS);
   }
 
   function verify(business: HookBusiness, req: IncomingMessage, body: Buffer): Verdict {
@@ -144,27 +148,27 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
         res.writeHead(405, { allow: 'POST', 'content-type': 'application/json; charset=utf-8', connection: 'close' });
         return void res.end(`${JSON.stringify({ error: 'method not allowed: deliveries are POST' })}\n`);
       }
-      if (!limit.take(source, now())) return refuse(res, source, 'rate_limited', undefined, true);
+      if (!limit.take(source, now())) return refuse(req, res, source, 'rate_limited', undefined);
       let name = nameFromPath(path);
-      if (name === null) return refuse(res, source, 'unknown_business', undefined, true);
+      if (name === null) return refuse(req, res, source, 'unknown_business', undefined);
       const from = settings.businessFrom;
       if (name === undefined && from !== undefined && 'header' in from) name = headerText(req, from.header);
       const named = name === undefined ? undefined : businesses.get(name);
-      if (name !== undefined && named === undefined) return refuse(res, source, 'unknown_business', undefined, true);
-      if (name === undefined && (from === undefined || 'header' in from)) return refuse(res, source, 'unknown_business', undefined, true);
+      if (name !== undefined && named === undefined) return refuse(req, res, source, 'unknown_business', undefined);
+      if (name === undefined && (from === undefined || 'header' in from)) return refuse(req, res, source, 'unknown_business', undefined);
       const declared = Number(req.headers['content-length'] ?? '0');
-      if (declared > settings.maxBodyBytes) return refuse(res, source, 'too_large', name, true);
+      if (declared > settings.maxBodyBytes) return refuse(req, res, source, 'too_large', name);
       const body = await readBoundedBody(req, settings.maxBodyBytes);
-      if (body === 'too_large') return refuse(res, source, 'too_large', name, true);
+      if (body === 'too_large') return refuse(req, res, source, 'too_large', name);
       const payload: unknown = settings.streamField !== undefined || (from !== undefined && 'field' in from) ? parseJson(body) : undefined;
       if (name === undefined && from !== undefined && 'field' in from) {
-        if (payload === undefined) return refuse(res, source, 'bad_request', undefined);
+        if (payload === undefined) return refuse(req, res, source, 'bad_request', undefined);
         name = fieldText(payload, from.field);
       }
       const business = name === undefined ? undefined : businesses.get(name);
-      if (name === undefined || business === undefined) return refuse(res, source, 'unknown_business', undefined);
+      if (name === undefined || business === undefined) return refuse(req, res, source, 'unknown_business', undefined);
       const verdict = verify(business, req, body);
-      if (verdict !== 'ok') return refuse(res, source, verdict === 'stale' ? 'replayed' : 'unauthorized', name);
+      if (verdict !== 'ok') return refuse(req, res, source, verdict === 'stale' ? 'replayed' : 'unauthorized', name);
       reply(res, 'accepted');
       options.onDelivery?.('accepted', name, now());
       const accepted = name;

@@ -69,7 +69,25 @@ export interface CallsyncMetrics {
   observeJobDuration(labels: { readonly stream: string }, seconds: number): void;
   /** `callsync_dead_letters_total{business,stream}` += count. */
   deadLettered(labels: StreamLabels, count: number): void;
+  /**
+   * `callsync_webhook_deliveries_total{business,outcome}` += 1. `business` only when the delivery
+   * named a configured one (an attacker's names never become series); otherwise `-`.
+   */
+  webhookDelivery(business: string | undefined, outcome: string): void;
+  /**
+   * A sync run ended that a webhook or the schedule started: `callsync_sync_runs_total{trigger}`
+   * += 1, `callsync_sync_records_written_total{trigger}` += written, and
+   * `callsync_trigger_to_synced_seconds{trigger}` observes the time from the trigger (the first
+   * delivery of a burst, or the schedule's firing) to the end of the run.
+   */
+  syncEnded(trigger: SyncTrigger, written: number, secondsSinceTrigger: number): void;
 }
+
+/** Which path started a sync. */
+export type SyncTrigger = 'webhook' | 'schedule';
+
+/** Buckets for trigger-to-synced: a webhook's sync lands in about a second, a schedule's reaches its interval. */
+export const TRIGGER_TO_SYNCED_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
 
 /** Builds a fresh registry with every callsync metric; call once per process (or per test). */
 export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
@@ -189,6 +207,26 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     registers,
   });
   const deadLetters = new Counter({ name: 'callsync_dead_letters_total', help: 'Records sent to the dead-letter table.', labelNames: withBusiness(['stream']), registers });
+  const deliveries = new Counter({
+    name: 'callsync_webhook_deliveries_total',
+    help: 'Webhook deliveries received, by outcome (accepted, unauthorized, replayed, unknown_business, too_large, rate_limited, bad_request).',
+    labelNames: withBusiness(['outcome']),
+    registers,
+  });
+  const runs = new Counter({ name: 'callsync_sync_runs_total', help: 'Sync runs that reached the end of their stream, by what started them.', labelNames: ['trigger'], registers });
+  const runRecords = new Counter({
+    name: 'callsync_sync_records_written_total',
+    help: 'Records written by sync runs, by what started them (webhook or schedule): which path delivered the data.',
+    labelNames: ['trigger'],
+    registers,
+  });
+  const triggerToSynced = new Histogram({
+    name: 'callsync_trigger_to_synced_seconds',
+    help: 'Seconds from what started a sync (first webhook delivery of a burst, or the schedule firing) to the end of its run.',
+    labelNames: ['trigger'],
+    buckets: TRIGGER_TO_SYNCED_BUCKETS,
+    registers,
+  });
 
   return {
     registry,
@@ -204,6 +242,12 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     },
     observeJobDuration: ({ stream }, seconds) => jobDuration.observe({ stream: label('stream', stream) }, seconds),
     deadLettered: (labels, count) => deadLetters.inc(byStream(labels), count),
+    webhookDelivery: (business, outcome) => deliveries.inc({ ...(perBusiness ? { business: business ?? '-' } : {}), outcome: label('outcome', outcome) }),
+    syncEnded: (trigger, written, seconds) => {
+      runs.inc({ trigger });
+      if (written > 0) runRecords.inc({ trigger }, written);
+      triggerToSynced.observe({ trigger }, Math.max(0, seconds));
+    },
   };
 }
 

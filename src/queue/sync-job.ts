@@ -7,6 +7,7 @@ import { RECONCILE_JOB, type SyncJobData } from './names.js';
 import { runStreamJob } from './run-stream-job.js';
 import { describeHolder, sinkIdentity, sinkLockKey, StreamLeases } from '../lease/stream-lease.js';
 import { jobSignal, type JobSignal } from './job-signal.js';
+import { WEBHOOK_BUSY_RETRY_FOR_MS, WEBHOOK_JOB } from './trigger-sync.js';
 
 /**
  * The BullMQ processor of `run`. Before any request it checks that the stream is still
@@ -104,7 +105,9 @@ const RECONCILE_RETRY_MS = 1_000;
  * every day. It waits for the lock instead, until its own interval has passed.
  */
 async function retryReconcileLater(job: Job<SyncJobData, SyncJobResult>, token: string | undefined, deps: SyncJobDeps): Promise<SyncJobResult> {
-  if (job.name !== RECONCILE_JOB || Date.now() - job.timestamp > deps.config.reconcile.every) return { outcome: 'busy' };
+  // A webhook's sync waits too: the holder may have read the list before the new record was there.
+  const waitsFor = job.name === RECONCILE_JOB ? deps.config.reconcile.every : job.name === WEBHOOK_JOB ? WEBHOOK_BUSY_RETRY_FOR_MS : 0;
+  if (Date.now() - job.timestamp > waitsFor) return { outcome: 'busy' };
   await job.moveToDelayed(Date.now() + RECONCILE_RETRY_MS + Math.floor(Math.random() * RECONCILE_RETRY_MS), token);
   throw new DelayedError('full reconciliation waits for the stream lock');
 }

@@ -51,6 +51,8 @@ export interface StatusServerOptions {
    * request themselves (the webhook receiver, when `hooks.port` is not set).
    */
   readonly extraRoutes?: ExtraRoutes;
+  /** Each business's last webhook delivery, shown on its page (`run` with `hooks`). */
+  readonly webhookDeliveries?: StatusRouteContext['webhookDeliveries'];
 }
 
 /** Paths the server hands over whole (method, auth and answer are theirs). */
@@ -112,6 +114,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
     redact,
     lateAfterSeconds: options.lateAfterSeconds ?? MIN_LATE_AFTER_SECONDS,
     refreshSeconds: options.refreshSeconds,
+    webhookDeliveries: options.webhookDeliveries,
   };
 
   function answer(res: ServerResponse, reply: Answer): void {

@@ -18,6 +18,8 @@ export interface StatusRouteContext {
   /** The lag from which a stream counts as waiting long. */
   readonly lateAfterSeconds: number;
   readonly refreshSeconds?: number;
+  /** Each business's last webhook delivery, when `run` receives webhooks. */
+  readonly webhookDeliveries?: () => Promise<ReadonlyMap<string, { readonly atMs: number; readonly outcome: string }>>;
 }
 
 /** A complete answer; the server sends it. */
@@ -66,9 +68,11 @@ export async function businessPage(context: StatusRouteContext, name: string): P
   }
   const activity = (await readActivity(context.store, [name], nowMs)).get(name) ?? [];
   const business = redactDeep({ ...found, activity }, context.redact);
+  const delivery = context.webhookDeliveries === undefined ? undefined : ((await context.webhookDeliveries()).get(name) ?? null);
+  const lastWebhook = delivery === undefined || delivery === null ? delivery : { at: new Date(delivery.atMs).toISOString(), outcome: delivery.outcome };
   return {
     status: 200,
     type: 'html',
-    body: renderBusinessPage(business, snapshot.generatedAt, { refreshSeconds: context.refreshSeconds, lateAfterSeconds: context.lateAfterSeconds }),
+    body: renderBusinessPage(business, snapshot.generatedAt, { refreshSeconds: context.refreshSeconds, lateAfterSeconds: context.lateAfterSeconds, lastWebhook }),
   };
 }

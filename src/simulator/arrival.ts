@@ -7,6 +7,7 @@ export function startArrivals(
   businesses: readonly BusinessData[],
   rates: { callsPerSecond?: number; voicemailsPerSecond?: number } | undefined,
   clock: () => number,
+  onArrival?: (business: string, calls: number, voicemails: number) => void,
 ): () => void {
   const calls = rates?.callsPerSecond ?? 0;
   const voicemails = rates?.voicemailsPerSecond ?? 0;
@@ -25,6 +26,7 @@ export function startArrivals(
     for (const b of businesses) {
       if (newCalls > 0) b.calls.append(newCalls, nowSec);
       if (newVoicemails > 0) b.voicemails.append(newVoicemails, nowSec);
+      if (newCalls + newVoicemails > 0) onArrival?.(b.name, newCalls, newVoicemails);
     }
   }, TICK_MS);
   timer.unref();

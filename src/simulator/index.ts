@@ -4,6 +4,7 @@ export { V2_PREFIX } from './server.js';
 export { KEY_PREFIX, MAX_ACTIVE_KEYS } from './api-keys.js';
 export { SESSION_COOKIE } from './sessions.js';
 export { LONE_SURROGATE_TEXT } from './hostile-records.js';
+export type { WebhookCounters, WebhookEvent, WebhookSenderOptions } from './webhook-sender.js';
 export type {
   AddRecordsOptions,
   BrokenPaging,

@@ -16,6 +16,7 @@ import { SessionStore } from './sessions.js';
 import type { SimState } from './state.js';
 import { buildTruth } from './truth.js';
 import type { Simulator, SimulatorOptions } from './types.js';
+import { WebhookSender } from './webhook-sender.js';
 
 export const DEFAULT_RECORDINGS_BASE_URL = 'https://media.calltrack.test';
 
@@ -81,7 +82,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       resolve();
     });
   });
-  const stopArrivals = startArrivals(businesses, options.arrival, clock);
+  let hooks = options.webhooks === undefined ? undefined : new WebhookSender(options.webhooks, seed);
+  const stopArrivals = startArrivals(businesses, options.arrival, clock, (name, calls, voicemails) => {
+    hooks?.emit(name, 'call.created', calls);
+    hooks?.emit(name, 'voicemail.created', voicemails);
+  });
   const baseUrl = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
   const find = (name: string): BusinessData => {
     const business = businesses.find((b) => b.name === name);
@@ -99,16 +104,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     addCalls: (name, count, at) => {
       const store = find(name).calls;
       store.append(count, nowSec());
-      if (at?.createdAt === undefined) return;
-      for (let i = store.length - count; i < store.length; i++) store.override(i, { createdAtSec: epochSec(at.createdAt) });
+      if (at?.createdAt !== undefined) for (let i = store.length - count; i < store.length; i++) store.override(i, { createdAtSec: epochSec(at.createdAt) });
+      hooks?.emit(name, 'call.created', count);
     },
-    addVoicemails: (name, count, at) => find(name).voicemails.append(count, at?.createdAt === undefined ? nowSec() : epochSec(at.createdAt)),
+    addVoicemails: (name, count, at) => {
+      find(name).voicemails.append(count, at?.createdAt === undefined ? nowSec() : epochSec(at.createdAt));
+      hooks?.emit(name, 'voicemail.created', count);
+    },
     addHostileCalls: (name, records) => appendHostile(find(name).calls, records, nowSec()),
     deleteCalls: (name, ids) => {
       const store = find(name).calls;
       const unknown = ids.filter((id) => !store.has(id));
       if (unknown.length > 0) throw new Error(`simulator: ${name} has no call ${unknown.join(', ')}`);
       for (const id of ids) store.delete(id);
+      hooks?.emit(name, 'call.deleted', ids.length);
     },
     deleteVoicemails: (name, uuids) => {
       const business = find(name);
@@ -118,12 +127,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           throw new Error(`simulator: ${name} has no voicemail ${uuid}`);
         }
       }
+      hooks?.emit(name, 'voicemail.deleted', uuids.length);
     },
     addRawVoicemail: (name, raw) => find(name).voicemails.appendRaw(raw),
     updateCallTranscription: (name, callId, text) => {
       if (!find(name).calls.updateTranscription(callId, text, nowSec())) {
         throw new Error(`simulator: ${name} has no call ${callId}`);
       }
+      hooks?.emit(name, 'call.updated');
     },
     setFaults: (faults) => state.faults.set(faults),
     setBrokenPaging: (broken) => {
@@ -140,12 +151,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       keys.revoke(name, key.id, clock());
     },
     counters: () => counters.snapshot(),
-    resetCounters: () => counters.reset(),
+    resetCounters: () => {
+      counters.reset();
+      hooks?.resetCounters();
+    },
+    setWebhooks: (settings) => {
+      if (hooks !== undefined) return hooks.set(settings);
+      const { url, secret } = settings;
+      if (url === undefined || secret === undefined) throw new Error('simulator: the first setWebhooks needs url and secret');
+      hooks = new WebhookSender({ ...settings, url, secret }, seed);
+    },
+    webhookCounters: () => hooks?.counters() ?? { events: 0, dropped: 0, duplicated: 0, sent: 0, byStatus: {} },
+    webhooksSettled: () => hooks?.settled() ?? Promise.resolve(),
     truth: (name) => buildTruth(find(name), state.v1Order),
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         stopArrivals();
         state.responder.close();
+        void hooks?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -1,3 +1,4 @@
+import type { WebhookCounters, WebhookSenderOptions } from './webhook-sender.js';
 /** Public contract of the upstream simulator: options, handle, counters and ground truth. */
 
 /** Fault probabilities and the 429 storm. Probabilities are per request, from 0 to 1. */
@@ -118,6 +119,11 @@ export interface SimulatorOptions {
   cursorTtlMs?: number;
   /** Live arrival rates per business. @defaultValue none */
   arrival?: { callsPerSecond?: number; voicemailsPerSecond?: number };
+  /**
+   * Send a signed webhook for each new call or voicemail, late transcription and deletion, with
+   * configurable delays, copies, reordering and drops. @defaultValue none
+   */
+  webhooks?: WebhookSenderOptions;
   faults?: Partial<Faults>;
   /** v1 paths (below `/api/v1`) answered without the `data` wrapper. @defaultValue ['/sms'] */
   legacyEnvelope?: string[];
@@ -281,6 +287,15 @@ export interface Simulator {
   revokeKey(business: string, apiKey?: string): void;
   counters(): SimulatorCounters;
   resetCounters(): void;
+  /**
+   * Switches the webhook sender on, or changes its settings, from the next delivery (e.g. once
+   * the receiver has a port). A first call needs `url` and `secret`.
+   */
+  setWebhooks(options: Partial<WebhookSenderOptions>): void;
+  /** What the webhook sender did (all zero without `webhooks`); `resetCounters()` zeroes these too. */
+  webhookCounters(): WebhookCounters;
+  /** Resolves when every webhook planned so far has been answered (at once without `webhooks`). */
+  webhooksSettled(): Promise<void>;
   truth(business: string): Truth;
   close(): Promise<void>;
 }

@@ -16,6 +16,8 @@ import { keepSchedulers } from '../../queue/keep-schedulers.js';
 import { pollNow, reconcileSchedulers } from '../../queue/schedulers.js';
 import { createSyncProcessor } from '../../queue/sync-job.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
+import { triggerSync, WEBHOOK_JOB } from '../../queue/trigger-sync.js';
+import { startHooks } from '../../hooks/start-hooks.js';
 
 /** BullMQ events kept in its stream (BullMQ's default is 10,000). */
 const EVENTS_KEPT = 100;
@@ -34,6 +36,8 @@ export interface RunWorkerOptions {
 export interface RunWorker {
   /** The status server's base URL. */
   readonly url: string;
+  /** Where webhooks are posted (`{url}/{business}`), when `hooks` is configured. */
+  readonly hooksUrl?: string;
   /** Stops taking jobs, stops running ones after their page in flight, closes everything it opened. */
   shutdown(): Promise<void>;
 }
@@ -73,6 +77,21 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: config.upstream.timeoutMs, caFile: config.upstream.caFile });
   const clients = upstreamClients(config.upstream, dispatcher);
   const stop = new AbortController();
+  const { hooks: hooksConfig } = config;
+  const hooks =
+    hooksConfig === undefined
+      ? undefined
+      : await startHooks({
+          hooks: hooksConfig,
+          businesses: config.businesses,
+          streams: new Map(plans.map((plan) => [plan.name, plan.streams.map((s) => s.name)])),
+          trigger: (business, streams) =>
+            triggerSync({ queue, redis, prefix: config.redis.prefix, debounceMs: hooksConfig.debounce, minIntervalMs: hooksConfig.minInterval }, business, streams),
+          redis,
+          prefix: config.redis.prefix,
+          metrics,
+          logger,
+        });
   const server = await startStatusServer({
     host: config.server.host,
     port: config.server.port,
@@ -83,6 +102,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     logger,
     redact: options.redact,
     lateAfterSeconds: lateAfterSeconds(config.schedule.every),
+    extraRoutes: hooks?.routes,
+    webhookDeliveries: hooks === undefined ? undefined : () => hooks.deliveries.read(),
   });
   const worker = new Worker<SyncJobData, SyncJobResult>(
     SYNC_QUEUE,
@@ -101,16 +122,25 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     },
   );
   worker.on('error', (error) => logger.error({ err: error.message }, 'worker error'));
+  worker.on('completed', (job, result) => {
+    if (result.outcome !== 'synced') return;
+    // A webhook's sync counts from its first delivery; a scheduled one from when its scheduler fired.
+    const webhook = job.name === WEBHOOK_JOB;
+    const triggeredAt = job.timestamp + (webhook ? 0 : (job.opts.delay ?? 0));
+    metrics.syncEnded(webhook ? 'webhook' : 'schedule', result.written, (Date.now() - triggeredAt) / 1000);
+  });
   worker.on('failed', (job, error) => logger.debug({ jobId: job?.id, err: error.message }, 'job failed'));
   logger.info({ concurrency: config.worker.concurrency, businesses: plans.length }, 'worker started');
 
   let closing: Promise<void> | undefined;
   return {
     url: server.url,
+    ...(hooksConfig === undefined ? {} : { hooksUrl: `${hooks?.server?.url ?? server.url}${hooksConfig.path}` }),
     shutdown() {
       closing ??= (async () => {
         stop.abort(new Error('shutting down'));
         keeper.stop();
+        await hooks?.close();
         await worker.close();
         await queue.close();
         await server.close();

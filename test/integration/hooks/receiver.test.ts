@@ -88,15 +88,14 @@ describe('webhook receiver over HTTP', () => {
     expect(outcomes.filter((o) => o.outcome === 'unknown_business').map((o) => o.business)).toEqual([undefined, undefined]);
   });
 
-  it('answers 413 to a chunked body past the limit before reading it all', async () => {
+  it('answers 413 to a chunked body past the limit, keeping none of it', async () => {
     // A generator body has no length, so undici sends it chunked.
     function* chunks(): Generator<Buffer> {
       for (let i = 0; i < 40; i++) yield Buffer.alloc(256 * 1024, 0x20);
     }
-    const response = await request(`${server.url}/hooks/acme`, { method: 'POST', body: Readable.from(chunks()), headers: { 'content-type': 'application/json' } }).catch((error: unknown) => error);
-    // Either the answer arrives, or the server closed the upload early; never a 202.
-    if (response instanceof Error) expect(response.message).toMatch(/closed|reset|EPIPE|socket/i);
-    else expect((response as { statusCode: number }).statusCode).toBe(413);
+    const response = await request(`${server.url}/hooks/acme`, { method: 'POST', body: Readable.from(chunks()), headers: { 'content-type': 'application/json' } });
+    await response.body.dump();
+    expect(response.statusCode).toBe(413);
   });
 
   it('answers a flood from one client with 429 once past the limit, and other paths are 404', async () => {

@@ -1,0 +1,46 @@
+import type { Redis } from 'ioredis';
+import type { DeliveryOutcome } from './receiver.js';
+
+/** The last delivery a business received, for the status page. */
+export interface LastDelivery {
+  readonly atMs: number;
+  readonly outcome: DeliveryOutcome;
+}
+
+/** One write per business and outcome at most this often: a flood of refusals must not become a flood of Redis writes. */
+const WRITE_EVERY_MS = 1_000;
+
+/**
+ * The last delivery per business, in one Redis hash shared by every replica
+ * (`{redis.prefix}:hooks:deliveries`, field = business, value = `outcome atMs`).
+ */
+export class DeliveryLog {
+  readonly #redis: Redis;
+  readonly #key: string;
+  readonly #written = new Map<string, number>();
+
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis;
+    this.#key = `${prefix}:hooks:deliveries`;
+  }
+
+  /** Records a delivery to a configured business; never throws (the status page is not worth a failed delivery). */
+  record(business: string, outcome: DeliveryOutcome, atMs: number): void {
+    const slot = `${business}\n${outcome}`;
+    const last = this.#written.get(slot);
+    if (last !== undefined && atMs - last < WRITE_EVERY_MS) return;
+    this.#written.set(slot, atMs);
+    this.#redis.hset(this.#key, business, `${outcome} ${atMs}`).catch(() => undefined);
+  }
+
+  /** Every business's last delivery. */
+  async read(): Promise<ReadonlyMap<string, LastDelivery>> {
+    const all = await this.#redis.hgetall(this.#key);
+    const out = new Map<string, LastDelivery>();
+    for (const [business, value] of Object.entries(all)) {
+      const [outcome, at] = value.split(' ');
+      if (outcome !== undefined && at !== undefined) out.set(business, { outcome: outcome as DeliveryOutcome, atMs: Number(at) });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,56 @@
+import type { Logger } from 'pino';
+import type { CallsyncConfig } from '../config/index.js';
+import type { CallsyncMetrics } from '../metrics/index.js';
+import type { ExtraRoutes } from '../server/index.js';
+import { DeliveryLog } from './delivery-log.js';
+import { startHookServer, type HookServer } from './hook-server.js';
+import { createHookReceiver, type HookBusiness } from './receiver.js';
+import type { Redis } from 'ioredis';
+
+type HooksConfig = NonNullable<CallsyncConfig['hooks']>;
+
+export interface HooksOptions {
+  readonly hooks: HooksConfig;
+  readonly businesses: CallsyncConfig['businesses'];
+  /** Each business's streams as planned (config order). */
+  readonly streams: ReadonlyMap<string, readonly string[]>;
+  readonly trigger: (business: string, streams: readonly string[]) => Promise<void>;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly metrics: CallsyncMetrics;
+  readonly logger: Logger;
+}
+
+export interface RunningHooks {
+  /** Set when the receiver shares the operators' server (`hooks.port` absent). */
+  readonly routes?: ExtraRoutes;
+  /** The receiver's own server, when `hooks.port` is set. */
+  readonly server?: HookServer;
+  readonly deliveries: DeliveryLog;
+  close(): Promise<void>;
+}
+
+/** The webhook side of `run`: the receiver on its own port or as routes for the operators' server. */
+export async function startHooks(options: HooksOptions): Promise<RunningHooks> {
+  const { hooks } = options;
+  const businesses = new Map<string, HookBusiness>();
+  for (const business of options.businesses) {
+    const secret = business.webhookSecret ?? hooks.secret;
+    // The config checks guarantee one; a business without is simply not receivable.
+    if (secret !== undefined) businesses.set(business.name, { secret, streams: options.streams.get(business.name) ?? [] });
+  }
+  const deliveries = new DeliveryLog(options.redis, options.prefix);
+  const receiver = createHookReceiver({
+    settings: { ...hooks, signature: { ...hooks.signature, toleranceMs: hooks.signature.tolerance } },
+    businesses,
+    trigger: options.trigger,
+    onDelivery: (outcome, business, atMs) => {
+      options.metrics.webhookDelivery(business, outcome);
+      if (business !== undefined) deliveries.record(business, outcome, atMs);
+    },
+    logger: options.logger,
+  });
+  if (hooks.port === undefined) return { routes: receiver, deliveries, close: () => Promise.resolve() };
+  const server = await startHookServer({ host: hooks.host, port: hooks.port, receiver, logger: options.logger });
+  return { server, deliveries, close: () => server.close() };
+}

@@ -1,0 +1,51 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { SyncJobData } from './names.js';
+
+/** Name of a sync a webhook asked for; it runs exactly as a scheduled one (`SYNC_JOB`), lock and budget alike. */
+export const WEBHOOK_JOB = 'webhook';
+
+/** How long a webhook sync that found its stream busy keeps asking again before it gives up (the schedule is the safety net). */
+export const WEBHOOK_BUSY_RETRY_FOR_MS = 300_000;
+
+export interface TriggerSyncDeps {
+  readonly queue: Queue<SyncJobData>;
+  readonly redis: Redis;
+  /** `redis.prefix`. */
+  readonly prefix: string;
+  /** The first delivery of a burst waits this long for the rest. */
+  readonly debounceMs: number;
+  /** At most one webhook sync per stream starts within this. */
+  readonly minIntervalMs: number;
+}
+
+/**
+ * Queues an immediate sync of a business's streams for a webhook, coalesced. Per stream, one
+ * BullMQ job with a deduplication id (`keepLastIfActive`): deliveries while it waits are dropped
+ * into it; deliveries while it runs leave one more run after it, never a second run beside it.
+ * The first delivery of a burst waits `debounceMs`; a stream that had a webhook sync start within
+ * `minIntervalMs` waits that long (a Redis mark with that TTL says so), so 100 deliveries in a
+ * second make one or two syncs. The job takes the stream lock and the budget like any other.
+ */
+export async function triggerSync(deps: TriggerSyncDeps, business: string, streams: readonly string[]): Promise<void> {
+  const enc = encodeURIComponent;
+  const marks = deps.redis.pipeline();
+  for (const stream of streams) marks.set(`${deps.prefix}:hooks:recent:${enc(business)}:${enc(stream)}`, '1', 'PX', deps.minIntervalMs, 'NX');
+  const results = (await marks.exec()) ?? [];
+  await Promise.all(
+    streams.map((stream, index) => {
+      const first = results[index]?.[1] === 'OK';
+      return deps.queue.add(
+        WEBHOOK_JOB,
+        { business, stream },
+        {
+          delay: first ? deps.debounceMs : Math.max(deps.debounceMs, deps.minIntervalMs),
+          attempts: 1,
+          removeOnComplete: true,
+          removeOnFail: { count: 500 },
+          deduplication: { id: `webhook:${business}:${stream}`, keepLastIfActive: true },
+        },
+      );
+    }),
+  );
+}

@@ -1,0 +1,123 @@
+import { createHmac } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
+import { countRows, hasCall } from '../worker/measures.js';
+import { hooksRunConfig, metricValue, SECRETS, upstreamRequests } from './run-hooks.js';
+
+const exact = 'missing 0, unexpected 0, different 0';
+
+/**
+ * One `callsync run` with a schedule far longer than any wait here (1 h): whatever arrives within
+ * the test came through a webhook. How fast is a timing figure: the bench measures it (`fig-webhooks`).
+ */
+describe('callsync run with webhooks from the simulator', () => {
+  let sim: Simulator;
+  let ws: ReturnType<typeof workspace>;
+  const processes: RunProcess[] = [];
+  let url = '';
+
+  beforeAll(async () => {
+    sim = await startSimulator({ businesses: 2, calls: 40, voicemails: 4, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
+    ws = workspace('hooks');
+    processes.push(spawnRun(ws.writeConfig(hooksRunConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1h' }))));
+    url = await processes[0]!.url;
+    sim.setWebhooks({ url: `${url}/hooks`, secret: SECRETS });
+    // The first start polls every stream at once.
+    await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 80 ? true : undefined));
+    await waitFor('the first syncs to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 6 ? true : undefined));
+  });
+  afterAll(async () => {
+    await stopAll(processes);
+    await sim.close();
+    await ws.cleanup();
+  });
+
+  /** Scheduled syncs so far: one firing in a test (1 h schedule, random phase) is allowed for, not assumed away. */
+  const scheduled = (): Promise<number> => metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' });
+
+  it('brings a new call through its webhook with at most one upstream request for its stream', async () => {
+    const before = await scheduled();
+    const webhookRunsBefore = await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' });
+    sim.resetCounters();
+    sim.addCalls('biz-1', 1);
+    const newest = sim.truth('biz-1').calls.at(-1)!.id;
+    await waitFor(`call ${newest}`, () => (hasCall(ws.dbPath, 'biz-1', newest) ? true : undefined), 30_000, 50);
+    await sim.webhooksSettled();
+    await waitFor('the webhook sync to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRunsBefore ? true : undefined));
+    // The payload's event maps to `calls`: one list request, nothing for the other streams.
+    expect(upstreamRequests(sim, 'biz-1')).toBeLessThanOrEqual(1 + 3 * ((await scheduled()) - before));
+    expect(sim.webhookCounters().byStatus).toEqual({ 202: 1 });
+    expect(await metricValue(url, 'callsync_webhook_deliveries_total', { business: 'biz-1', outcome: 'accepted' })).toBe(1);
+    const page = await (await fetch(`${url}/business/biz-1`)).text();
+    expect(page).toMatch(/Last webhook: accepted, (just now|\d+(\.\d+)? ?s ago)/);
+  });
+
+  it('coalesces 100 deliveries within a second into one or two syncs, within the budget', async () => {
+    const runsBefore = await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' });
+    sim.resetCounters();
+    for (let i = 0; i < 100; i++) {
+      sim.addCalls('biz-1', 1);
+      await new Promise((resolve) => setTimeout(resolve, 8));
+    }
+    const newest = sim.truth('biz-1').calls.at(-1)!.id;
+    await waitFor(`call ${newest}`, () => (hasCall(ws.dbPath, 'biz-1', newest) ? true : undefined), 30_000, 50);
+    await sim.webhooksSettled();
+    expect(sim.webhookCounters().byStatus).toEqual({ 202: 100 });
+    // Whatever arrived during the last run leaves one more after it; let it end before counting.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const runs = (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) - runsBefore;
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(runs).toBeLessThanOrEqual(2);
+    expect(sim.counters().businesses['biz-1']?.rateLimited).toBe(0);
+    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(exact);
+  });
+
+  it('refuses forged, replayed, unknown, oversized and flooding deliveries without a sync, while another business still gets its call', async () => {
+    const webhookRuns = await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' });
+    const before = await scheduled();
+    sim.resetCounters();
+    const body = '{"event":"call.created"}';
+    const nowSec = Math.floor(Date.now() / 1000);
+    const sign = (secret: string, at: number): Record<string, string> => ({
+      'content-type': 'application/json',
+      'x-webhook-timestamp': String(at),
+      'x-webhook-signature': createHmac('sha256', secret).update(`${at}.${body}`).digest('hex'),
+    });
+    // The attacker posts from another loopback address, so the limit it meets is its own.
+    const attacker = new Agent({ connect: { localAddress: '127.0.0.2' }, connections: 64 });
+    const post = async (path: string, payload: string | Buffer, headers: Record<string, string>): Promise<number> => {
+      const response = await request(`${url}${path}`, { method: 'POST', body: payload, headers, dispatcher: attacker });
+      await response.body.dump();
+      return response.statusCode;
+    };
+    try {
+      expect(await post('/hooks/biz-1', body, sign('not-the-secret', nowSec))).toBe(401);
+      expect(await post('/hooks/biz-1', body, sign(SECRETS['biz-1']!, nowSec - 3_600))).toBe(401);
+      expect(await post('/hooks/biz-9', body, sign(SECRETS['biz-1']!, nowSec))).toBe(404);
+      expect(await post('/hooks/biz-1', Buffer.alloc(10 * 1024 * 1024, 0x20), { 'content-type': 'application/json' })).toBe(413);
+
+      // 1,000 requests as fast as one client can, while biz-2's own webhook arrives from the simulator.
+      const flood = Promise.all(Array.from({ length: 1_000 }, () => post('/hooks/biz-1', body, { 'content-type': 'application/json' })));
+      sim.addCalls('biz-2', 1);
+      const newest = sim.truth('biz-2').calls.at(-1)!.id;
+      const statuses = await flood;
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+      expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+      await waitFor(`biz-2 call ${newest}`, () => (hasCall(ws.dbPath, 'biz-2', newest) ? true : undefined), 30_000, 50);
+      await sim.webhooksSettled();
+      expect(sim.webhookCounters().byStatus).toEqual({ 202: 1 });
+    } finally {
+      await attacker.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // No request for biz-1 beyond a scheduled poll that may have fired; one webhook sync, biz-2's.
+    expect(upstreamRequests(sim, 'biz-1')).toBeLessThanOrEqual(3 * ((await scheduled()) - before));
+    expect((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) - webhookRuns).toBe(1);
+    expect(await metricValue(url, 'callsync_webhook_deliveries_total', { outcome: 'rate_limited' })).toBeGreaterThan(0);
+    expect(await metricValue(url, 'callsync_webhook_deliveries_total', { business: 'biz-1', outcome: 'replayed' })).toBe(1);
+    expect(processes[0]!.child.exitCode).toBeNull();
+  });
+});
