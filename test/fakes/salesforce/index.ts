@@ -22,6 +22,8 @@ export interface FakeSalesforceOptions {
   readonly sessionMs?: number;
   /** Requests per window. @defaultValue 100000 */
   readonly dailyAllocation?: number;
+  /** Requests other integrations used just before the fake started; they age out with the window. @defaultValue 0 */
+  readonly initialUsage?: number;
   /** The allocation's rolling window. @defaultValue 24 hours */
   readonly allocationWindowMs?: number;
   /** How long a written record stays invisible to SOSL. @defaultValue 0 */
@@ -96,6 +98,7 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
   const phoneFields = options.phoneFields ?? ['Phone', 'MobilePhone'];
   const store = new FakeOrgStore(options.customTaskFields ?? DEFAULT_CUSTOM_TASK_FIELDS, options.indexLagMs ?? 0);
   const allocation = new FakeAllocation(options.dailyAllocation ?? 100_000, options.allocationWindowMs ?? 24 * 3_600_000);
+  for (let used = 0; used < (options.initialUsage ?? 0); used++) allocation.take(Date.now());
   const queries = new FakeQueries(store, options.queryBatchSize ?? 2000, phoneFields, readings.refuseLeadingWildcard);
   let baseUrl = '';
   const auth = new FakeAuth(

@@ -2,7 +2,14 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { Agent } from 'undici';
+import { createSink, type SinkConfig } from '../../../connectors/registry.js';
+import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
+import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
+import type { CallsyncConfig } from '../../../src/config/index.js';
+import { planBusinesses } from '../../../src/sync/plan-businesses.js';
+import type { BusinessOutcome } from '../../../src/sync/sync-business.js';
 import { salesforceConfigSchema, type SalesforceConfig } from '../../../connectors/salesforce/config.js';
 import { createSalesforceSink } from '../../../connectors/salesforce/salesforce-sink.js';
 import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
@@ -87,4 +94,29 @@ export async function startSalesforceSink(options: FakeSalesforceOptions = {}, o
       await org.close();
     },
   };
+}
+
+/** How people type a US number `n` (10 digits) into a Contact or Lead: four ways, on either phone field. */
+export const TYPED: readonly ((n: string) => Record<string, string>)[] = [
+  (n) => ({ Phone: `(${n.slice(0, 3)}) ${n.slice(3, 6)}-${n.slice(6)}` }),
+  (n) => ({ MobilePhone: `${n.slice(0, 3)}.${n.slice(3, 6)}.${n.slice(6)}` }),
+  (n) => ({ Phone: `+1 ${n.slice(0, 3)} ${n.slice(3, 6)} ${n.slice(6)}` }),
+  (n) => ({ MobilePhone: `1-${n.slice(0, 3)}-${n.slice(3, 6)}-${n.slice(6)}` }),
+];
+
+export interface Backfilled {
+  readonly outcomes: BusinessOutcome[];
+  readonly logs: string[];
+}
+
+/** One in-process backfill into Salesforce, as `callsync backfill` runs it, with the sink's log lines kept. */
+export async function backfillInto(config: CallsyncConfig<SinkConfig>): Promise<Backfilled> {
+  const { logger, logs } = capturingLogger();
+  const sink = await createSink(config.sink, { logger });
+  try {
+    const outcomes = await runBackfill({ config, plans: planBusinesses(config), sink, reporter: createLogReporter(pino({ level: 'silent' })) });
+    return { outcomes, logs };
+  } finally {
+    await sink.close();
+  }
 }
