@@ -1,19 +1,13 @@
 import { classifyHttp, HUBSPOT_TRAITS, servicePolicy } from '../../src/http-policy/index.js';
-import type { HttpFailureKind } from '../../src/http-policy/index.js';
+import type { FailureKind, HttpFailureKind } from '../../src/http-policy/index.js';
 import { truncate } from '../../src/redact/index.js';
 import type { HubSpotRetryPolicy } from './config.js';
 
-/** What went wrong with a HubSpot request, as far as the caller must act on it. */
-export type HubSpotErrorKind =
-  | 'auth'
-  | 'forbidden'
-  | 'rate_limited'
-  | 'daily_limit'
-  | 'transient'
-  | 'invalid'
-  | 'conflict'
-  | 'not_found'
-  | 'internal';
+/** What went wrong with a HubSpot request, as far as the caller must act on it: the kinds of the one vocabulary HubSpot can meet. */
+export type HubSpotErrorKind = Extract<
+  FailureKind,
+  'auth' | 'forbidden' | 'rate_limited' | 'daily_limit' | 'transient' | 'invalid' | 'conflict' | 'not_found' | 'internal'
+>;
 
 /** One failed attempt: an HTTP answer that was not 2xx, or the error thrown instead of one. */
 export type HubSpotFailure =

@@ -1,17 +1,15 @@
+import { HttpError } from '../../src/http-policy/index.js';
 import type { Classification, HubSpotErrorKind } from './classify.js';
 
 /**
- * A HubSpot request that failed for good. Carries method, path (without query), status and
+ * A HubSpot request that failed for good: the exchange's `HttpError` (code e.g.
+ * `HUBSPOT_DAILY_LIMIT`) with HubSpot's fields. Carries method, path (without query), status and
  * HubSpot's whitelisted body fields; never headers, the token or request bodies.
  */
-export class HubSpotError extends Error {
+export class HubSpotError extends HttpError<HubSpotErrorKind> {
   override readonly name = 'HubSpotError';
-  /** Stable code, e.g. `HUBSPOT_DAILY_LIMIT`. */
-  readonly code: string;
-  readonly kind: HubSpotErrorKind;
   readonly method: string;
   readonly path: string;
-  readonly status: number | undefined;
   /** HubSpot's own message, for dead letters. */
   readonly hubspotMessage: string | undefined;
   readonly correlationId: string | undefined;
@@ -20,12 +18,16 @@ export class HubSpotError extends Error {
   readonly batchRejection: boolean;
 
   constructor(request: { method: string; path: string; status?: number }, classification: Classification, options?: ErrorOptions) {
-    super(`HubSpot ${request.method} ${request.path} failed: ${classification.reason}${hint(classification.kind)}`, options);
-    this.kind = classification.kind;
-    this.code = `HUBSPOT_${classification.kind.toUpperCase()}`;
+    super(`HubSpot ${request.method} ${request.path} failed: ${classification.reason}${hint(classification.kind)}`, {
+      service: 'hubspot',
+      kind: classification.kind,
+      code: `HUBSPOT_${classification.kind.toUpperCase()}`,
+      status: request.status,
+      ...(classification.kind === 'rate_limited' ? { retryAfterMs: classification.waitMs } : {}),
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
     this.method = request.method;
     this.path = request.path;
-    this.status = request.status;
     this.hubspotMessage = classification.hubspotMessage;
     this.correlationId = classification.correlationId;
     this.policyName = classification.policyName;

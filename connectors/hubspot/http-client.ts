@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { send } from '../../src/http-policy/index.js';
+import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/index.js';
 import { createRedactor, forTerminal } from '../../src/redact/index.js';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { HubSpotBudget, RequestKind } from './budget.js';
 import { classifyHubSpotFailure, type Classification, type HubSpotFailure } from './classify.js';
 import type { HubSpotRetryPolicy } from './config.js';
@@ -18,9 +20,18 @@ export interface HubSpotHttpOptions {
   readonly clock: Clock;
   /** Jitter source in [0, 1). @defaultValue `Math.random` */
   readonly random?: () => number;
-  /** Bound on waiting for response headers and between body chunks. @defaultValue 30000 */
+  /** One deadline per attempt over headers and body together (not an idle timeout), ms. @defaultValue 30000 */
   readonly timeoutMs?: number;
+  /**
+   * Largest answer read; a longer one fails the attempt (transient, like a cut-off body) and is not
+   * read further. HubSpot's largest answers (a batch of 100 records, a search page) are well under 1 MiB.
+   * @defaultValue 16 MiB
+   */
+  readonly maxBodyBytes?: number;
 }
+
+/** `maxBodyBytes` default. */
+export const DEFAULT_HUBSPOT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface HubSpotResponse {
   /** 2xx status; 207 for a batch with some failed inputs. */
@@ -29,9 +40,10 @@ export interface HubSpotResponse {
 }
 
 /**
- * Every HubSpot request goes through here: waits for the budget, sends with undici through the
- * injected dispatcher, learns from the rate-limit headers, and retries what the classifier says
- * to retry. Anything else becomes a {@link HubSpotError}.
+ * Every HubSpot request goes through here, as one exchange (`send()` of `src/http-policy`): the
+ * budget before every attempt, one deadline over headers and body, the size bound, redaction of
+ * the token. HubSpot brings its decide hook: learn from the rate-limit headers, retry what the
+ * classifier says to retry; anything else becomes a {@link HubSpotError}.
  */
 export class HubSpotHttp {
   readonly #options: HubSpotHttpOptions;
@@ -48,50 +60,46 @@ export class HubSpotHttp {
   }
 
   async send(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, kind: RequestKind = 'general'): Promise<HubSpotResponse> {
-    const { budget, retry: policy, logger, clock } = this.#options;
+    const { budget, retry: policy, logger, clock, dispatcher } = this.#options;
+    const timeoutMs = this.#options.timeoutMs ?? 30_000;
     const label = { method, path: path.split('?')[0] ?? path };
-    for (let attempt = 1; ; attempt += 1) {
-      if (budget.dailyExhausted) throw this.#error(label, undefined, dailyExhausted());
-      await budget.take(kind);
-      const outcome = await this.#attempt(method, path, body);
-      if ('status' in outcome) budget.observe(outcome.headers, kind);
-      if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) {
-        logger.debug({ ...label, status: outcome.status, attempt }, 'hubspot request');
-        return { status: outcome.status, body: outcome.body };
+    const payload = body === undefined ? {} : { body: JSON.stringify(body) };
+    const headers = {
+      authorization: `Bearer ${this.#token}`,
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    const decide = (outcome: ExchangeOutcome, attempt: number): ExchangeDecision<HubSpotResponse> => {
+      const failure = failureOf(outcome, timeoutMs);
+      if ('status' in failure) budget.observe(failure.headers, kind);
+      if ('status' in failure && failure.status >= 200 && failure.status < 300) {
+        logger.debug({ ...label, status: failure.status, attempt }, 'hubspot request');
+        return { action: 'accept', value: { status: failure.status, body: failure.body } };
       }
-      const status = 'status' in outcome ? outcome.status : undefined;
-      const verdict = classifyHubSpotFailure(outcome, { retry: attempt, policy, random: this.#random(), nowMs: clock.now(), clean: this.#clean });
+      const status = 'status' in failure ? failure.status : undefined;
+      const verdict = classifyHubSpotFailure(failure, { retry: attempt, policy, random: this.#random(), nowMs: clock.now(), clean: this.#clean });
       if (verdict.kind === 'daily_limit') budget.markDailyExhausted();
       if (verdict.kind === 'rate_limited') budget.block(kind, verdict.waitMs);
       if (!verdict.retry || attempt >= policy.maxAttempts) {
-        const cause = 'error' in outcome ? causeOf(outcome.error, this.#clean) : undefined;
-        throw this.#error({ ...label, ...(status === undefined ? {} : { status }) }, cause, verdict);
+        const cause = 'error' in failure ? causeOf(failure.error, this.#clean) : undefined;
+        return { action: 'fail', error: this.#error({ ...label, ...(status === undefined ? {} : { status }) }, cause, verdict) };
       }
       logger.warn({ ...label, status, attempt, waitMs: verdict.waitMs, reason: verdict.reason }, 'hubspot request failed; retrying');
-      await clock.sleep(verdict.waitMs);
-    }
-  }
-
-  async #attempt(method: string, path: string, body: unknown): Promise<HubSpotFailure> {
-    const timeout = this.#options.timeoutMs ?? 30_000;
-    try {
-      const response = await request(new URL(path, this.#options.baseUrl), {
-        method,
-        dispatcher: this.#options.dispatcher,
-        headers: {
-          authorization: `Bearer ${this.#token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
-      const text = await response.body.text();
-      return { status: response.statusCode, body: parseJson(text), headers: flatHeaders(response.headers) };
-    } catch (error) {
-      return { error };
-    }
+      return { action: 'retry', waitMs: verdict.waitMs };
+    };
+    return send<HubSpotResponse>({
+      dispatcher,
+      timeoutMs,
+      maxBodyBytes: this.#options.maxBodyBytes ?? DEFAULT_HUBSPOT_MAX_BODY_BYTES,
+      redact: this.#clean,
+      sleep: (ms) => clock.sleep(ms),
+      acquire: async () => {
+        if (budget.dailyExhausted) throw this.#error(label, undefined, dailyExhausted());
+        await budget.take(kind);
+      },
+      request: () => ({ url: new URL(path, this.#options.baseUrl), method, headers, ...payload }),
+      decide,
+    });
   }
 
   #error(label: { method: string; path: string; status?: number }, cause: Error | undefined, verdict: Classification): HubSpotError {
@@ -103,6 +111,17 @@ export class HubSpotHttp {
 function dailyExhausted(): Classification {
   const reason = 'the daily limit was reached (X-HubSpot-RateLimit-Daily-Remaining: 0 or a 429 DAILY); not sent';
   return { kind: 'daily_limit', retry: false, waitMs: 0, batchRejection: false, reason, hubspotMessage: undefined, correlationId: undefined, policyName: 'DAILY' };
+}
+
+// A complete answer as the classifier reads it; a passed deadline named with its bound.
+function failureOf(outcome: ExchangeOutcome, timeoutMs: number): HubSpotFailure {
+  if ('response' in outcome) {
+    const { status, headers, body } = outcome.response;
+    return { status, body: parseJson(body.toString('utf8')), headers: flatHeaders(headers) };
+  }
+  if (!outcome.timedOut) return { error: outcome.error };
+  const error = Object.assign(new Error(`no complete answer within ${timeoutMs} ms (timeoutMs)`), { name: 'TimeoutError' });
+  return { error };
 }
 
 // Only code and message of a network error are kept: undici errors can hold sockets and request options.

@@ -1,8 +1,10 @@
 import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { trickling } from '../../src/http-policy/trickle.unit.js';
 import { HubSpotBudget } from './budget.js';
 import { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttpOptions } from './http-client.js';
 import type { Clock } from './rolling-window.js';
 
 const TOKEN = 'pat-na1-unit-test-token';
@@ -19,15 +21,17 @@ describe('HubSpotHttp over an injected dispatcher', () => {
   let clock: ReturnType<typeof fakeClock>;
   let http: HubSpotHttp;
 
+  const client = (overrides: Partial<HubSpotHttpOptions> = {}) => new HubSpotHttp({
+    baseUrl: ORIGIN, token: TOKEN, dispatcher: agent, budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
+    retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 }, logger: pino({ level: 'silent' }), clock, random: () => 0,
+    ...overrides,
+  });
+
   beforeEach(() => {
     agent = new MockAgent();
     agent.disableNetConnect();
     clock = fakeClock();
-    const limits = { requestsPer10s: 100, searchPerSecond: 5 };
-    http = new HubSpotHttp({
-      baseUrl: ORIGIN, token: TOKEN, dispatcher: agent, budget: new HubSpotBudget(limits, clock),
-      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 }, logger: pino({ level: 'silent' }), clock, random: () => 0,
-    });
+    http = client();
   });
   afterEach(async () => agent.close());
 
@@ -58,5 +62,23 @@ describe('HubSpotHttp over an injected dispatcher', () => {
     agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(200, {}, { headers: { 'x-hubspot-ratelimit-daily-remaining': '0' } });
     await http.send('GET', '/x');
     await expect(http.send('GET', '/x')).rejects.toMatchObject({ kind: 'daily_limit' });
+  });
+
+  it('fails an answer over maxBodyBytes with an error naming the bound, after the attempts the policy allows', async () => {
+    agent.get(ORIGIN).intercept({ path: '/crm/v3/objects/calls/search', method: 'POST' }).reply(200, { results: 'x'.repeat(4_096) }).times(3);
+    const error = await client({ maxBodyBytes: 1_024 }).send('POST', '/crm/v3/objects/calls/search', {}, 'search').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'HubSpotError', kind: 'transient', service: 'hubspot' });
+    expect((error as Error).message).toContain('body larger than 1024 bytes (maxBodyBytes)');
+    expect(clock.slept).toHaveLength(2);
+    agent.assertNoPendingInterceptors();
+  });
+
+  it('fails a body that trickles past the whole-request deadline, though no gap between chunks reaches it', async () => {
+    agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(200, { results: 'y'.repeat(200) }).times(3);
+    const slow = client({ dispatcher: trickling(agent, 20, 30), timeoutMs: 150 });
+    const error = await slow.send('GET', '/x').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'HubSpotError', kind: 'transient' });
+    expect((error as Error).message).toContain('no complete answer within 150 ms (timeoutMs)');
+    expect(String(error) + String((error as Error).cause)).not.toContain(TOKEN);
   });
 });

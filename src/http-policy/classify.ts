@@ -3,6 +3,9 @@ import type { BackoffOptions } from './backoff.js';
 import { headerValue } from './headers.js';
 import type { HeaderBag } from './headers.js';
 import { describeThrown } from './network-errors.js';
+
+// `BodyTooLargeError.code` (read-body.ts), kept here as data so the pure policy imports no I/O.
+const BODY_TOO_LARGE = 'BODY_TOO_LARGE';
 import { capWait, parseRateLimitHeaders, parseRetryAfter } from './server-wait.js';
 
 /**
@@ -136,7 +139,8 @@ export function classifyHttp(outcome: HttpOutcome, policy: ServicePolicy, contex
   let wait: ServerWait | undefined;
   if ('error' in outcome) {
     const thrown = describeThrown(outcome.error);
-    kind = thrown.kind === 'timeout' || thrown.kind === 'network' ? 'transient' : thrown.kind;
+    // A body past its size bound is a body problem (`too_large`) whichever way it reached us.
+    kind = thrown.kind === 'timeout' || thrown.kind === 'network' || thrown.code === BODY_TOO_LARGE ? 'transient' : thrown.kind;
     base = { label: thrown.label, detail: thrown.message, ...(thrown.code === undefined ? {} : { code: thrown.code }) };
   } else {
     const { status } = outcome;

@@ -57,6 +57,7 @@ const rows: Row[] = [
   ['a truncated 200 body', ALL, { status: 200, bodyProblem: 'truncated' }, { kind: 'transient', retry: true }],
   ['a 200 body that is not JSON', ALL, { status: 200, bodyProblem: 'bad_json' }, { kind: 'transient', retry: true }],
   ['a 200 body over the size bound', ALL, { status: 200, bodyProblem: 'too_large' }, { kind: 'transient', retry: true }],
+  ['a body past its size bound, thrown by the reader', ALL, thrown('BODY_TOO_LARGE', 'BodyTooLargeError'), { kind: 'transient', retry: true, code: 'BODY_TOO_LARGE' }],
   ['ECONNRESET', ALL, thrown('ECONNRESET'), { kind: 'transient', retry: true, waitMs: 100, code: 'ECONNRESET', label: 'ECONNRESET' }],
   ['ECONNREFUSED inside a cause', ALL, wrapped('ECONNREFUSED'), { kind: 'transient', retry: true, code: 'ECONNREFUSED' }],
   ['undici socket error', ALL, thrown('UND_ERR_SOCKET'), { kind: 'transient', retry: true }],

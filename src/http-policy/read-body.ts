@@ -3,7 +3,7 @@ export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
   readonly code = 'BODY_TOO_LARGE';
   constructor(readonly maxBytes: number) {
-    super(`body larger than ${maxBytes} bytes`);
+    super(`body larger than ${maxBytes} bytes (maxBodyBytes): not read further`);
   }
 }
 
