@@ -55,6 +55,8 @@ export interface LoggedRequest {
   readonly status: number;
   /** Whether the request counted against the allocation. */
   readonly counted: boolean;
+  /** When it arrived, epoch ms. */
+  readonly at: number;
 }
 
 export interface FakeTask {
@@ -195,7 +197,7 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
         reply = body === PARSE_ERROR ? apiError(400, 'JSON_PARSER_ERROR', 'Unexpected character in the request body') : resource(method, url, body, now);
       }
       if (url.pathname.startsWith(DATA_PREFIX)) headers['sforce-limit-info'] = allocation.header(now);
-      log.push({ method, path: url.pathname + url.search, status: reply.status, counted });
+      log.push({ method, path: url.pathname + url.search, status: reply.status, counted, at: now });
       send(response, reply, headers);
     });
   });
