@@ -35,6 +35,7 @@ const SAMPLES: Record<string, string> = {
   STATUS_TOKEN: 'status-token-value',
   BETA_PASSWORD: 'beta-password',
   HUBSPOT_TOKEN: 'pat-na1-00000000-0000-0000-0000-000000000000',
+  SALESFORCE_CONSUMER_KEY: '3MVG9consumerkey',
   WEBHOOK_URL: 'https://hooks.example.com/callsync',
   WEBHOOK_SECRET: 'hmac-key',
   POSTGRES_PASSWORD: 'postgres-password',
@@ -70,6 +71,7 @@ const EXPECTED_SINK: Record<string, string> = {
   'demo.yaml': 'sqlite',
   'hubspot.yaml': 'hubspot',
   'postgres.yaml': 'postgres',
+  'salesforce.yaml': 'salesforce',
   'sqlite.yaml': 'sqlite',
   'webhook.yaml': 'webhook',
 };
