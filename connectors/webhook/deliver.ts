@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
-import { servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
+import { send, servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
+import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/index.js';
 import { createRedactor, forTerminal } from '../../src/redact/index.js';
 import { classifyDelivery } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import type { PreparedDelivery } from './payload.js';
-import { postBatch, type PostOptions } from './post-batch.js';
+import { attemptResult, MAX_ANSWER_BYTES, signedPost, type PostOptions } from './post-batch.js';
 import { WebhookDeliveryError, describeEndpoint } from './webhook-errors.js';
 
 export interface DeliverOptions extends PostOptions {
@@ -21,7 +22,8 @@ export type DeliveryOutcome =
   | { readonly delivered: false; readonly attempts: number; readonly reason: string };
 
 /**
- * Sends one batch until the receiver acknowledges (2xx) or refuses it for good (other 4xx).
+ * Sends one batch, as one exchange (`send()` of `src/http-policy`: one deadline per attempt, the
+ * answer's first 16 KiB, redaction), until the receiver acknowledges (2xx) or refuses it for good (other 4xx).
  * Throws {@link WebhookDeliveryError} when retries run out, when the receiver asks to wait longer
  * than `retry.maxDelayMs`, or when the request cannot be made; the caller then keeps its checkpoint.
  */
@@ -32,45 +34,48 @@ export async function deliver(delivery: PreparedDelivery, options: DeliverOption
   // A receiver may echo the signing secret or a configured header (its own credential) back.
   const redact = createRedactor([options.secret, ...Object.values(options.headers)]);
   const clean = (text: string): string => redact(forTerminal(text));
-  for (let attempt = 1; ; attempt += 1) {
-    const result = await postBatch(delivery, options);
+  const decide = (outcome: ExchangeOutcome, attempt: number): ExchangeDecision<DeliveryOutcome> => {
+    const result = attemptResult(outcome);
     const decision = classifyDelivery(result, { nowMs: options.now(), policy, retry: attempt, random: options.random(), clean });
     const cause = 'error' in result ? result.error : undefined;
     switch (decision.action) {
       case 'delivered': {
         const records = delivery.payload.records.length;
         const acknowledgement = 'status' in result ? readAcknowledgement(records, result.replayed, result.body) : { written: records, unchanged: 0 };
-        return { delivered: true, attempts: attempt, acknowledgement };
+        return { action: 'accept', value: { delivered: true, attempts: attempt, acknowledgement } };
       }
       case 'reject':
-        return { delivered: false, attempts: attempt, reason: decision.reason };
+        return { action: 'accept', value: { delivered: false, attempts: attempt, reason: decision.reason } };
       case 'fail':
-        throw new WebhookDeliveryError(`${decision.reason} (${endpoint})`, {
-          kind: 'invalid',
-          attempts: attempt,
-          cause,
-        });
+        return { action: 'fail', error: new WebhookDeliveryError(`${decision.reason} (${endpoint})`, { kind: 'invalid', attempts: attempt, cause }) };
       case 'retry': {
         const { reason } = decision;
         if (decision.retryAfterMs !== undefined && decision.retryAfterMs > options.retry.maxDelayMs) {
-          throw new WebhookDeliveryError(`${endpoint}: ${reason}; asked to wait ${decision.retryAfterMs} ms`, {
+          const error = new WebhookDeliveryError(`${endpoint}: ${reason}; asked to wait ${decision.retryAfterMs} ms`, {
             kind: 'rate_limited',
             attempts: attempt,
             retryAfterMs: decision.retryAfterMs,
             cause,
           });
+          return { action: 'fail', error };
         }
         if (attempt >= options.retry.maxAttempts) {
-          throw new WebhookDeliveryError(`${endpoint}: gave up after ${attempt} attempts: ${reason}`, {
-            kind: 'transient',
-            attempts: attempt,
-            cause,
-          });
+          return { action: 'fail', error: new WebhookDeliveryError(`${endpoint}: gave up after ${attempt} attempts: ${reason}`, { kind: 'transient', attempts: attempt, cause }) };
         }
         const { waitMs } = decision;
         options.logger.warn({ ...context, attempt, waitMs, reason }, 'webhook delivery failed; retrying');
-        await options.sleep(waitMs);
+        return { action: 'retry', waitMs };
       }
     }
-  }
+  };
+  return send<DeliveryOutcome>({
+    dispatcher: options.dispatcher,
+    timeoutMs: options.timeoutMs,
+    maxBodyBytes: MAX_ANSWER_BYTES,
+    overflow: 'cut',
+    redact,
+    sleep: (ms) => options.sleep(ms),
+    request: () => signedPost(delivery, options),
+    decide,
+  });
 }

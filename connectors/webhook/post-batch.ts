@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { ExchangeOutcome, ExchangeRequest } from '../../src/http-policy/index.js';
 import type { AttemptResult } from './classify-delivery.js';
 import type { PreparedDelivery } from './payload.js';
 import { signWebhookPayload } from './sign.js';
@@ -13,56 +14,39 @@ export interface PostOptions {
   readonly now: () => number;
 }
 
-// Enough of a response body for a dead-letter reason or an acknowledgement; the rest is discarded unread.
-const maxBodyBytes = 16 * 1024;
+/** Enough of a response body for a dead-letter reason or an acknowledgement; the rest is discarded unread. */
+export const MAX_ANSWER_BYTES = 16 * 1024;
 
 /**
- * One signed POST attempt. Never throws: a failure comes back as `{ error }` for the classifier.
- * Each attempt is signed afresh so a late retry still carries a timestamp the receiver accepts.
+ * One attempt's signed POST. Built afresh for every attempt, so a late retry still carries a
+ * timestamp the receiver accepts.
  */
-export async function postBatch(delivery: PreparedDelivery, options: PostOptions): Promise<AttemptResult> {
+export function signedPost(delivery: PreparedDelivery, options: PostOptions): ExchangeRequest {
   const timestamp = Math.floor(options.now() / 1000);
-  try {
-    const response = await request(options.url, {
-      dispatcher: options.dispatcher,
-      method: 'POST',
-      headers: {
-        ...options.headers,
-        'content-type': 'application/json',
-        'idempotency-key': delivery.idempotencyKey,
-        'x-callsync-timestamp': String(timestamp),
-        'x-callsync-signature': signWebhookPayload(options.secret, timestamp, delivery.body),
-      },
-      body: delivery.body,
-      signal: AbortSignal.timeout(options.timeoutMs),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
-    const body = await readBounded(response.body);
-    const { headers } = response;
-    return {
-      status: response.statusCode,
-      retryAfter: firstHeader(headers['retry-after']),
-      replayed: firstHeader(headers['idempotent-replayed']),
-      body,
-    };
-  } catch (error) {
-    return { error };
-  }
+  return {
+    url: new URL(options.url),
+    method: 'POST',
+    headers: {
+      ...options.headers,
+      'content-type': 'application/json',
+      'idempotency-key': delivery.idempotencyKey,
+      'x-callsync-timestamp': String(timestamp),
+      'x-callsync-signature': signWebhookPayload(options.secret, timestamp, delivery.body),
+    },
+    body: delivery.body,
+  };
 }
 
-async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= maxBodyBytes) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, maxBodyBytes).toString('utf8');
+/** What an exchange attempt produced, as the delivery classifier reads it (any failure is `{ error }`). */
+export function attemptResult(outcome: ExchangeOutcome): AttemptResult {
+  if (!('response' in outcome)) return { error: outcome.error };
+  const { status, headers, body } = outcome.response;
+  return {
+    status,
+    retryAfter: firstHeader(headers['retry-after']),
+    replayed: firstHeader(headers['idempotent-replayed']),
+    body: body.toString('utf8'),
+  };
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -1,3 +1,5 @@
+import { HttpError } from '../../src/http-policy/index.js';
+
 /**
  * A batch could not be delivered in this write: the checkpoint did not move and the engine should
  * run the batch again later. `kind` follows the engine's error kinds: `transient` (attempts
@@ -5,21 +7,17 @@
  * than `retry.maxDelayMs`; see `retryAfterMs`), `invalid` (the request could not be made at all).
  * The message names the receiver by origin and path only; never the secret, query or headers.
  */
-export class WebhookDeliveryError extends Error {
+export class WebhookDeliveryError extends HttpError<'transient' | 'rate_limited' | 'invalid'> {
   override readonly name = 'WebhookDeliveryError';
-  readonly code = 'WEBHOOK_DELIVERY_FAILED';
-  readonly kind: 'transient' | 'rate_limited' | 'invalid';
+  override readonly code = 'WEBHOOK_DELIVERY_FAILED';
   readonly attempts: number;
-  readonly retryAfterMs: number | undefined;
 
   constructor(
     message: string,
     details: { kind: WebhookDeliveryError['kind']; attempts: number; retryAfterMs?: number; cause?: unknown },
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.kind = details.kind;
+    super(message, { service: 'webhook', code: 'WEBHOOK_DELIVERY_FAILED', ...details });
     this.attempts = details.attempts;
-    this.retryAfterMs = details.retryAfterMs;
   }
 }
 

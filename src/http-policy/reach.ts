@@ -1,5 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { classifyHttp, type HttpVerdict, type ServicePolicy } from './classify.js';
+import { send } from './exchange.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 
 /** A failed attempt that will be made again, told before the wait. */
@@ -39,20 +40,26 @@ export interface ReachOptions {
  */
 export async function reachHttp(url: string, options: ReachOptions): Promise<number> {
   const { policy, maxAttempts, timeoutMs, dispatcher, sleep = abortableSleep, random = Math.random, now = Date.now } = options;
-  for (let attempt = 1; ; attempt += 1) {
-    let status: number;
-    try {
-      const response = await request(url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs), ...(dispatcher === undefined ? {} : { dispatcher }) });
-      status = response.statusCode;
-      // The status already answered the question; a body cut short changes nothing.
-      await response.body.dump().catch(() => undefined);
-    } catch (error) {
-      const verdict = classifyHttp({ error }, policy, { nowMs: now(), attempt, random: random() });
-      if (!verdict.retry || attempt >= maxAttempts) throw error;
+  return send<number>({
+    dispatcher: dispatcher ?? getGlobalDispatcher(),
+    timeoutMs,
+    // The status already answers the question: nothing of a body is kept, and a body cut short changes nothing.
+    maxBodyBytes: 0,
+    overflow: 'cut',
+    sleep,
+    request: () => ({ url: new URL(url), method: 'HEAD', headers: {} }),
+    decide: (outcome, attempt) => {
+      if ('response' in outcome) return { action: 'accept', value: outcome.response.status };
+      if (outcome.head !== undefined) return { action: 'accept', value: outcome.head.status };
+      const verdict = classifyHttp({ error: outcome.error }, policy, { nowMs: now(), attempt, random: random() });
+      if (!verdict.retry || attempt >= maxAttempts) return { action: 'fail', error: asError(outcome.error) };
       options.onRetry?.({ attempt, maxAttempts, waitMs: verdict.waitMs, verdict });
-      await sleep(verdict.waitMs);
-      continue;
-    }
-    return status;
-  }
+      return { action: 'retry', waitMs: verdict.waitMs };
+    },
+  });
+}
+
+// What a request rejects with is an Error in practice; anything else is wrapped so it can be thrown.
+function asError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
 }
