@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trackedNumbersSchema } from '../crm/index.js';
 import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
 
 const propertyName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'expected a HubSpot internal property name (lower case, digits, _)' });
@@ -56,6 +57,12 @@ export const hubspotConfigSchema = z.strictObject({
   uniqueProperty: propertyName.default('callsync_id'),
   /** Associate each call with the contact whose phone or mobile phone is the caller's number. @defaultValue true */
   associateContacts: z.boolean().default(true),
+  /**
+   * The businesses' own numbers (any typing), besides those the `numbers` stream stores: the
+   * customer on a call is the number that is not one of them. For businesses whose numbers
+   * stream is not synced (v2 only). @defaultValue []
+   */
+  trackedNumbers: trackedNumbersSchema,
   /** Create a contact (with `phone` set) when none matches. @defaultValue false */
   createContacts: z.boolean().default(false),
   /**

@@ -26,6 +26,7 @@ export function createHubSpotSink(config: HubSpotConfig, deps: HubSpotSinkDeps):
     dispatcher,
     ownsDispatcher: deps.dispatcher === undefined,
     logger: deps.logger.child({ sink: 'hubspot' }),
+    records: deps.store.records,
     ...(deps.clock === undefined ? {} : { clock: deps.clock }),
     ...(deps.random === undefined ? {} : { random: deps.random }),
   });

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
-import type { Target, TargetOutcome } from '../parts.js';
+import { directionDecidedNote, TrackedNumbers } from '../crm/index.js';
+import type { StoreRecords, Target, TargetOutcome } from '../parts.js';
 import { archiveCalls } from './archive.js';
 import { explainArchivedHolders } from './archived-holders.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
@@ -22,12 +23,15 @@ export interface HubSpotTargetOptions {
   /** Close the dispatcher on `close()` (true when the connector created it). */
   readonly ownsDispatcher: boolean;
   readonly logger: Logger;
+  /** The state store's records, where the business's tracked numbers (the `numbers` stream) are read. */
+  readonly records: Pick<StoreRecords, 'columnValues'>;
   readonly clock?: Clock;
   readonly random?: () => number;
 }
 
 /** Association attempts per pair (the first and two retries) before the call becomes a dead letter. */
 export const ASSOCIATION_ROUNDS = 3;
+const NO_NUMBERS: ReadonlySet<string> = new Set();
 /** HubSpot refused the request itself: retrying the same request cannot help. */
 const REFUSALS: ReadonlySet<string> = new Set(['invalid', 'conflict', 'not_found']);
 
@@ -38,16 +42,20 @@ interface Pending {
 
 /**
  * Calls and voicemails → HubSpot Calls engagements, upserted by a unique custom property, then
- * associated with the caller's contact; deletion is HubSpot's archive. The state store keeps the
- * checkpoint, dead letters and a copy of what HubSpot acknowledged.
+ * associated with the contact of the customer's number (the CRM rule: the number that is not one
+ * of the business's tracked numbers); deletion is HubSpot's archive. The state store keeps the
+ * checkpoint, dead letters, a copy of what HubSpot acknowledged and the streams HubSpot does not
+ * take (the tracked numbers).
  */
 export class HubSpotTarget implements Target {
   readonly capabilities = { maxBatchSize: 100 } as const;
+  readonly writes = supportedStreams;
   readonly #options: HubSpotTargetOptions;
   readonly #http: HubSpotHttp;
   readonly #contacts: ContactResolver;
   readonly #mapping: CallPropertyMapping;
   readonly #clock: Clock;
+  readonly #tracked: TrackedNumbers;
   #propertiesReady: Promise<void> | undefined;
 
   constructor(options: HubSpotTargetOptions) {
@@ -66,15 +74,13 @@ export class HubSpotTarget implements Target {
       clock,
       ...(options.random === undefined ? {} : { random: options.random }),
     });
+    this.#tracked = new TrackedNumbers({ records: options.records, configured: config.trackedNumbers });
     this.#contacts = new ContactResolver({ http: this.#http, createContacts: config.createContacts, clock, logger });
   }
 
   async prepare(tables: readonly StreamTable[]): Promise<void> {
+    this.#tracked.prepare(tables);
     await this.#ensureProperties();
-    const unsupported = tables.filter((table) => !supportedStreams.has(table.stream)).map((table) => table.stream);
-    if (unsupported.length > 0) {
-      this.#options.logger.warn({ streams: unsupported }, 'hubspot does not sync these streams; their records become dead letters');
-    }
   }
 
   async send(batch: Batch): Promise<TargetOutcome> {
@@ -83,8 +89,13 @@ export class HubSpotTarget implements Target {
     const stream = batch.table.stream;
     const rejected: DeadLetter[] = [];
     const inputs: CallInput<Pending>[] = [];
+    // Read at every batch: numbers synced a moment ago (first in the run) or by another worker count.
+    const tracked = config.associateContacts ? await this.#tracked.of(batch.businessId) : NO_NUMBERS;
+    const isTracked = (number: string): boolean => tracked.has(number);
+    let byDirection = 0;
     for (const record of batch.records) {
-      const mapped = mapRecordToCall(record, stream, config.uniqueProperty, this.#mapping);
+      const mapped = mapRecordToCall(record, stream, config.uniqueProperty, this.#mapping, isTracked);
+      if (mapped.ok && mapped.partyBasis === 'direction' && config.associateContacts) byDirection += 1;
       if (!mapped.ok) {
         rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
         continue;
@@ -103,11 +114,11 @@ export class HubSpotTarget implements Target {
         rejected.push({ businessId: batch.businessId, stream, reason, raw: item.record.raw });
       }
     }
-    return { stored: outcome.stored.map(({ input }) => input.item.record), rejected };
+    const note = directionDecidedNote(byDirection);
+    return { stored: outcome.stored.map(({ input }) => input.item.record), rejected, ...(note === undefined ? {} : { notes: [note] }) };
   }
 
   async delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void> {
-    if (!supportedStreams.has(table.stream)) return;
     await this.#ensureProperties();
     const { uniqueProperty } = this.#options.config;
     const archived = await archiveCalls(this.#http, uniqueProperty, ids.map((id) => callUniqueValue(businessId, table.stream, id)));

@@ -1,10 +1,11 @@
 import type { ColumnValue, Json, SyncRecord } from '../../src/sink.js';
+import { otherParty, type PartyBasis } from '../crm/index.js';
 import type { HubSpotMappingOverrides } from './config.js';
 
 /** HubSpot's predefined "Left voicemail" call outcome. */
 export const LEFT_VOICEMAIL_DISPOSITION = 'b2cf5968-551e-4856-9783-52b3da59a7d0';
 
-/** Streams this connector turns into Calls engagements; any other stream's records become dead letters. */
+/** Streams this connector turns into Calls engagements (its target's `writes`); the state store alone keeps the others. */
 export const supportedStreams: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);
 
 /** HubSpot property written for each logical value; `null` leaves the value out. */
@@ -51,16 +52,21 @@ export type MappedCall =
       /** Value of the unique property: `${businessId}:${stream}:${id}`. */
       readonly uniqueValue: string;
       readonly properties: Readonly<Record<string, string>>;
-      /** The other party's number (caller of inbound calls and voicemails, callee of outbound calls), for contact matching. */
+      /** The customer's number (E.164) by the CRM rule (`connectors/crm/other-party.ts`), for contact matching. */
       readonly contactNumber: string | null;
+      /** How the customer's number was decided; `direction` is counted and shown. */
+      readonly partyBasis: PartyBasis;
     }
   | { readonly ok: false; readonly reason: string };
 
 /**
- * One SyncRecord → the properties of a HubSpot Calls engagement. Pure: no I/O, no clock.
- * Fails (with a reason for the dead letter) for unsupported streams and records without `created_at`.
+ * One SyncRecord → the properties of a HubSpot Calls engagement, and the customer's number: the
+ * one of `from_number`/`to_number` that `isTracked` says is not the business's own (the direction
+ * decides only when both or neither are). Pure: no I/O, no clock. Fails (with a reason for the
+ * dead letter) for unsupported streams and records without `created_at`.
+ * @param isTracked - E.164 → whether it is one of the business's tracked numbers. @defaultValue none is
  */
-export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProperty: string, mapping: CallPropertyMapping): MappedCall {
+export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProperty: string, mapping: CallPropertyMapping, isTracked: (e164: string) => boolean = () => false): MappedCall {
   if (!supportedStreams.has(stream)) {
     return { ok: false, reason: `hubspot: stream "${stream}" is not synced to HubSpot (supported: ${[...supportedStreams].join(', ')})` };
   }
@@ -72,6 +78,7 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
   const direction = voicemail ? 'INBOUND' : hubspotDirection(fields.direction);
   const from = text(fields.from_number);
   const to = text(fields.to_number);
+  const party = otherParty({ from, to, direction: direction === 'OUTBOUND' ? 'outbound' : direction === 'INBOUND' ? 'inbound' : null }, isTracked);
   const values: Record<string, string | null> = {
     timestamp: createdAt,
     direction,
@@ -80,7 +87,7 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
     toNumber: to,
     recordingUrl: httpsUrl(fields.recording_url) ?? (voicemail ? httpsUrl(fields.api_recording_url) : null),
     body: callBody(text(fields.transcription_summary), text(fields.transcription_text)),
-    title: callTitle(voicemail, direction, from, to),
+    title: callTitle(voicemail, direction, party.number ?? (direction === 'OUTBOUND' ? to : from)),
     status: hubspotCallStatus(text(fields.status) ?? rawText(record.raw, 'status') ?? rawText(record.raw, 'call_status')),
     disposition: voicemail ? mapping.voicemailDisposition : null,
   };
@@ -95,7 +102,7 @@ export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProper
   }
   const uniqueValue = callUniqueValue(record.businessId, stream, record.id);
   properties[uniqueProperty] = uniqueValue;
-  return { ok: true, uniqueValue, properties, contactNumber: direction === 'OUTBOUND' ? to : from };
+  return { ok: true, uniqueValue, properties, contactNumber: party.number, partyBasis: party.basis };
 }
 
 /**
@@ -166,9 +173,10 @@ function callBody(summary: string | null, transcription: string | null): string 
   return present.length === 0 ? null : present.join('\n\n');
 }
 
-function callTitle(voicemail: boolean, direction: 'INBOUND' | 'OUTBOUND' | null, from: string | null, to: string | null): string {
-  if (voicemail) return from === null ? 'Voicemail' : `Voicemail from ${from}`;
-  if (direction === 'OUTBOUND') return to === null ? 'Outbound call' : `Outbound call to ${to}`;
-  if (direction === 'INBOUND') return from === null ? 'Inbound call' : `Inbound call from ${from}`;
-  return from === null ? 'Call' : `Call from ${from}`;
+/** The title names the customer, whichever field carried the number. */
+function callTitle(voicemail: boolean, direction: 'INBOUND' | 'OUTBOUND' | null, customer: string | null): string {
+  if (voicemail) return customer === null ? 'Voicemail' : `Voicemail from ${customer}`;
+  if (direction === 'OUTBOUND') return customer === null ? 'Outbound call' : `Outbound call to ${customer}`;
+  if (direction === 'INBOUND') return customer === null ? 'Inbound call' : `Inbound call from ${customer}`;
+  return customer === null ? 'Call' : `Call from ${customer}`;
 }

@@ -62,10 +62,20 @@ describe('mapRecordToCall', () => {
     for (const value of CALL_STATUS.values()) expect(enumeration).toContain(value);
   });
 
-  it('matches contacts by the other party: caller inbound, callee outbound', () => {
-    const inbound = mapRecordToCall(call({ direction: 'inbound', from_number: '+1', to_number: '+2' }), 'calls', 'u', defaultCallMapping);
-    const outbound = mapRecordToCall(call({ direction: 'outbound', from_number: '+1', to_number: '+2' }), 'calls', 'u', defaultCallMapping);
-    expect([inbound.ok && inbound.contactNumber, outbound.ok && outbound.contactNumber]).toEqual(['+1', '+2']);
+  it('without tracked numbers the direction decides the other party: caller inbound, callee outbound', () => {
+    const inbound = mapRecordToCall(call({ direction: 'inbound', from_number: '+14155550101', to_number: '+14155550102' }), 'calls', 'u', defaultCallMapping);
+    const outbound = mapRecordToCall(call({ direction: 'outbound', from_number: '+14155550101', to_number: '+14155550102' }), 'calls', 'u', defaultCallMapping);
+    expect([inbound.ok && inbound.contactNumber, outbound.ok && outbound.contactNumber]).toEqual(['+14155550101', '+14155550102']);
+    expect([inbound.ok && inbound.partyBasis, outbound.ok && outbound.partyBasis]).toEqual(['direction', 'direction']);
+  });
+
+  it.each([
+    ['outbound, to = tracked', 'outbound', '+12125550199', '+14155550100'],
+    ['outbound, from = tracked', 'outbound', '+14155550100', '+12125550199'],
+    ['inbound, to = tracked', 'inbound', '+12125550199', '+14155550100'],
+  ])('with tracked numbers the customer is the untracked number (%s)', (_name, direction, from, to) => {
+    const mapped = mapRecordToCall(call({ direction, from_number: from, to_number: to }), 'calls', 'u', defaultCallMapping, (number) => number === '+14155550100');
+    expect(mapped.ok && [mapped.contactNumber, mapped.partyBasis]).toEqual(['+12125550199', 'tracked']);
   });
 
   it.each([

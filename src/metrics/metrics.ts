@@ -81,6 +81,8 @@ export interface CallsyncMetrics {
    * delivery of a burst, or the schedule's firing) to the end of the run.
    */
   syncEnded(trigger: SyncTrigger, written: number, secondsSinceTrigger: number): void;
+  /** `callsync_sink_notes_total{business,stream,code}` += count: what a sink noted (`SinkNote`), e.g. `party_by_direction`. */
+  sinkNoted(labels: StreamLabels, code: string, count: number): void;
 }
 
 /** Which path started a sync. */
@@ -227,6 +229,12 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     buckets: TRIGGER_TO_SYNCED_BUCKETS,
     registers,
   });
+  const sinkNotes = new Counter({
+    name: 'callsync_sink_notes_total',
+    help: 'Records a sink stored with a note a person should see, by code (party_by_direction: a CRM chose the customer by the direction).',
+    labelNames: withBusiness(['stream', 'code']),
+    registers,
+  });
 
   return {
     registry,
@@ -248,6 +256,7 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
       if (written > 0) runRecords.inc({ trigger }, written);
       triggerToSynced.observe({ trigger }, Math.max(0, seconds));
     },
+    sinkNoted: (labels, code, count) => sinkNotes.inc({ ...byStream(labels), code }, count),
   };
 }
 

@@ -69,6 +69,7 @@ export class JobReporter {
     if (progress.total !== undefined) this.#lastTotal = progress.total;
     if (progress.written > 0) metrics.recordsWritten(this.#labels, progress.written);
     if (progress.deadLettered > 0) metrics.deadLettered(this.#labels, progress.deadLettered);
+    for (const note of progress.notes ?? []) metrics.sinkNoted(this.#labels, note.code, note.count);
     this.#pending.pages += 1;
     this.#pending.recordsSynced += progress.written;
     this.#pending.deadLetters += progress.deadLettered;

@@ -40,6 +40,7 @@ const numbers: StreamDescriptor = {
   source: 'v1',
   table: { stream: 'numbers', table: 'numbers', columns: numberColumns },
   normalize: normalizeV1Number,
+  syncFirst: true,
 };
 
 /** For businesses without a v1 key: v2 calls land in the same `calls` table, marked `source = 'v2'`. */

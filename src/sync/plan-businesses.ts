@@ -29,7 +29,7 @@ export function planBusinesses(config: CallsyncConfig, filter: PlanFilter = {}):
     .filter((business) => filter.business === undefined || business.name === filter.business)
     .map((business) => ({
       name: business.name,
-      streams: business.streams.filter((name) => filter.stream === undefined || name === filter.stream).map(known),
+      streams: syncFirstOrder(business.streams.filter((name) => filter.stream === undefined || name === filter.stream).map(known)),
       credentials: {
         apiKey: business.apiKey,
         session: business.session,
@@ -38,6 +38,11 @@ export function planBusinesses(config: CallsyncConfig, filter: PlanFilter = {}):
       bucket: business.rateLimit === false ? undefined : { limit: business.rateLimit.requests, windowMs: business.rateLimit.perMs },
       normalizeContext: { recordingsBaseUrl: config.upstream.recordingsBaseUrl, v2TimeZone: business.v2Timezone },
     }));
+}
+
+/** The streams marked `syncFirst` ahead of the rest, each group in the configured order. */
+function syncFirstOrder(streams: readonly StreamDescriptor[]): StreamDescriptor[] {
+  return [...streams.filter((stream) => stream.syncFirst === true), ...streams.filter((stream) => stream.syncFirst !== true)];
 }
 
 /** The configured revisit of recent records, or undefined when it is off. */

@@ -28,4 +28,9 @@ export interface StreamDescriptor {
   readonly source: RecordSource;
   readonly table: StreamTable;
   readonly normalize: Normalizer;
+  /**
+   * Synced before the business's other streams in a run, whatever the configured order: a CRM
+   * sink reads it to map the others (the tracked numbers decide a call's customer). @defaultValue false
+   */
+  readonly syncFirst?: boolean;
 }

@@ -1,8 +1,8 @@
 import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, type NormalizeContext } from '../normalize/index.js';
-import type { JsonObject, Sink, WriteResult } from '../sink.js';
+import type { JsonObject, Sink, SinkNote, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
-import { storePage } from './store-page.js';
+import { addNotes, storePage } from './store-page.js';
 import { walkerFor, type Query, type RevisitSettings, type WalkPage, type WalkSettings } from './walkers/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
@@ -14,6 +14,8 @@ export interface PageProgress {
   readonly records: number;
   readonly written: number;
   readonly deadLettered: number;
+  /** What the sink noted about this page (e.g. calls whose customer the direction decided). */
+  readonly notes?: readonly SinkNote[];
   /** Records upstream reports in all, when it does. */
   readonly total?: number;
 }
@@ -58,6 +60,9 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     options.onWarning?.(message);
   };
   const totals = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
+  let notes: readonly SinkNote[] = [];
+  // The sink's notes are summed over the run and shown once each, not once per page.
+  const warnNotes = (): void => notes.forEach((note) => warn(`${note.count} ${note.message}`));
   const walk = walkerFor(descriptor.paging, options.revisit)({
     descriptor,
     ...options.paging,
@@ -91,20 +96,24 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     totals.written += result.written;
     totals.unchanged += result.unchanged;
     totals.deadLettered += result.deadLettered;
+    if (result.notes !== undefined) notes = addNotes(notes, result.notes);
     options.onPage?.({
       businessId,
       stream: descriptor.name,
       records: page.items.length,
       written: result.written,
       deadLettered: result.deadLettered,
+      ...(result.notes === undefined ? {} : { notes: result.notes }),
       total: page.total,
     });
     if (stopping || aborted()) {
       await pending.catch(() => undefined);
       await walk.return(undefined);
+      warnNotes();
       return { ...totals, warnings, stopped: true };
     }
   }
+  warnNotes();
   return { ...totals, warnings, stopped: false };
 }
 

@@ -34,6 +34,8 @@ export async function startTarget(
     baseUrl: fake.baseUrl,
     state: { type: 'sqlite', path: join(dir, 'state.db') },
     retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200 },
+    // The business's own number in the records below, so the customer is decided from data.
+    trackedNumbers: [TRACKED_NUMBER],
     ...config,
   });
   const opened: { sink: Sink; dispatcher: Agent }[] = [];
@@ -72,9 +74,12 @@ export function capturingLogger(): { logger: Logger; logs: string[] } {
   return { logger: pino({ level: 'debug' }, stream), logs };
 }
 
+/** The tracked number `inboundCall` and `voicemail` are received on. */
+export const TRACKED_NUMBER = '+15550100001';
+
 export function inboundCall(businessId: string, id: string, overrides: Record<string, ColumnValue> = {}): SyncRecord {
   const fields: Record<string, ColumnValue> = {
-    to_number: '+15550100001',
+    to_number: TRACKED_NUMBER,
     from_number: '+14155550123',
     direction: 'inbound',
     recording_url: `https://calls.example.com/acct/recordings/main/${id}.wav`,
@@ -87,7 +92,7 @@ export function inboundCall(businessId: string, id: string, overrides: Record<st
 
 export function voicemail(businessId: string, id: string, overrides: Record<string, ColumnValue> = {}): SyncRecord {
   const fields: Record<string, ColumnValue> = {
-    to_number: '+15550100001',
+    to_number: TRACKED_NUMBER,
     from_number: '+14155550199',
     transcription_text: 'please call back',
     transcription_summary: 'wants a call back',

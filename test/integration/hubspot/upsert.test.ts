@@ -59,15 +59,23 @@ describe('hubspot sink against the fake portal', () => {
     });
   });
 
-  it('keeps numbers as dead letters with the reason and still moves the checkpoint', async () => {
-    target = await startTarget();
-    const record = { businessId: A, id: 'n1', source: 'v1' as const, fields: { number: '+15550100001' }, raw: { id: 'n1', number: '+15550100001' } };
-    const result = await target.sink.write({ businessId: A, table: numbersTable, records: [record], deadLetters: [] }, { done: true });
-    expect(result).toEqual({ written: 0, unchanged: 0, deadLettered: 1 });
-    expect(await target.sink.deadLetters.list({ businessId: A, stream: 'numbers' })).toMatchObject([
-      { reason: expect.stringMatching(/stream "numbers" is not synced to HubSpot/) as unknown, raw: record.raw },
-    ]);
+  it('keeps tracked numbers in the state store, never as dead letters, and they decide the customer of later calls', async () => {
+    target = await startTarget({ contacts: [{ firstname: 'Bo', phone: '(415) 555-0142' }] }, { trackedNumbers: [] });
+    const [bo] = target.fake.contacts();
+    await target.sink.prepare([numbersTable, callsTable]);
+    const record = { businessId: A, id: 'n1', source: 'v1' as const, fields: { number: '+12125550111' }, raw: { id: 'n1', number: '+12125550111' } };
+    for (const run of [1, 2]) {
+      const result = await target.sink.write({ businessId: A, table: numbersTable, records: [record], deadLetters: [] }, { run });
+      expect(result).toEqual({ written: run === 1 ? 1 : 0, unchanged: run === 1 ? 0 : 1, deadLettered: 0 });
+    }
+    expect(await target.sink.deadLetters.list({ businessId: A })).toEqual([]);
     expect(target.fake.requests().some((request) => request.path.includes('batch/upsert'))).toBe(false);
-    expect(await target.sink.checkpoints.load(A, 'numbers')).toMatchObject({ position: { done: true } });
+    expect(await target.sink.checkpoints.load(A, 'numbers')).toMatchObject({ position: { run: 2 }, recordsSynced: 1 });
+    expect(await target.sink.records.listIds(A, numbersTable)).toEqual(['n1']);
+    // The spec's reading of an outbound call: to_number is the tracked number, the customer calls from from_number.
+    const outbound = inboundCall(A, 'c1', { direction: 'outbound', to_number: '+12125550111', from_number: '+14155550142' });
+    expect(await target.sink.write({ businessId: A, table: callsTable, records: [outbound], deadLetters: [] }, {})).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
+    expect(target.fake.associations().map((association) => association.toId)).toEqual([bo?.id]);
+    expect(target.logs.join('')).not.toMatch(/not synced to HubSpot|become dead letters/);
   });
 });

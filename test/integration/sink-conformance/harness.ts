@@ -39,7 +39,7 @@ export interface SinkHarness {
    * as unchanged. False when records and checkpoint commit together (SQL).
    */
   readonly deliveredBeforeCommit: boolean;
-  /** False for targets with a fixed set of objects (a CRM): a custom stream's records become dead letters there. @defaultValue true */
+  /** False for targets with a fixed set of objects (a CRM, whose target declares `writes`): a custom stream's records are kept by the state store alone, never dead letters. @defaultValue true */
   readonly customTables?: boolean;
   /**
    * With `customTables: false`: true when the target declares the streams it writes
