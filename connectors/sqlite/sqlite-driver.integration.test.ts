@@ -30,7 +30,7 @@ describe('SQLite driver', () => {
     const { driver, path } = freshDriver(4_000);
     await sql`create table t (n integer)`.execute(driver.db);
     const other = new Database(path);
-    cleanups.push(() => other.close());
+    cleanups.push(() => void other.close());
     other.exec('begin immediate');
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
