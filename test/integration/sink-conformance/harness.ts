@@ -41,12 +41,6 @@ export interface SinkHarness {
   readonly deliveredBeforeCommit: boolean;
   /** False for targets with a fixed set of objects (a CRM, whose target declares `writes`): a custom stream's records are kept by the state store alone, never dead letters. @defaultValue true */
   readonly customTables?: boolean;
-  /**
-   * With `customTables: false`: true when the target declares the streams it writes
-   * (`Target.writes`), so another stream's records are kept by the state store alone, neither
-   * sent nor dead letters. @defaultValue false
-   */
-  readonly keepsUnwrittenStreams?: boolean;
   /** True when the target counts a retried delivery as unchanged (a receiver deduplicating on `Idempotency-Key`). @defaultValue false */
   readonly targetCountsReplays?: boolean;
   create(): Promise<SinkUnderTest>;

@@ -11,7 +11,6 @@ describeSinkConformance({
   name: 'salesforce',
   deliveredBeforeCommit: true,
   customTables: false,
-  keepsUnwrittenStreams: true,
   async create() {
     const target = await startSalesforceSink({}, { who: null });
     const { fake } = target.org;
