@@ -42,6 +42,12 @@ export interface SimulateFlags {
   deepRecord?: number;
   loneSurrogateRecord?: boolean;
   oversizedRecordBytes?: number;
+  webhooks?: string;
+  webhookSecret?: string;
+  webhookMaxDelayMs?: number;
+  webhookDropRate?: number;
+  webhookDuplicateRate?: number;
+  webhookReorderRate?: number;
   json?: boolean;
 }
 
@@ -128,6 +134,17 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
       oversizedFieldBytes: flags.oversizedRecordBytes ?? 0,
     };
   }
+  if (flags.webhooks !== undefined) {
+    if (flags.webhookSecret === undefined) throw new InvalidArgumentError('--webhooks needs --webhook-secret (the secret callsync checks the signatures with)');
+    options.webhooks = {
+      url: flags.webhooks,
+      secret: flags.webhookSecret,
+      delayMs: { min: 0, max: flags.webhookMaxDelayMs ?? 0 },
+      dropRate: flags.webhookDropRate ?? 0,
+      duplicateRate: flags.webhookDuplicateRate ?? 0,
+      reorderRate: flags.webhookReorderRate ?? 0,
+    };
+  }
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }
@@ -148,5 +165,8 @@ export function describeSwitches(options: SimulatorOptions): string[] {
   add('brokenPaging.', options.brokenPaging);
   add('hostile.', options.hostile);
   add('hostileRecords.', options.hostileRecords);
+  // The secret is never printed.
+  const hooks = options.webhooks;
+  if (hooks !== undefined) add('webhooks.', { url: hooks.url, maxDelayMs: hooks.delayMs?.max, dropRate: hooks.dropRate, duplicateRate: hooks.duplicateRate, reorderRate: hooks.reorderRate });
   return out;
 }

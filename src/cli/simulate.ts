@@ -87,6 +87,12 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
     .option('--deep-record <depth>', 'one call per business (index 10) nests custom_data this deep', integerArg)
     .option('--lone-surrogate-record', 'one call per business has a lone surrogate in its transcription')
     .option('--oversized-record-bytes <n>', 'one call per business has a transcription of n bytes', integerArg)
+    .option('--webhooks <url>', 'send a signed webhook to <url>/<business> for each new call or voicemail, late transcription and deletion')
+    .option('--webhook-secret <secret>', 'HMAC secret of the webhooks (every business)')
+    .option('--webhook-max-delay-ms <ms>', 'each webhook leaves after a random delay up to this', integerArg)
+    .option('--webhook-drop-rate <p>', 'probability that a webhook is never sent', probabilityArg)
+    .option('--webhook-duplicate-rate <p>', 'probability that a webhook is sent twice', probabilityArg)
+    .option('--webhook-reorder-rate <p>', 'probability that a webhook is held back so later ones overtake it', probabilityArg)
     .option('--json', 'print one JSON line with URLs and credentials once listening')
     .action(async (flags: SimulateFlags) => {
       const options = toSimulatorOptions(flags);

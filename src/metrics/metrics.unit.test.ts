@@ -32,6 +32,26 @@ describe('callsync metrics', () => {
     expect(await metrics.registry.metrics()).not.toContain('callsync_lag_seconds{');
   });
 
+  it('counts webhook deliveries by outcome, never under a name no business has, and says which path delivered', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.webhookDelivery('acme', 'accepted');
+    metrics.webhookDelivery(undefined, 'unknown_business');
+    metrics.syncEnded('webhook', 3, 0.4);
+    metrics.syncEnded('schedule', 0, 42);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('callsync_webhook_deliveries_total{business="acme",outcome="accepted"} 1');
+    expect(text).toContain('callsync_webhook_deliveries_total{business="-",outcome="unknown_business"} 1');
+    expect(text).toContain('callsync_sync_runs_total{trigger="webhook"} 1');
+    expect(text).toContain('callsync_sync_runs_total{trigger="schedule"} 1');
+    expect(text).toContain('callsync_sync_records_written_total{trigger="webhook"} 3');
+    expect(text).not.toContain('callsync_sync_records_written_total{trigger="schedule"}');
+    expect(text).toContain('callsync_trigger_to_synced_seconds_bucket{le="0.5",trigger="webhook"} 1');
+    expect(text).toContain('callsync_trigger_to_synced_seconds_bucket{le="30",trigger="schedule"} 0');
+    const summed = createMetrics({ processMetrics: false, perBusiness: false });
+    summed.webhookDelivery('acme', 'accepted');
+    expect(await summed.registry.metrics()).toContain('callsync_webhook_deliveries_total{outcome="accepted"} 1');
+  });
+
   it('uses a registry of its own: two instances do not collide and the global registry stays empty', async () => {
     const a = createMetrics();
     const b = createMetrics();

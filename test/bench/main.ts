@@ -17,6 +17,7 @@ import { benchReplicas } from './fig-replicas.js';
 import { benchScheduler } from './fig-scheduler.js';
 import { benchSimulatorPageRow } from './fig-simulator-page.js';
 import { benchThroughput } from './fig-throughput.js';
+import { benchWebhooks } from './fig-webhooks.js';
 import { printTable } from './print-table.js';
 import type { BenchContext, BenchRow } from './result.js';
 import { writeResults } from './write-results.js';
@@ -32,6 +33,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['6', 'scheduler scale', benchScheduler],
   ['7', 'incremental cost', benchIncremental],
   ['freshness', 'freshness in run', benchFreshness],
+  ['webhooks', 'webhook to row in run', benchWebhooks],
   ['page', 'simulator page', benchSimulatorPageRow],
   ['hubspot', 'hubspot throughput at HubSpot limits', benchHubSpot],
 ];

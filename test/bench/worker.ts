@@ -30,6 +30,7 @@ export async function writeRunConfig(
   const document = benchDocument(upstream, sink, {
     ...options,
     extra: {
+      ...options.extra,
       redis: { url: options.redisUrl, prefix: redisPrefix },
       schedule: { every: options.every },
       server: { host: '127.0.0.1', port: 0 },

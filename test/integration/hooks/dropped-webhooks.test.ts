@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../../src/simulator/index.js';
+import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
+import { countRows } from '../worker/measures.js';
+import { hooksRunConfig, SECRETS } from './run-hooks.js';
+
+const exact = 'missing 0, unexpected 0, different 0';
+
+describe('callsync run when the sender loses webhooks', () => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  it('still mirrors every call, voicemail, late transcription and deletion exactly: polling is the safety net', async () => {
+    const sim = await startSimulator({ businesses: 1, calls: 30, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
+    const ws = workspace('hookdrops');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    processes.push(spawnRun(ws.writeConfig(hooksRunConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s' }))));
+    const url = await processes[0]!.url;
+    // Half the deliveries never leave; the rest come late, twice, or out of order.
+    sim.setWebhooks({ url: `${url}/hooks`, secret: SECRETS, dropRate: 0.5, duplicateRate: 0.3, reorderRate: 0.3, reorderHoldMs: 300, delayMs: { min: 0, max: 200 } });
+    await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 30 ? true : undefined));
+
+    for (let round = 0; round < 5; round++) {
+      sim.addCalls('biz-1', 4);
+      sim.addVoicemails('biz-1', 1);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const calls = sim.truth('biz-1').calls;
+    sim.updateCallTranscription('biz-1', calls.at(-2)!.id, 'a transcription that came late');
+    sim.deleteCalls('biz-1', [calls.at(-1)!.id]);
+    await sim.webhooksSettled();
+    const sender = sim.webhookCounters();
+    expect(sender.dropped).toBeGreaterThan(0);
+    expect(sender.byStatus['202'] ?? 0).toBeGreaterThan(0);
+
+    // Deletions reach the sink through reconciliation (a revisit walk), not through the webhook.
+    await waitFor(
+      'an exact mirror',
+      () => {
+        const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls', 'voicemails']));
+        return diffs['biz-1/calls'] === exact && diffs['biz-1/voicemails'] === exact ? diffs : undefined;
+      },
+      90_000,
+      500,
+    );
+    expect(processes[0]!.child.exitCode).toBeNull();
+  });
+});
