@@ -107,3 +107,34 @@ describe('webhook receiver over HTTP', () => {
     expect(other.statusCode).toBe(404);
   });
 });
+
+describe('webhook receiver with a shared token and the business in a header', () => {
+  it('accepts the token in Authorization or bare, refuses another, and reads the business from the header', async () => {
+    const triggered: string[] = [];
+    const receiver = createHookReceiver({
+      settings: { ...SETTINGS, auth: 'token', businessFrom: { header: 'x-account' }, streamField: undefined },
+      businesses: new Map([['acme', { secret: 'shared-token-1', streams: ['calls'] }]]),
+      trigger: (business) => {
+        triggered.push(business);
+        return Promise.resolve();
+      },
+      logger: pino({ level: 'silent' }),
+    });
+    const server = await startHookServer({ host: '127.0.0.1', port: 0, receiver, logger: pino({ level: 'silent' }) });
+    try {
+      const post = async (headers: Record<string, string>): Promise<number> => {
+        const response = await request(`${server.url}/hooks`, { method: 'POST', body: '{}', headers });
+        await response.body.dump();
+        return response.statusCode;
+      };
+      expect(await post({ 'x-account': 'acme', authorization: 'Bearer shared-token-1' })).toBe(202);
+      expect(await post({ 'x-account': 'acme', authorization: 'shared-token-1' })).toBe(202);
+      expect(await post({ 'x-account': 'acme', authorization: 'Bearer shared-token-2' })).toBe(401);
+      expect(await post({ 'x-account': 'globex', authorization: 'Bearer shared-token-1' })).toBe(404);
+      expect(await post({ authorization: 'Bearer shared-token-1' })).toBe(404);
+      expect(triggered).toEqual(['acme', 'acme']);
+    } finally {
+      await server.close();
+    }
+  });
+});
