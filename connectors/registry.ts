@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Sink, SinkDeps, SinkFactory } from '../src/sink.js';
+import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanation } from '../src/sink.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
 import { salesforceSinkFactory } from './salesforce/index.js';
@@ -30,6 +30,20 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
 ]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;
+
+/** The configured sink as its connector names it, with the connector's own reading of its error codes. */
+export interface DescribedSink extends SinkDescription {
+  /** The connector's explanation of a failure carrying its codes; `undefined` when it has none. */
+  explain(codes: readonly string[]): SinkFailureExplanation | undefined;
+}
+
+/** Asks the configured sink's connector to name it and to read its failures; no switch over types. */
+export function describeSink(config: SinkConfig): DescribedSink {
+  // The discriminated union guarantees `config` belongs to the factory of its `type`.
+  const factory = sinkFactories[config.type] as SinkFactory<SinkConfig>;
+  const description = factory.describe(config);
+  return { ...description, explain: (codes) => factory.explain?.(codes, description) };
+}
 
 /** Builds the configured sink, managed (lifecycle guards, logging); `prepare` runs on first use if not called. */
 export function createSink(config: SinkConfig, deps: SinkDeps): Promise<Sink> {

@@ -217,8 +217,36 @@ export interface SinkDeps {
  * What every `connectors/<name>/index.ts` exports. `configSchema` validates the `sink:` section
  * (including `type`); the registry builds the config file's sink union from these schemas.
  */
+/** The sink as its config names it, for an operator's message. */
+export interface SinkDescription {
+  /** The config key an operator edits to point callsync elsewhere, e.g. `sink.url`. */
+  readonly key: string;
+  /** The service in a sentence: `PostgreSQL`, `the webhook receiver`. */
+  readonly service: string;
+  /** The value of `key` without credentials or query (`showUrl`), or a path. */
+  readonly shown: string;
+}
+
+/** A failure only the connector can read (its driver's error codes), said for the operator. */
+export interface SinkFailureExplanation {
+  /** What failed, one line naming where (the key and the value shown). */
+  readonly what: string;
+  /** What to do about it. */
+  readonly fix: string;
+  /** `unreachable`: the service refused us or could not be reached; `filesystem`: the local disk said no. */
+  readonly cause: 'unreachable' | 'filesystem';
+}
+
 export interface SinkFactory<Config extends { type: string } = { type: string }> {
   readonly type: Config['type'];
   readonly configSchema: ZodType<Config>;
   create(config: Config, deps: SinkDeps): Promise<Sink>;
+  /** Names the configured sink for messages; the CLI asks this, never which type it is. */
+  describe(config: Config): SinkDescription;
+  /**
+   * The operator's two lines for a failure carrying one of this connector's own codes (every
+   * `code` along the error's `cause` chain, outermost first); `undefined` leaves the failure to the
+   * generic reading (network, file system). @defaultValue absent: no codes of its own
+   */
+  explain?(codes: readonly string[], sink: SinkDescription): SinkFailureExplanation | undefined;
 }

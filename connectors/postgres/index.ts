@@ -1,4 +1,6 @@
+import { showUrl } from '../../src/redact/index.js';
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
+import { explainPostgresFailure } from './explain.js';
 import { ManagedSink } from '../managed-sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { postgresConfigSchema } from './postgres-config.js';
@@ -14,4 +16,6 @@ export const postgresSinkFactory = {
     const logger = deps.logger.child({ schema: config.schema });
     return new ManagedSink({ type: 'postgres', store: await openSqlStore(config, logger) }, logger);
   },
+  describe: (config: PostgresSinkConfig) => ({ key: 'sink.url', service: 'PostgreSQL', shown: showUrl(config.url) }),
+  explain: explainPostgresFailure,
 } satisfies SinkFactory<PostgresSinkConfig>;

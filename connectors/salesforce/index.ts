@@ -1,3 +1,4 @@
+import { showUrl } from '../../src/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
@@ -16,4 +17,5 @@ export const salesforceSinkFactory = {
     const store = await openSqlStore(config.state, deps.logger.child({ role: 'salesforce-state' }));
     return createSalesforceSink(config, { ...deps, store });
   },
+  describe: (config: SalesforceConfig) => ({ key: 'sink.loginUrl', service: 'Salesforce', shown: showUrl(config.loginUrl) }),
 } satisfies SinkFactory<SalesforceConfig>;

@@ -1,4 +1,5 @@
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
+import { explainSqliteFailure } from './explain.js';
 import { ManagedSink } from '../managed-sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { sqliteConfigSchema } from './sqlite-config.js';
@@ -12,4 +13,6 @@ export const sqliteSinkFactory = {
   configSchema: sqliteConfigSchema,
   create: async (config: SqliteSinkConfig, deps: SinkDeps) =>
     new ManagedSink({ type: 'sqlite', store: await openSqlStore(config, deps.logger) }, deps.logger.child({ path: config.path })),
+  describe: (config: SqliteSinkConfig) => ({ key: 'sink.path', service: 'SQLite', shown: config.path }),
+  explain: explainSqliteFailure,
 } satisfies SinkFactory<SqliteSinkConfig>;

@@ -1,5 +1,6 @@
 import { describeThrown } from '../../http-policy/network-errors.js';
-import { outsideText, redactUrlCredentials, type Redact } from '../../redact/index.js';
+import { outsideText, redactUrlCredentials, showUrl, type Redact } from '../../redact/index.js';
+import type { SinkFailureExplanation } from '../../sink.js';
 import { EXIT, OperatorError } from './exit-codes.js';
 
 /** What a command was using when it failed, as the operator wrote it in the config. */
@@ -10,6 +11,8 @@ export interface Target {
   readonly service: string;
   /** The value without credentials (a URL without user:password, a path). */
   readonly shown: string;
+  /** The connector's reading of its own error codes (a sink's driver), asked before the generic one. @defaultValue none */
+  readonly explain?: (codes: readonly string[]) => SinkFailureExplanation | undefined;
 }
 
 const NETWORK_WORDS: Readonly<Record<string, string>> = {
@@ -23,7 +26,7 @@ const NETWORK_WORDS: Readonly<Record<string, string>> = {
   ECONNRESET: 'connection reset',
 };
 
-/** Every `code` along the `cause` chain (Node, undici, pg and better-sqlite3 codes alike). */
+/** Every `code` along the `cause` chain (Node, undici and the connectors' drivers alike), outermost first. */
 function codesOf(error: unknown): string[] {
   const codes: string[] = [];
   for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 6; depth += 1) {
@@ -38,19 +41,7 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A URL as it may be shown: no user, no password, no query string. */
-export function showUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
-  } catch {
-    return redactUrlCredentials(url);
-  }
-}
-
-function databaseOf(target: Target): string {
-  return target.shown.split('/').pop() ?? '';
-}
+export { showUrl };
 
 /**
  * Turns what a driver or the OS threw into the operator's two lines: what failed, naming the
@@ -66,20 +57,16 @@ export function explainFailure(error: unknown, target: Target, redact: Redact = 
 
   // The connector already wrote the operator's two lines (which key, which choice).
   if (has('ENDPOINT_CHANGED') && error instanceof Error) return new OperatorError(error.message, EXIT.config, { cause: error });
-  if (has('3D000')) {
-    const name = databaseOf(target);
-    return say(`${at}: database "${name}" does not exist`, `create it (createdb ${name}) or correct ${target.key}`, EXIT.unreachable);
-  }
-  if (has('28P01', '28000')) return say(`${at}: the user or password was rejected`, `correct the credentials in ${target.key}`, EXIT.unreachable);
-  if (has('42501')) return say(`${at}: permission denied to create the schema or its tables`, `grant the user CREATE on the database, or use a user that has it`, EXIT.unreachable);
+  const own = target.explain?.(codes);
+  if (own !== undefined) return say(own.what, own.fix, own.cause === 'filesystem' ? EXIT.filesystem : EXIT.unreachable);
   if (has('EADDRINUSE', 'EADDRNOTAVAIL')) return say(`${at}: the address is in use or not available`, `stop what listens there, or change ${target.key}`, EXIT.unreachable);
   if (has('ENOTDIR', 'EEXIST')) {
     return say(`${target.key} ${target.shown}: a parent of this path is a file, not a directory`, `set ${target.key} to a path inside a directory`, EXIT.filesystem);
   }
-  if (has('EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_READONLY')) {
+  if (has('EACCES', 'EPERM', 'EROFS')) {
     return say(`${target.key} ${target.shown}: cannot write there (permission denied or a read-only file system)`, `let the user running callsync write there, or set ${target.key} to another path`, EXIT.filesystem);
   }
-  if (has('ENOSPC', 'SQLITE_FULL', 'EDQUOT', '53100')) {
+  if (has('ENOSPC', 'EDQUOT')) {
     return say(`${at}: the disk is full`, `free space on that disk, or move ${target.key} to another one; then run again (it resumes)`, EXIT.filesystem);
   }
   const thrown = describeThrown(error);

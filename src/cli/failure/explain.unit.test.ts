@@ -3,14 +3,18 @@ import { createRedactor } from '../../redact/index.js';
 import { EXIT, OperatorError } from './exit-codes.js';
 import { explainFailure, showUrl } from './explain.js';
 import { reportFatal } from './report-fatal.js';
+import { sinkTarget } from './targets.js';
 
-const sqlite = { key: 'sink.path', service: 'SQLite', shown: '/data/callsync.db' };
+// As the SQLite connector describes itself; its own codes (SQLITE_*) are read by the connector.
+const sqlite = sinkTarget({ type: 'sqlite', path: '/data/callsync.db', busyTimeoutMs: 5_000 });
+const postgres = sinkTarget({ type: 'postgres', url: 'postgres://app:pw@db.example:5432/warehouse', schema: 'callsync', poolSize: 4 });
 const coded = (code: string, message = code): Error => Object.assign(new Error(message), { code });
 
 describe('explainFailure', () => {
   it.each([
     ['ENOSPC', 'error: SQLite at /data/callsync.db (sink.path): the disk is full', EXIT.filesystem],
     ['SQLITE_FULL', 'error: SQLite at /data/callsync.db (sink.path): the disk is full', EXIT.filesystem],
+    ['SQLITE_CANTOPEN', 'error: sink.path /data/callsync.db: cannot write there (permission denied or a read-only file system)', EXIT.filesystem],
     ['EACCES', 'error: sink.path /data/callsync.db: cannot write there (permission denied or a read-only file system)', EXIT.filesystem],
     ['ENOTDIR', 'error: sink.path /data/callsync.db: a parent of this path is a file, not a directory', EXIT.filesystem],
   ])('%s → the operator line and its exit code', (code, first, exit) => {
@@ -19,6 +23,23 @@ describe('explainFailure', () => {
     expect(reportFatal(explained, false, (text) => lines.push(text))).toBe(exit);
     expect(lines.join('').split('\n')[0]).toBe(first);
     expect(lines.join('').split('\n')[1]).toMatch(/^fix: .*sink\.path/);
+  });
+
+  it.each([
+    ['3D000', 'error: PostgreSQL at postgres://db.example:5432/warehouse (sink.url): database "warehouse" does not exist', EXIT.unreachable],
+    ['28P01', 'error: PostgreSQL at postgres://db.example:5432/warehouse (sink.url): the user or password was rejected', EXIT.unreachable],
+    ['42501', 'error: PostgreSQL at postgres://db.example:5432/warehouse (sink.url): permission denied to create the schema or its tables', EXIT.unreachable],
+    ['53100', 'error: PostgreSQL at postgres://db.example:5432/warehouse (sink.url): the disk is full', EXIT.filesystem],
+  ])('PostgreSQL %s, read by its connector → the operator line and its exit code', (code, first, exit) => {
+    const lines: string[] = [];
+    expect(reportFatal(explainFailure(coded(code), postgres), false, (text) => lines.push(text))).toBe(exit);
+    expect(lines.join('').split('\n')[0]).toBe(first);
+    expect(lines.join('').split('\n')[1]).toMatch(/^fix: /);
+  });
+
+  it("a target without the connector's reading leaves driver codes to the generic one", () => {
+    const bare = { key: 'sink.path', service: 'SQLite', shown: '/data/callsync.db' };
+    expect(explainFailure(coded('SQLITE_FULL'), bare).exitCode).toBe(EXIT.failed);
   });
 
   it('reads the code through causes (the webhook ping wraps the socket error)', () => {
