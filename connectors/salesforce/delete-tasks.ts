@@ -16,7 +16,7 @@ export async function deleteTasks(http: SalesforceHttp, config: SalesforceConfig
   if (config.onDelete === 'mark') {
     const inputs = externalIds.map((externalId) => ({ externalId, fields: { [config.externalIdField]: externalId, [config.deletedField]: true }, item: externalId }));
     // A Task that does not exist is created marked: harmless, and it keeps the record's trace.
-    const outcome = await upsertTasks(inputs, { http, externalIdField: config.externalIdField, retry: config.retry, sleep });
+    const outcome = await upsertTasks(inputs, { http, apiVersion: config.apiVersion, externalIdField: config.externalIdField, retry: config.retry, sleep });
     return outcome.stored.length;
   }
   const queries: string[] = [];

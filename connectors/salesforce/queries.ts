@@ -80,3 +80,39 @@ function page(body: unknown): Page {
 export function soqlString(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
+
+/** sObject Collections requests in one composite request (Salesforce allows five). */
+export const COLLECTIONS_PER_COMPOSITE = 5;
+
+/** One sObject Collections answer: its status and body (a failed one too, when it came inside a composite request). */
+export interface CollectionAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * Sends sObject Collections requests (`bodies`, each ≤ 200 records) to one resource: alone when
+ * there is one, else up to five in one composite request, which Salesforce counts once. Answers
+ * come in the order of `bodies`. A request sent alone that Salesforce refuses throws (as
+ * {@link SalesforceHttp.send} does); one inside a composite request answers with its status.
+ */
+export async function sendCollections(http: SalesforceHttp, apiVersion: string, method: 'PATCH' | 'POST', path: string, bodies: readonly unknown[]): Promise<CollectionAnswer[]> {
+  const answers: CollectionAnswer[] = [];
+  for (let start = 0; start < bodies.length; start += COLLECTIONS_PER_COMPOSITE) {
+    const group = bodies.slice(start, start + COLLECTIONS_PER_COMPOSITE);
+    if (group.length === 1) {
+      const { status, body } = await http.send(method, path, group[0]);
+      answers.push({ status, body });
+      continue;
+    }
+    const compositeRequest = group.map((body, index) => ({ method, url: `/services/data/v${apiVersion}${path}`, referenceId: `c${index}`, body }));
+    const { body } = await http.send('POST', '/composite', { allOrNone: false, compositeRequest });
+    const parts = (body as { compositeResponse?: unknown } | undefined)?.compositeResponse;
+    if (!Array.isArray(parts)) throw new SalesforceError('refused', 'salesforce: a composite answer without compositeResponse');
+    for (const index of group.keys()) {
+      const part = (parts as { referenceId?: unknown; httpStatusCode?: unknown; body?: unknown }[]).find((each) => each.referenceId === `c${index}`);
+      answers.push({ status: typeof part?.httpStatusCode === 'number' ? part.httpStatusCode : 0, body: part?.body });
+    }
+  }
+  return answers;
+}

@@ -90,7 +90,7 @@ export class SalesforceTarget implements Target {
     const { config, http, clock, random } = this.#options;
     const outcome = await upsertTasks(
       inputs.map((input): TaskInput<SyncRecord> => ({ externalId: input.externalId, fields: input.fields, item: input.record })),
-      { http, externalIdField: config.externalIdField, retry: config.retry, sleep: (ms) => clock.sleep(ms), ...(random === undefined ? {} : { random }) },
+      { http, apiVersion: config.apiVersion, externalIdField: config.externalIdField, retry: config.retry, sleep: (ms) => clock.sleep(ms), ...(random === undefined ? {} : { random }) },
     );
     for (const { input, reason } of outcome.rejected) {
       // A Who deleted since it was cached: the next lookup of the number asks Salesforce again.

@@ -2,6 +2,7 @@ import { backoffDelayMs } from '../../src/http-policy/index.js';
 import type { SalesforceRetry } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
 import type { SalesforceHttp } from './http.js';
+import { COLLECTIONS_PER_COMPOSITE, sendCollections } from './queries.js';
 import type { TaskFieldValue } from './mapping.js';
 
 /** Records per sObject Collections upsert (Salesforce's limit). */
@@ -26,6 +27,7 @@ export interface UpsertOutcome<T> {
 
 export interface UpsertOptions {
   readonly http: SalesforceHttp;
+  readonly apiVersion: string;
   readonly externalIdField: string;
   readonly retry: SalesforceRetry;
   readonly sleep: (ms: number) => Promise<void>;
@@ -34,8 +36,8 @@ export interface UpsertOptions {
 
 /**
  * Upserts Tasks by the external id field through sObject Collections (`PATCH
- * /composite/sobjects/Task/<field>`, 200 a request, `allOrNone: false`), reading each result in
- * request order. Records that failed for a transient reason (`UNABLE_TO_LOCK_ROW`) go again in
+ * /composite/sobjects/Task/<field>`, 200 a request, `allOrNone: false`; up to five of them in one
+ * composite request, counted once), reading each result in request order. Records that failed for a transient reason (`UNABLE_TO_LOCK_ROW`) go again in
  * the next round, up to `retry.maxAttempts` rounds; the others are rejected with Salesforce's
  * `statusCode` and message. A refusal of the whole request (a field the org lacks) throws.
  */
@@ -44,19 +46,24 @@ export async function upsertTasks<T>(inputs: readonly TaskInput<T>[], options: U
   let pending = [...inputs];
   for (let round = 1; pending.length > 0; round += 1) {
     const again: { input: TaskInput<T>; reason: string }[] = [];
-    for (let start = 0; start < pending.length; start += UPSERT_MAX) {
-      const chunk = pending.slice(start, start + UPSERT_MAX);
-      const results = await upsertChunk(chunk, options);
-      for (const [index, input] of chunk.entries()) {
-        const result = results[index];
-        if (result?.success === true) {
-          outcome.stored.push(input);
-          continue;
+    const chunks: TaskInput<T>[][] = [];
+    for (let start = 0; start < pending.length; start += UPSERT_MAX) chunks.push(pending.slice(start, start + UPSERT_MAX));
+    for (let start = 0; start < chunks.length; start += COLLECTIONS_PER_COMPOSITE) {
+      const group = chunks.slice(start, start + COLLECTIONS_PER_COMPOSITE);
+      const answers = await upsertGroup(group, options);
+      for (const [which, chunk] of group.entries()) {
+        const results = answers[which] ?? [];
+        for (const [index, input] of chunk.entries()) {
+          const result = results[index];
+          if (result?.success === true) {
+            outcome.stored.push(input);
+            continue;
+          }
+          const error = result?.errors?.[0];
+          const reason = `salesforce: ${error?.statusCode ?? 'NO_RESULT'}: ${error?.message ?? 'no result for this record'}`;
+          if (error !== undefined && TRANSIENT_RECORD_CODES.has(error.statusCode)) again.push({ input, reason });
+          else outcome.rejected.push({ input, reason });
         }
-        const error = result?.errors?.[0];
-        const reason = `salesforce: ${error?.statusCode ?? 'NO_RESULT'}: ${error?.message ?? 'no result for this record'}`;
-        if (error !== undefined && TRANSIENT_RECORD_CODES.has(error.statusCode)) again.push({ input, reason });
-        else outcome.rejected.push({ input, reason });
       }
     }
     if (again.length === 0) break;
@@ -75,23 +82,37 @@ interface RecordResult {
   readonly errors?: readonly { readonly statusCode: string; readonly message?: string }[];
 }
 
-async function upsertChunk<T>(chunk: readonly TaskInput<T>[], options: UpsertOptions): Promise<readonly RecordResult[]> {
-  const records = chunk.map((input) => ({ attributes: { type: 'Task' }, ...input.fields }));
-  let answer;
+/** The results of each chunk's upsert, in order; a refusal of a whole chunk throws, naming the config keys when it is a missing field. */
+async function upsertGroup<T>(group: readonly (readonly TaskInput<T>[])[], options: UpsertOptions): Promise<(readonly RecordResult[])[]> {
+  const path = `/composite/sobjects/Task/${encodeURIComponent(options.externalIdField)}`;
+  const bodies = group.map((chunk) => ({ allOrNone: false, records: chunk.map((input) => ({ attributes: { type: 'Task' }, ...input.fields })) }));
+  let answers;
   try {
-    answer = await options.http.send('PATCH', `/composite/sobjects/Task/${encodeURIComponent(options.externalIdField)}`, { allOrNone: false, records });
+    answers = await sendCollections(options.http, options.apiVersion, 'PATCH', path, bodies);
   } catch (error) {
-    if (error instanceof SalesforceError && error.kind === 'refused' && (error.errorCode === 'INVALID_FIELD' || error.errorCode === 'NOT_FOUND')) {
-      throw new SalesforceError('setup', `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; README: one-time org setup)`, { ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }) }, { cause: error });
-    }
-    throw error;
+    throw setupProblem(error) ?? error;
   }
-  if (answer.status === 300) {
+  return answers.map(({ status, body }) => {
+    if (status === 200 || status === 300) return results(status, body, options);
+    const { errorCode, message } = salesforceProblem(body);
+    const failure = new SalesforceError(status >= 500 || status === 0 ? 'transient' : 'refused', `salesforce PATCH ${path} (in a composite request) answered ${status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`, { status, ...(errorCode === undefined ? {} : { errorCode }) });
+    throw setupProblem(failure) ?? failure;
+  });
+}
+
+function results(status: number, body: unknown, options: UpsertOptions): readonly RecordResult[] {
+  if (status === 300) {
     throw new SalesforceError('setup', `salesforce: sink.externalIdField ${options.externalIdField} holds the same value on several Tasks (300 Multiple Choices); make the field Unique (README: one-time org setup, step 3)`, { status: 300 });
   }
-  if (!Array.isArray(answer.body)) {
-    const { errorCode, message } = salesforceProblem(answer.body);
+  if (!Array.isArray(body)) {
+    const { errorCode, message } = salesforceProblem(body);
     throw new SalesforceError('refused', `salesforce: the upsert answered without results${errorCode === undefined ? '' : ` (${errorCode}: ${message ?? ''})`}`);
   }
-  return answer.body as RecordResult[];
+  return body as RecordResult[];
+}
+
+/** A whole upsert refused for a field the org lacks: a setup problem, named by its config keys. */
+function setupProblem(error: unknown): SalesforceError | undefined {
+  if (!(error instanceof SalesforceError) || error.kind !== 'refused' || (error.errorCode !== 'INVALID_FIELD' && error.errorCode !== 'NOT_FOUND')) return undefined;
+  return new SalesforceError('setup', `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; README: one-time org setup)`, { ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }) }, { cause: error });
 }

@@ -3,10 +3,15 @@ import type { CheckpointStore } from '../../src/sink.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
 import type { WhoConfig } from './config.js';
 import type { SalesforceHttp } from './http.js';
-import { runQueries } from './queries.js';
+import { runQueries, sendCollections } from './queries.js';
 
-/** Caller numbers per SOQL query (two LIKE patterns per phone field each: the query stays far below SOQL's 100,000 characters). */
-export const NUMBERS_PER_QUERY = 100;
+/** Caller numbers per SOQL query at most. */
+export const NUMBERS_PER_QUERY = 200;
+/**
+ * Longest query URL (`/services/data/vNN.0/query?q=…`, encoded). SOQL allows 100,000 characters,
+ * but Salesforce refuses request URIs past 16,384; a chunk of numbers stops before this.
+ */
+export const MAX_QUERY_URL = 15_000;
 /** Records per sObject Collections request. */
 const COLLECTION_MAX = 200;
 /** How long "nobody has this number" is believed before Salesforce is asked again. */
@@ -127,8 +132,7 @@ export class WhoResolver {
   /** Contacts and Leads whose phone fields may hold one of the numbers. */
   async #search(entries: readonly (readonly [string, PhoneForms])[]): Promise<Found[]> {
     const { who, http, apiVersion } = this.#options;
-    const chunks: PhoneForms[][] = [];
-    for (let start = 0; start < entries.length; start += NUMBERS_PER_QUERY) chunks.push(entries.slice(start, start + NUMBERS_PER_QUERY).map(([, form]) => form));
+    const chunks = phoneChunks(entries.map(([, form]) => form), who.phoneFields);
     const jobs = chunks.flatMap((chunk) => who.objects.map((object) => ({ object, chunk })));
     const outcomes = await runQueries(http, apiVersion, jobs.map(({ object, chunk }) => phoneQuery(object, who.phoneFields, chunk)));
     const rows: Found[] = [];
@@ -170,20 +174,22 @@ export class WhoResolver {
   }
 
   async #createLeads(numbers: readonly string[]): Promise<Map<string, string>> {
-    const { who, http, ledger, logger } = this.#options;
+    const { who, http, apiVersion, ledger, logger } = this.#options;
     const created = new Map<string, string>();
-    for (let start = 0; start < numbers.length; start += COLLECTION_MAX) {
-      const chunk = numbers.slice(start, start + COLLECTION_MAX);
-      const records = chunk.map((number) => ({ attributes: { type: 'Lead' }, LastName: who.leadLastName, Company: who.leadCompany, Phone: number }));
-      const { body } = await http.send('POST', '/composite/sobjects', { allOrNone: false, records });
-      const results = Array.isArray(body) ? (body as { id?: unknown; success?: unknown; errors?: unknown }[]) : [];
+    const chunks: string[][] = [];
+    for (let start = 0; start < numbers.length; start += COLLECTION_MAX) chunks.push(numbers.slice(start, start + COLLECTION_MAX));
+    const bodies = chunks.map((chunk) => ({ allOrNone: false, records: chunk.map((number) => ({ attributes: { type: 'Lead' }, LastName: who.leadLastName, Company: who.leadCompany, Phone: number })) }));
+    const answers = await sendCollections(http, apiVersion, 'POST', '/composite/sobjects', bodies);
+    for (const [which, chunk] of chunks.entries()) {
+      const answer = answers[which];
+      const results = Array.isArray(answer?.body) ? (answer.body as { id?: unknown; success?: unknown; errors?: unknown }[]) : [];
       for (const [index, number] of chunk.entries()) {
         const result = results[index];
         if (result?.success === true && typeof result.id === 'string') {
           await ledger.save({ businessId: LEDGER_BUSINESS, stream: `lead:${number}`, position: { leadId: result.id }, recordsSynced: 0 });
           created.set(number, result.id);
         } else {
-          logger.warn({ errors: result?.errors }, 'salesforce refused to create a Lead for a caller; the Task is written without a Who');
+          logger.warn({ status: answer?.status, errors: result?.errors ?? answer?.body }, 'salesforce refused to create a Lead for a caller; the Task is written without a Who');
         }
       }
     }
@@ -194,7 +200,31 @@ export class WhoResolver {
 
 /** `SELECT Id, <phone fields> FROM <object> WHERE <field> LIKE '%4%1%5…' OR …`: any punctuation between the digits matches. */
 export function phoneQuery(object: string, phoneFields: readonly string[], forms: readonly PhoneForms[]): string {
+  return `SELECT Id, ${phoneFields.join(', ')} FROM ${object} WHERE ${phoneConditions(phoneFields, forms).join(' OR ')} ORDER BY Id`;
+}
+
+function phoneConditions(phoneFields: readonly string[], forms: readonly PhoneForms[]): string[] {
   const patterns = [...new Set(forms.map((form) => `'%${[...form.national].join('%')}'`))];
-  const conditions = patterns.flatMap((pattern) => phoneFields.map((field) => `${field} LIKE ${pattern}`));
-  return `SELECT Id, ${phoneFields.join(', ')} FROM ${object} WHERE ${conditions.join(' OR ')} ORDER BY Id`;
+  return patterns.flatMap((pattern) => phoneFields.map((field) => `${field} LIKE ${pattern}`));
+}
+
+/** The numbers in chunks whose query URL (for the longest object name) stays within {@link MAX_QUERY_URL}. */
+export function phoneChunks(forms: readonly PhoneForms[], phoneFields: readonly string[]): PhoneForms[][] {
+  const base = `/services/data/v99.0/query?q=${encodeURIComponent(phoneQuery('Contact', phoneFields, []))}`.length;
+  const chunks: PhoneForms[][] = [];
+  let chunk: PhoneForms[] = [];
+  let length = base;
+  for (const form of forms) {
+    // What one more number adds: its conditions and their " OR " separators, encoded.
+    const added = encodeURIComponent(`${phoneConditions(phoneFields, [form]).join(' OR ')} OR `).length;
+    if (chunk.length > 0 && (length + added > MAX_QUERY_URL || chunk.length >= NUMBERS_PER_QUERY)) {
+      chunks.push(chunk);
+      chunk = [];
+      length = base;
+    }
+    chunk.push(form);
+    length += added;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }

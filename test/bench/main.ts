@@ -14,6 +14,7 @@ import { benchHubSpot } from './fig-hubspot.js';
 import { benchIncremental } from './fig-incremental.js';
 import { benchMemory } from './fig-memory.js';
 import { benchReplicas } from './fig-replicas.js';
+import { benchSalesforce } from './fig-salesforce.js';
 import { benchScheduler } from './fig-scheduler.js';
 import { benchSimulatorPageRow } from './fig-simulator-page.js';
 import { benchThroughput } from './fig-throughput.js';
@@ -36,6 +37,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['webhooks', 'webhook to row in run', benchWebhooks],
   ['page', 'simulator page', benchSimulatorPageRow],
   ['hubspot', 'hubspot throughput at HubSpot limits', benchHubSpot],
+  ['9', 'salesforce: API requests per 1,000 records', benchSalesforce],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

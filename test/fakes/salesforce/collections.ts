@@ -99,7 +99,7 @@ export function deleteRecords(context: CollectionContext, url: URL): Reply {
   const results = ids.map((id): Result => {
     const record = context.store.records.get(id);
     if (record === undefined || record.deleted) return { id, success: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
-    record.deleted = true;
+    context.store.remove(record);
     return { id, success: true, errors: [] };
   });
   return { status: 200, body: results };
@@ -181,7 +181,7 @@ function failure(statusCode: string, message: string, fields: readonly string[])
 function rollBackIfAnyFailed(context: CollectionContext, results: Result[]): Result[] {
   if (results.every((result) => result.success)) return results;
   for (const result of results) {
-    if (result.success && result.created === true && result.id !== null) context.store.records.delete(result.id);
+    if (result.success && result.created === true && result.id !== null) context.store.forget(result.id);
   }
   return results.map((result) =>
     result.success ? { id: null, success: false, errors: [{ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] }] } : result,

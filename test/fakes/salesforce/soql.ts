@@ -207,7 +207,18 @@ function fieldOf(record: Readonly<Record<string, unknown>>, field: string): unkn
   return key === undefined ? null : record[key];
 }
 
+const compiled = new Map<string, RegExp>();
+
 export function likePattern(pattern: string): RegExp {
+  const known = compiled.get(pattern);
+  if (known !== undefined) return known;
+  if (compiled.size > 10_000) compiled.clear();
+  const regex = likeRegex(pattern);
+  compiled.set(pattern, regex);
+  return regex;
+}
+
+function likeRegex(pattern: string): RegExp {
   const body = [...pattern].map((char) => (char === '%' ? '.*' : char === '_' ? '.' : char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
   return new RegExp(`^${body}$`, 'is');
 }

@@ -69,12 +69,28 @@ export class FakeOrgStore {
   insert(type: string, fields: Record<string, FieldValue>, now: number): FakeRecord {
     const record: FakeRecord = { Id: this.newId(type), type, fields: { ...fields }, indexedAt: now + this.indexLagMs, deleted: false };
     this.records.set(record.Id, record);
+    this.#index(record, true);
     return record;
   }
 
   update(record: FakeRecord, fields: Record<string, FieldValue>, now: number): void {
+    this.#index(record, false);
     record.fields = { ...record.fields, ...fields };
     record.indexedAt = now + this.indexLagMs;
+    this.#index(record, true);
+  }
+
+  /** To the recycle bin: kept, but no query, search or external id finds it. */
+  remove(record: FakeRecord): void {
+    this.#index(record, false);
+    record.deleted = true;
+  }
+
+  /** Drops a record as if never written (an `allOrNone` rollback). */
+  forget(id: string): void {
+    const record = this.records.get(id);
+    if (record !== undefined) this.#index(record, false);
+    this.records.delete(id);
   }
 
   live(type: string): FakeRecord[] {
@@ -83,10 +99,32 @@ export class FakeOrgStore {
 
   /** Live records of `type` whose `field` holds `value` (external ids compare case-insensitively unless case-sensitive; the fake plays insensitive). */
   byField(type: string, field: string, value: string): FakeRecord[] {
+    const indexed = this.#byExternalId.get(indexKey(type, field, value));
+    if (indexed !== undefined || this.#indexed(type, field)) return [...(indexed ?? [])].map((id) => this.records.get(id)).filter((record): record is FakeRecord => record !== undefined && !record.deleted);
     return this.live(type).filter((record) => {
       const held = valueOf(record, field);
       return typeof held === 'string' && held.toLowerCase() === value.toLowerCase();
     });
+  }
+
+  // External id fields are indexed (as Salesforce indexes them), so an upsert does not scan every Task.
+  readonly #byExternalId = new Map<string, Set<string>>();
+
+  #indexed(type: string, field: string): boolean {
+    return type === 'Task' && this.taskFields.get(field.toLowerCase())?.externalId === true;
+  }
+
+  #index(record: FakeRecord, add: boolean): void {
+    if (record.type !== 'Task' || record.deleted) return;
+    for (const [name, value] of Object.entries(record.fields)) {
+      if (typeof value !== 'string' || !this.#indexed('Task', name)) continue;
+      const key = indexKey('Task', name, value);
+      const ids = this.#byExternalId.get(key) ?? new Set<string>();
+      if (add) ids.add(record.Id);
+      else ids.delete(record.Id);
+      if (ids.size === 0) this.#byExternalId.delete(key);
+      else this.#byExternalId.set(key, ids);
+    }
   }
 
   /** The record as SOQL returns it: `Id` and its fields. */
@@ -99,4 +137,8 @@ export function valueOf(record: FakeRecord, field: string): FieldValue | undefin
   if (field.toLowerCase() === 'id') return record.Id;
   const key = Object.keys(record.fields).find((name) => name.toLowerCase() === field.toLowerCase());
   return key === undefined ? undefined : record.fields[key];
+}
+
+function indexKey(type: string, field: string, value: string): string {
+  return `${type}\u0000${field.toLowerCase()}\u0000${value.toLowerCase()}`;
 }
