@@ -30,8 +30,13 @@ export interface SyncJobDeps {
   readonly shutdown: AbortSignal;
 }
 
-/** What a finished job reports (kept in BullMQ as its return value). */
+/** How one stream of a business job ended. */
+export type StreamOutcome =
+  | { readonly stream: string; readonly outcome: 'synced'; readonly pages: number; readonly records: number; readonly written: number }
+  | { readonly stream: string; readonly outcome: 'reconciled'; readonly drift: string | null }
+  | { readonly stream: string; readonly outcome: 'busy' | 'failed' };
+
+/** What a finished job reports (its return value; BullMQ deletes completed jobs at once). */
 export type SyncJobResult =
-  | { readonly outcome: 'synced'; readonly pages: number; readonly records: number; readonly written: number }
-  | { readonly outcome: 'reconciled'; readonly drift: string | null }
-  | { readonly outcome: 'busy' | 'business_failed' | 'not_configured' };
+  | { readonly outcome: 'done'; readonly streams: readonly StreamOutcome[] }
+  | { readonly outcome: 'business_failed' | 'not_configured' };

@@ -13,7 +13,8 @@ export interface JobReporterOptions {
   readonly business: string;
   readonly stream: string;
   readonly metrics: CallsyncMetrics;
-  readonly statusStore: StatusStore;
+  /** Where status goes: the store, or the job's batch in front of it (`status-batch.ts`). */
+  readonly statusStore: Pick<StatusStore, 'write' | 'recordActivity'>;
   readonly logger: Logger;
 }
 
@@ -87,7 +88,7 @@ export class JobReporter {
     }, SYNCING_MARK_MS);
   }
 
-  #flushCounters(statusStore: StatusStore, patch: StatusPatch = {}): void {
+  #flushCounters(statusStore: JobReporterOptions['statusStore'], patch: StatusPatch = {}): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const increment = this.#pending;

@@ -1,25 +1,30 @@
-/** What every sync job carries: one business and one of its streams. */
+/**
+ * What every job carries: one business; its streams are polled in turn. `streams` narrows a job
+ * to some of them (a job delayed for budget or by a shutdown goes on with the streams it had
+ * left); `stream` is the one stream of a job an older version scheduled per business × stream.
+ */
 export interface SyncJobData {
   readonly business: string;
-  readonly stream: string;
+  readonly streams?: readonly string[];
+  readonly stream?: string;
 }
 
 /** The one BullMQ queue `run` uses. */
 export const SYNC_QUEUE = 'sync';
 /** Name of every sync job (the job scheduler's template). */
 export const SYNC_JOB = 'sync';
-/** Name of the scheduled full reconciliation of one business × stream (`reconcile.every`). */
+/** Name of the scheduled full reconciliation of one business's countable streams (`reconcile.every`). */
 export const RECONCILE_JOB = 'reconcile';
 const SCHEDULER_PREFIX = 'sync:';
 const RECONCILE_PREFIX = 'reconcile:';
 
-/** Business names cannot hold `:`, so the id splits back unambiguously. */
-export function schedulerId(business: string, stream: string): string {
-  return `${SCHEDULER_PREFIX}${business}:${stream}`;
+/** `sync:{business}`. Business names cannot hold `:`, so an older version's `sync:{business}:{stream}` never matches one. */
+export function schedulerId(business: string): string {
+  return `${SCHEDULER_PREFIX}${business}`;
 }
 
-export function reconcileSchedulerId(business: string, stream: string): string {
-  return `${RECONCILE_PREFIX}${business}:${stream}`;
+export function reconcileSchedulerId(business: string): string {
+  return `${RECONCILE_PREFIX}${business}`;
 }
 
 /** A job scheduler callsync owns (sync or reconcile), so it may remove those the config dropped. */

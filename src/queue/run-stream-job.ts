@@ -1,9 +1,10 @@
+import type { RateLimiter } from '../ratelimit/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { revisitSettings } from '../sync/plan-businesses.js';
 import { syncStream, type StreamRunResult } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../sync/upstream-fetch.js';
-import { failureReason, pausedNow, reconciled, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd } from '../state/index.js';
+import { failureReason, pausedNow, reconciled, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd, type StatusStore } from '../state/index.js';
 import { walkSettings, type Query } from '../sync/walkers/index.js';
 import { reconcileInRun } from './reconcile-in-run.js';
 import type { SyncJobDeps } from './job-deps.js';
@@ -14,6 +15,12 @@ export type StreamJobEnd =
   | { readonly kind: 'synced'; readonly result: StreamRunResult }
   | { readonly kind: 'reconciled'; readonly drift: string | null }
   | RunEnd;
+
+/** What the streams of one business job share: where status goes, and the budget. */
+export interface JobShared {
+  readonly status: Pick<StatusStore, 'write'>;
+  readonly limiter: RateLimiter;
+}
 
 /** The business's budget for its status; `cached` takes the limiter's last view of this process when it has one (no round trip). */
 async function budgetOf(deps: SyncJobDeps, plan: BusinessPlan, cached = false): Promise<BudgetView | null> {
@@ -34,17 +41,19 @@ export async function runStreamJob(
   descriptor: StreamDescriptor,
   signal: AbortSignal,
   job: 'sync' | 'reconcile' = 'sync',
+  shared: JobShared = { status: deps.statusStore, limiter: deps.limiter },
 ): Promise<StreamJobEnd> {
   const business = plan.name;
   const stream = descriptor.name;
   const logger = deps.logger.child({ business, stream });
-  const reporter = new JobReporter({ business, stream, metrics: deps.metrics, statusStore: deps.statusStore, logger });
+  const statusStore = { write: shared.status.write, recordActivity: deps.statusStore.recordActivity.bind(deps.statusStore) };
+  const reporter = new JobReporter({ business, stream, metrics: deps.metrics, statusStore, logger });
   const started = Date.now();
   const { upstream, worker } = deps.config;
   const fetchPayload = upstreamFetch({
     plan,
     client: deps.client(plan),
-    limiter: deps.limiter,
+    limiter: shared.limiter,
     retry: upstream.retry,
     maxBudgetWaitMs: worker.maxBudgetWaitMs,
     signal,

@@ -68,12 +68,25 @@ export function takeToken(
   now: number,
   guard: number,
 ): { state: WindowState; result: TakeResult } {
-  if (state.blockedUntilMs > now) return { state, result: { granted: false, waitMs: state.blockedUntilMs - now } };
+  const { state: next, tokens, waitMs } = takeTokens(state, config, now, guard, 1);
+  return { state: next, result: tokens > 0 ? { granted: true } : { granted: false, waitMs } };
+}
+
+/** As {@link takeToken}, up to `max` tokens at once: as many as the window has left, at least one or none. */
+export function takeTokens(
+  state: WindowState,
+  config: BucketConfig,
+  now: number,
+  guard: number,
+  max: number,
+): { state: WindowState; tokens: number; waitMs: number } {
+  if (state.blockedUntilMs > now) return { state, tokens: 0, waitMs: state.blockedUntilMs - now };
   const current = advance(state, config, now, guard);
   if (current.remaining <= 0 || now >= current.windowEndMs - guard) {
-    return { state: current, result: { granted: false, waitMs: current.windowEndMs + guard - now } };
+    return { state: current, tokens: 0, waitMs: current.windowEndMs + guard - now };
   }
-  return { state: { ...current, remaining: current.remaining - 1 }, result: { granted: true } };
+  const tokens = Math.min(Math.max(1, max), current.remaining);
+  return { state: { ...current, remaining: current.remaining - tokens }, tokens, waitMs: 0 };
 }
 
 /** Applies a response's headers; see {@link RateLimiter.observe}. */

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_WAIT_MS } from '../http-policy/server-wait.js';
-import { blockUntil, clampState, emptyState, guardFor, observeInfo, takeToken, viewOf } from './fixed-window.js';
+import { blockUntil, clampState, emptyState, guardFor, observeInfo, takeToken, takeTokens, viewOf } from './fixed-window.js';
 import type { WindowState } from './fixed-window.js';
-import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from './types.js';
+import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult, TokensTaken } from './types.js';
 
 export interface MemoryRateLimiterOptions {
   /** Clock in epoch ms. @defaultValue `Date.now` */
@@ -32,6 +32,11 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions | (() 
       const { state, result } = takeToken(stateOf(key, config.windowMs), config, now(), guard(config.windowMs));
       store(key, state);
       return Promise.resolve(result);
+    },
+    takeUpTo(key: string, config: BucketConfig, max: number): Promise<TokensTaken> {
+      const { state, tokens, waitMs } = takeTokens(stateOf(key, config.windowMs), config, now(), guard(config.windowMs), max);
+      store(key, state);
+      return Promise.resolve({ tokens, waitMs, spendWithinMs: tokens > 0 ? state.windowEndMs - guard(config.windowMs) - now() : 0 });
     },
     observe(key: string, info: RateLimitInfo, config: BucketConfig): Promise<void> {
       store(key, observeInfo(stateOf(key, config.windowMs), info, config, now(), guard(config.windowMs)));

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_WAIT_MS } from '../http-policy/server-wait.js';
 import { DEFAULT_GUARD_MS } from './fixed-window.js';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from './redis-scripts.js';
-import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from './types.js';
+import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult, TokensTaken } from './types.js';
 
 export interface RedisRateLimiterOptions {
   /** A connection owned by the caller; `close()` leaves it open. */
@@ -69,14 +69,20 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const keyOf = (key: string): string => rateLimitKey(options.prefix, key);
   const seen = new Map<string, Seen>();
 
+  const takeUpTo = async (key: string, config: BucketConfig, max: number): Promise<TokensTaken> => {
+    const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait, Math.max(1, Math.floor(max)));
+    const [tokens = 0, waitMs = 0, we, rem, lim, spendWithinMs] = integers(reply, 2, 6);
+    if (tokens < 1 || we === undefined || rem === undefined || lim === undefined || spendWithinMs === undefined) return { tokens: 0, waitMs, spendWithinMs: 0 };
+    seen.set(key, { we, rem, lim });
+    return { tokens, waitMs: 0, spendWithinMs };
+  };
+
   return {
     async take(key: string, config: BucketConfig): Promise<TakeResult> {
-      const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait);
-      const [granted, waitMs, we, rem, lim] = integers(reply, 2, 5);
-      if (granted !== 1) return { granted: false, waitMs: waitMs ?? 0 };
-      if (we !== undefined && rem !== undefined && lim !== undefined) seen.set(key, { we, rem, lim });
-      return { granted: true };
+      const { tokens, waitMs } = await takeUpTo(key, config, 1);
+      return tokens > 0 ? { granted: true } : { granted: false, waitMs };
     },
+    takeUpTo,
     async observe(key: string, info: RateLimitInfo, config: BucketConfig): Promise<void> {
       // The usual answer repeats what our own take left: same limit, same window, no fewer tokens
       // than we saw. The script never raises tokens within a window, so it would change nothing;

@@ -44,8 +44,10 @@ end
 `;
 
 /**
- * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs → { granted 1|0, waitMs } and, when
- * granted, the bucket after the take: window end, tokens left, learned limit (-1 when none).
+ * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs, count → { tokens granted (up to
+ * count, 0 when none), waitMs } and, when granted, the bucket after the take: window end, tokens
+ * left, learned limit (-1 when none), and the milliseconds left to spend them (on Redis's clock,
+ * so a worker whose clock differs still spends them in their window).
  */
 export const TAKE_LUA = `${PRELUDE}
 local now = now_ms()
@@ -62,9 +64,10 @@ if s.rem <= 0 or now >= s.we - guard then
   save(KEYS[1], s, now)
   return { 0, s.we + guard - now }
 end
-s.rem = s.rem - 1
+local got = math.min(math.max(1, tonumber(ARGV[5]) or 1), s.rem)
+s.rem = s.rem - got
 save(KEYS[1], s, now)
-return { 1, 0, s.we, s.rem, s.lim or -1 }
+return { got, 0, s.we, s.rem, s.lim or -1, s.we - guard - now }
 `;
 
 /** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs, maxWaitMs. */

@@ -19,6 +19,16 @@ export interface BucketConfig {
 /** Answer of {@link RateLimiter.take}. */
 export type TakeResult = { readonly granted: true } | { readonly granted: false; readonly waitMs: number };
 
+/** Answer of {@link RateLimiter.takeUpTo}. */
+export interface TokensTaken {
+  /** Tokens granted, 0 when none. */
+  readonly tokens: number;
+  /** When none: how long until one is. */
+  readonly waitMs: number;
+  /** When some: milliseconds from now to spend them in their window (then they are lost). */
+  readonly spendWithinMs: number;
+}
+
 /** One bucket's state, for status pages and metrics. */
 export interface BucketView {
   /** The limit in force: learned from headers, else the configured one. */
@@ -41,6 +51,12 @@ export interface BucketView {
 export interface RateLimiter {
   /** Takes one token atomically if available; otherwise consumes nothing and says how long until one is. */
   take(key: string, config: BucketConfig): Promise<TakeResult>;
+  /**
+   * Takes up to `max` tokens at once, atomically: as many as the window has left (a business job
+   * takes one per stream it polls in one round trip). Tokens not used in their window are lost,
+   * never spent in the next one. Optional: callers fall back to {@link take}.
+   */
+  takeUpTo?(key: string, config: BucketConfig, max: number): Promise<TokensTaken>;
   /**
    * Corrects the local view from a response's `X-RateLimit-*` headers: never raises remaining
    * within the same window, adopts a later reset (and the remaining of that later window), ignores

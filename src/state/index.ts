@@ -2,7 +2,7 @@ export { STREAM_STATES, isStreamState, lagSecondsAt } from './stream-status.js';
 export type { StreamState, StreamStatus, BudgetView } from './stream-status.js';
 export { emptyStatus } from './status-patch.js';
 export type { StatusPatch, Counter } from './status-patch.js';
-export type { StatusStore, ActivityBucket } from './status-store.js';
+export type { StatusStore, StatusWrite, ActivityBucket } from './status-store.js';
 export { createRedisStatusStore } from './redis-status-store.js';
 export type { RedisStatusStoreOptions } from './redis-status-store.js';
 export { readActivity, readStatusSnapshot, ACTIVITY_WINDOW_MS } from './status-snapshot.js';

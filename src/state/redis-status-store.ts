@@ -43,7 +43,7 @@ function asHash(value: unknown): Record<string, string> {
  * - `{prefix}:status:activity:{business}:{minute}`: records written in that minute, expiring
  *   {@link ACTIVITY_RETENTION_MINUTES} after it.
  * Each update is one MULTI: counters move by HINCRBY, so concurrent replicas never lose a count.
- * `write` is the same MULTI without the read-back.
+ * `write` is the same MULTI without the read-back; `writeMany` puts several in one MULTI.
  */
 export function createRedisStatusStore(options: RedisStatusStoreOptions): StatusStore {
   const { redis } = options;
@@ -56,11 +56,11 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
   const activityKey = (business: string, minute: number): string => `${base}:activity:${enc(business)}:${minute}`;
   const withLag = (status: StoredStatus): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, now()) });
   /** One MULTI: the fields set and cleared, the counters added, the stream in the index. */
-  const patchCommands = (business: string, stream: string, patch: StatusPatch): ChainableCommander => {
+  const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander = redis.multi()): ChainableCommander => {
     validatePatch(patch);
     const key = streamKey(business, stream);
     const changes = encodePatch(business, stream, patch, new Date(now()).toISOString());
-    const multi = redis.multi().hset(key, changes.set);
+    multi.hset(key, changes.set);
     if (changes.unset.length > 0) multi.hdel(key, ...changes.unset);
     for (const [field, amount] of Object.entries(changes.add)) multi.hincrby(key, field, amount);
     return multi.sadd(indexKey, JSON.stringify([business, stream]));
@@ -75,6 +75,12 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
     },
     async write(business, stream, patch: StatusPatch) {
       lastResult(await patchCommands(business, stream, patch).exec());
+    },
+    async writeMany(writes) {
+      if (writes.length === 0) return;
+      const multi = redis.multi();
+      for (const { business, stream, patch } of writes) patchCommands(business, stream, patch, multi);
+      lastResult(await multi.exec());
     },
     async get(business, stream) {
       const status = decodeStatus(await redis.hgetall(streamKey(business, stream)));

@@ -8,6 +8,13 @@ export interface ActivityBucket {
   readonly records: number;
 }
 
+/** One stream's patch, for {@link StatusStore.writeMany}. */
+export interface StatusWrite {
+  readonly business: string;
+  readonly stream: string;
+  readonly patch: StatusPatch;
+}
+
 /**
  * Where workers publish stream status and where `/status`, the status page and `callsync status`
  * read it. Every method is safe to call concurrently from many worker replicas: counters and
@@ -18,6 +25,11 @@ export interface StatusStore {
   update(business: string, stream: string, patch: StatusPatch): Promise<StreamStatus>;
   /** As {@link update}, without reading the status back: one round trip, what a worker's run end needs. */
   write(business: string, stream: string, patch: StatusPatch): Promise<void>;
+  /**
+   * Several {@link write}s in one transaction, applied in order (a business's streams at the end of
+   * one job: one round trip instead of one per stream).
+   */
+  writeMany(writes: readonly StatusWrite[]): Promise<void>;
   /** The status of one stream, or undefined when it was never updated (or was removed). */
   get(business: string, stream: string): Promise<StreamStatus | undefined>;
   /** Every known stream's status, sorted by business then stream. */

@@ -69,7 +69,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   const queue = new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: bullRedis, prefix: keys.bull, streams: { events: { maxLen: EVENTS_KEPT } } });
   const changes = await reconcileSchedulers(queue, plans, config.schedule.every, config.reconcile.every);
   await pollNow(queue, changes.created);
-  logger.info({ schedulers: changes.upserted.length, removed: changes.removed, polledNow: changes.created.length, everyMs: config.schedule.every }, 'job schedulers reconciled');
+  logger.info({ schedulers: changes.wanted, written: changes.upserted.length, removed: changes.removed.length, polledNow: changes.created.length, everyMs: config.schedule.every }, 'job schedulers reconciled');
   const keeper = keepSchedulers({
     queue, plans, everyMs: config.schedule.every, reconcileEveryMs: config.reconcile.every, logger, onRestore: () => failed.reconcile(hashes),
   });
@@ -123,11 +123,13 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   );
   worker.on('error', (error) => logger.error({ err: error.message }, 'worker error'));
   worker.on('completed', (job, result) => {
-    if (result.outcome !== 'synced') return;
+    if (result.outcome !== 'done') return;
     // A webhook's sync counts from its first delivery; a scheduled one from when its scheduler fired.
     const webhook = job.name === WEBHOOK_JOB;
     const triggeredAt = job.timestamp + (webhook ? 0 : (job.opts.delay ?? 0));
-    metrics.syncEnded(webhook ? 'webhook' : 'schedule', result.written, (Date.now() - triggeredAt) / 1000);
+    for (const stream of result.streams) {
+      if (stream.outcome === 'synced') metrics.syncEnded(webhook ? 'webhook' : 'schedule', stream.written, (Date.now() - triggeredAt) / 1000);
+    }
   });
   worker.on('failed', (job, error) => logger.debug({ jobId: job?.id, err: error.message }, 'job failed'));
   logger.info({ concurrency: config.worker.concurrency, businesses: plans.length }, 'worker started');

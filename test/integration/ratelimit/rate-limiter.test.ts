@@ -58,6 +58,21 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
       expect((await pair.second.inspect(key, HOUR)).remaining).toBe(0);
     });
 
+    it('takes up to a count at once: what the window has left, then nothing, with the time left to spend them', async () => {
+      key = uniqueName('take_many');
+      const config: BucketConfig = { limit: 5, windowMs: HOUR.windowMs };
+      const first = await pair.first.takeUpTo?.(key, config, 3);
+      expect(first).toMatchObject({ tokens: 3, waitMs: 0 });
+      const view = await pair.second.inspect(key, config);
+      expect(first?.spendWithinMs).toBeGreaterThan(view.resetAtMs - Date.now() - 1_000);
+      expect(first?.spendWithinMs).toBeLessThanOrEqual(view.resetAtMs - Date.now() + 1_000);
+      expect((await pair.second.takeUpTo?.(key, config, 3))?.tokens).toBe(2);
+      const none = await pair.first.takeUpTo?.(key, config, 3);
+      expect(none?.tokens).toBe(0);
+      expect(none?.waitMs).toBeGreaterThan(view.resetAtMs - Date.now() - 1_000);
+      expect((await pair.first.take(key, config)).granted).toBe(false);
+    });
+
     it('never raises remaining within a window, adopts a later reset and ignores an earlier one', async () => {
       key = uniqueName('observe');
       const config: BucketConfig = { limit: 10, windowMs: HOUR.windowMs };

@@ -163,5 +163,19 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
       expect((await store.list()).map((s) => s.stream)).toEqual(['calls']);
       await expect(store.write('acme', 'calls', { pages: -1 })).rejects.toThrow(RangeError);
     });
+
+    it('writes several streams in order in one call, and nothing when one patch is invalid', async () => {
+      const { store } = await setup();
+      await store.writeMany([
+        { business: 'acme', stream: 'calls', patch: { state: 'syncing', lastError: 'old', increment: { pages: 1 } } },
+        { business: 'acme', stream: 'numbers', patch: { state: 'idle' } },
+        { business: 'acme', stream: 'calls', patch: { state: 'idle', lastError: null, increment: { pages: 2 } } },
+      ]);
+      expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', lastError: null, pages: 3 });
+      expect((await store.list()).map((s) => s.stream)).toEqual(['calls', 'numbers']);
+      await expect(store.writeMany([{ business: 'acme', stream: 'voicemails', patch: {} }, { business: 'acme', stream: 'calls', patch: { pages: -1 } }])).rejects.toThrow(RangeError);
+      expect(await store.get('acme', 'voicemails')).toBeUndefined();
+      await store.writeMany([]);
+    });
   });
 }
