@@ -67,6 +67,8 @@ export interface RunChild {
   syncsDone(): number;
   /** The status server's URL, once it is listening. */
   url(): string | undefined;
+  /** Milliseconds from spawn until the worker took jobs (schedulers reconciled), once it has. */
+  startupMs(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -76,12 +78,15 @@ export function startRunChild(configFile: string): RunChild {
   killedWithBench(child);
   let syncs = 0;
   let url: string | undefined;
+  const spawnedAt = Date.now();
+  let startupMs: number | undefined;
   if (child.stderr !== null) {
     createInterface({ input: child.stderr }).on('line', (line) => {
       if (line.includes('"msg":"sync done"')) syncs += 1;
+      else if (line.includes('"msg":"worker started"')) startupMs = Date.now() - spawnedAt;
       else if (line.includes('"msg":"status server listening"')) url = (JSON.parse(line) as { url?: string }).url;
       else if (line.includes('"level":50') || line.includes('"level":60')) process.stderr.write(`[run] ${line}\n`);
     });
   }
-  return { process: child, syncsDone: () => syncs, url: () => url, stop: () => stopChild(child) };
+  return { process: child, syncsDone: () => syncs, url: () => url, startupMs: () => startupMs, stop: () => stopChild(child) };
 }
