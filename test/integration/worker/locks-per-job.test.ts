@@ -35,7 +35,7 @@ describe('locks a run job takes', () => {
         return;
       }
       // Any other lock-like key of ours (the queue's business × stream lock of older versions).
-      for (const arg of rest) if (arg.startsWith(`${ws.prefix}:`) && !arg.startsWith(`${ws.prefix}:bull:`) && arg.includes('lock')) touched.add(arg);
+      for (const arg of rest) if (arg.startsWith(`${ws.prefix}:`) && !arg.startsWith(`${ws.prefix}:bull:`) && arg.slice(ws.prefix.length).includes('lock')) touched.add(arg);
       if (command === 'evalsha' && rest[2]?.startsWith(lockPrefix) === true) calls.push({ keys: rest.slice(2, 2 + Number(rest[1])) });
     });
 
