@@ -6,6 +6,7 @@ import type { StoredDeadLetter } from '../sink.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
 import { replayDeadLetters } from '../sync/replay-dead-letters.js';
 import { using } from './failure/explain.js';
+import { planTables } from './failure/preflight.js';
 import { sinkTarget } from './failure/targets.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
@@ -91,7 +92,10 @@ export function registerDeadLettersCommand(program: Command): void {
 
   filters(group.command('replay').description('normalize and store again; remove the ones that now succeed')).action((flags: FilterFlags) =>
     withSink(flags.config, async (context) => {
-      const outcomes = await replayDeadLetters(await list(context, flags), planBusinesses(context.config), context.sink);
+      const plans = planBusinesses(context.config);
+      // Every configured table, as backfill and run prepare them: a CRM sink reads the tracked numbers' table to map a replayed call.
+      await context.sink.prepare(planTables(plans));
+      const outcomes = await replayDeadLetters(await list(context, flags), plans, context.sink);
       const rows = outcomes.map((o) => [o.id, o.business, o.stream, o.result, reasonText(o.reason ?? '', context.redact)]);
       process.stdout.write(`${formatTable(['id', 'business', 'stream', 'result', 'reason'], rows)}\n`);
       const stored = outcomes.filter((o) => o.result === 'stored').length;
