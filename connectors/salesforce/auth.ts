@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { SalesforceAuthConfig } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
-import { exchange, type TokenSource } from './http.js';
+import { postForm, type TokenSource } from './http.js';
 
 /** A session is renewed this long before the org's session timeout would end it. */
 export const RENEW_MARGIN_MS = 5 * 60_000;
@@ -76,14 +76,7 @@ export class SalesforceAuth implements TokenSource {
       form.set('client_secret', auth.consumerSecret);
     }
     const started = clock.now();
-    const answer = await exchange(this.#options.dispatcher, new URL('/services/oauth2/token', loginUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form.toString(),
-    });
-    if ('error' in answer) {
-      throw new SalesforceError('transient', this.#options.clean(`salesforce: the token endpoint at sink.loginUrl (${loginUrl}) could not be reached: ${errorText(answer.error)}`));
-    }
+    const answer = await postForm(this.#options.dispatcher, new URL('/services/oauth2/token', loginUrl), form, this.#options.clean);
     const body = answer.body as Record<string, unknown> | undefined;
     if (answer.status !== 200 || typeof body?.access_token !== 'string' || typeof body.instance_url !== 'string') {
       throw this.#refusal(answer.status, answer.body);
@@ -140,7 +133,3 @@ function isMissing(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && ['ENOENT', 'EACCES', 'EISDIR'].includes(error.code);
 }
 
-function errorText(error: unknown): string {
-  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-  return code ?? (error instanceof Error ? error.message : String(error));
-}

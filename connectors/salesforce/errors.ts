@@ -1,3 +1,5 @@
+import { HttpError, type FailureKind } from '../../src/http-policy/index.js';
+
 /**
  * What went wrong with Salesforce, as the engine and a person need it:
  * - `auth`: the token endpoint refused the credentials (names the config key to fix);
@@ -8,30 +10,43 @@
  */
 export type SalesforceErrorKind = 'auth' | 'setup' | 'allocation' | 'refused' | 'transient';
 
-export class SalesforceError extends Error {
+/** Each Salesforce problem in the exchange's one failure vocabulary, which the engine reads. */
+const FAILURE_KIND: Readonly<Record<SalesforceErrorKind, FailureKind>> = {
+  auth: 'auth',
+  setup: 'invalid',
+  allocation: 'daily_limit',
+  refused: 'invalid',
+  transient: 'transient',
+};
+
+/** The one HTTP error type ({@link HttpError}, service `salesforce`) with Salesforce's own fields. */
+export class SalesforceError extends HttpError {
   override readonly name = 'SalesforceError';
-  /** Stable code, e.g. `SALESFORCE_AUTH`. */
-  readonly code: string;
-  readonly kind: SalesforceErrorKind;
+  /** What went wrong in Salesforce's terms (above); `kind` is the same in the shared vocabulary. */
+  readonly problem: SalesforceErrorKind;
   /** Salesforce's `errorCode` (`REQUEST_LIMIT_EXCEEDED`, `INVALID_FIELD`, …) or OAuth `error`, when it gave one. */
   readonly errorCode: string | undefined;
-  readonly status: number | undefined;
   /** When writing can go on (`allocation`), epoch ms. */
   readonly resumeAt: number | undefined;
 
-  constructor(kind: SalesforceErrorKind, message: string, details: { errorCode?: string; status?: number; resumeAt?: number } = {}, options?: ErrorOptions) {
-    super(message, options);
-    this.kind = kind;
-    this.code = `SALESFORCE_${kind.toUpperCase()}`;
+  constructor(problem: SalesforceErrorKind, message: string, details: { errorCode?: string; status?: number; resumeAt?: number } = {}, options?: ErrorOptions) {
+    super(message, {
+      service: 'salesforce',
+      kind: FAILURE_KIND[problem],
+      code: `SALESFORCE_${problem.toUpperCase()}`,
+      status: details.status,
+      ...(details.resumeAt === undefined ? {} : { retryAfterMs: Math.max(0, details.resumeAt - Date.now()) }),
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.problem = problem;
     this.errorCode = details.errorCode;
-    this.status = details.status;
     this.resumeAt = details.resumeAt;
   }
 }
 
 /** True for a {@link SalesforceError}, also across module copies (by name). */
 export function isSalesforceError(error: unknown): error is SalesforceError {
-  return error instanceof SalesforceError || (error instanceof Error && error.name === 'SalesforceError' && 'kind' in error);
+  return error instanceof SalesforceError || (error instanceof Error && error.name === 'SalesforceError' && 'problem' in error);
 }
 
 /** `[{ errorCode, message }]` (REST) or `{ error, error_description }` (OAuth) → code and message. */

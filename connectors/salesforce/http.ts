@@ -1,38 +1,50 @@
 import type { Logger } from 'pino';
-import { request, type Dispatcher } from 'undici';
-import { backoffDelayMs } from '../../src/http-policy/index.js';
+import type { Dispatcher } from 'undici';
+import { backoffDelayMs, describeThrown, send, type ExchangeOutcome, type ExchangeResponse } from '../../src/http-policy/index.js';
 import type { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits, SalesforceRetry } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
 
-/** Every HTTP exchange with Salesforce lives in this file, so one shared exchange can replace it in one place. */
+/**
+ * Every HTTP exchange with Salesforce goes through the one exchange of `src/http-policy`
+ * (`send()`: the loop, the deadline, the bounded read, redaction); this file brings Salesforce's
+ * requests and its `decide` hooks.
+ */
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** One answer as read off the wire; `error` when no answer came. */
-export type Exchange =
-  | { readonly status: number; readonly body: unknown; readonly headers: Readonly<Record<string, string | undefined>> }
-  | { readonly error: unknown };
+/** Largest answer read: a query batch of 2,000 records or 200 upsert results is far below it. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** One deadline per attempt over headers and body. */
+const TIMEOUT_MS = 120_000;
+/** Attempts at the token endpoint when it cannot be reached. */
+const TOKEN_ATTEMPTS = 3;
 
-/** Sends one request through the injected dispatcher; never throws (a network failure is `{ error }`). */
-export async function exchange(dispatcher: Dispatcher, url: URL, init: { method: Method; headers: Record<string, string>; body?: string; timeoutMs?: number }): Promise<Exchange> {
-  const timeout = init.timeoutMs ?? 60_000;
-  try {
-    const response = await request(url, {
-      method: init.method,
-      dispatcher,
-      headers: init.headers,
-      ...(init.body === undefined ? {} : { body: init.body }),
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-    });
-    const text = await response.body.text();
-    const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(response.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
-    return { status: response.statusCode, body: parseJson(text), headers };
-  } catch (error) {
-    return { error };
-  }
+/** One complete answer: status, lower-case headers and the parsed body (text when not JSON). */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Posts a form to the token endpoint and answers with whatever status came back (the caller
+ * judges a refusal); an endpoint that cannot be reached is tried {@link TOKEN_ATTEMPTS} times.
+ */
+export function postForm(dispatcher: Dispatcher, url: URL, form: URLSearchParams, clean: (text: string) => string, sleep?: (ms: number) => Promise<void>): Promise<Answer> {
+  return send<Answer>({
+    dispatcher,
+    timeoutMs: TIMEOUT_MS,
+    maxBodyBytes: 1024 * 1024,
+    redact: clean,
+    ...(sleep === undefined ? {} : { sleep: (ms: number) => sleep(ms) }),
+    request: () => ({ url, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() }),
+    decide: (outcome, attempt) => {
+      if ('response' in outcome) return { action: 'accept', value: answerOf(outcome.response) };
+      if (attempt < TOKEN_ATTEMPTS) return { action: 'retry', waitMs: 200 * attempt };
+      return { action: 'fail', error: new SalesforceError('transient', `salesforce: the token endpoint at sink.loginUrl (${url.origin}) could not be reached: ${describeThrown(outcome.error).label}`) };
+    },
+  });
 }
 
 /** Where the bearer token comes from; {@link SalesforceAuth} renews it. */
@@ -67,10 +79,11 @@ export interface ApiAnswer {
 const TRANSIENT = new Set([429, 500, 502, 503, 504]);
 
 /**
- * The REST API under `/services/data/vNN.0`: waits for room in the allocation, sends with the
- * current session, learns from `Sforce-Limit-Info`, renews the session once on `401
- * INVALID_SESSION_ID`, waits out `REQUEST_LIMIT_EXCEEDED` (up to `limits.maxWaitSeconds`), and
- * retries 5xx and network failures with jittered backoff. Anything else is a {@link SalesforceError}.
+ * The REST API under `/services/data/vNN.0`, on the shared exchange: before each attempt waits
+ * for room in the allocation (`acquire`); sends with the current session; learns from
+ * `Sforce-Limit-Info`; renews the session once on `401 INVALID_SESSION_ID`; waits out
+ * `REQUEST_LIMIT_EXCEEDED` (up to `limits.maxWaitSeconds`); retries 5xx and network failures with
+ * jittered backoff. Anything else is a {@link SalesforceError}.
  */
 export class SalesforceHttp {
   readonly #options: SalesforceHttpOptions;
@@ -81,46 +94,64 @@ export class SalesforceHttp {
   }
 
   /** `path` relative to `/services/data/vNN.0` (`/query?q=…`), or absolute from the instance (`/services/data/…`, as `nextRecordsUrl` is). */
-  async send(method: Method, path: string, body?: unknown): Promise<ApiAnswer> {
-    const { tokens, retry, logger, clock, clean } = this.#options;
+  send(method: Method, path: string, body?: unknown): Promise<ApiAnswer> {
+    const { tokens, retry, logger, clock, clean, allocation } = this.#options;
     const resource = path.startsWith('/services/') ? path : `/services/data/v${this.#options.apiVersion}${path}`;
     const label = { method, path: resource.split('?')[0] ?? resource };
+    const text = body === undefined ? undefined : JSON.stringify(body);
     let renewed = false;
-    for (let attempt = 1; ; attempt += 1) {
-      await this.#room();
-      const { accessToken, instanceUrl } = await tokens.session().catch((error: unknown) => {
-        this.#options.allocation.settle(false, undefined);
-        throw error;
-      });
-      const answer = await exchange(this.#options.dispatcher, new URL(resource, instanceUrl), {
-        method,
-        headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const counted = 'status' in answer && answer.status !== 401 && !isLimitExceeded(answer);
-      this.#options.allocation.settle(counted, 'status' in answer ? answer.headers['sforce-limit-info'] : undefined);
-      if ('status' in answer && ((answer.status >= 200 && answer.status < 300) || answer.status === 300)) {
-        logger.debug({ ...label, status: answer.status, attempt }, 'salesforce request');
-        return { status: answer.status, body: answer.body };
-      }
-      if ('status' in answer && answer.status === 401 && !renewed) {
-        // The session timed out or was revoked: one new token, then the same request again.
-        tokens.invalidate(accessToken);
-        renewed = true;
-        attempt -= 1;
-        continue;
-      }
-      if (isLimitExceeded(answer)) {
-        this.#options.allocation.exhausted();
-        attempt -= 1;
-        continue;
-      }
-      const transient = 'error' in answer || TRANSIENT.has(answer.status);
-      if (!transient || attempt >= retry.maxAttempts) throw this.#failure(label, answer, attempt);
-      const waitMs = backoffDelayMs(attempt, retry, this.#options.random);
-      logger.warn({ ...label, status: 'status' in answer ? answer.status : undefined, attempt, waitMs, reason: clean(describe(answer)) }, 'salesforce request failed; retrying');
-      await clock.sleep(waitMs);
-    }
+    let failures = 0;
+    let accessToken = '';
+    return send<ApiAnswer>({
+      dispatcher: this.#options.dispatcher,
+      timeoutMs: TIMEOUT_MS,
+      maxBodyBytes: MAX_BODY_BYTES,
+      redact: clean,
+      sleep: (ms) => clock.sleep(ms),
+      acquire: () => this.#room(),
+      request: async () => {
+        let session;
+        try {
+          session = await tokens.session();
+        } catch (error) {
+          allocation.settle(false, undefined);
+          throw error;
+        }
+        accessToken = session.accessToken;
+        return {
+          url: new URL(resource, session.instanceUrl),
+          method,
+          headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(text === undefined ? {} : { body: text }),
+        };
+      },
+      decide: (outcome) => {
+        const answer = 'response' in outcome ? answerOf(outcome.response) : undefined;
+        const limitExceeded = answer !== undefined && isLimitExceeded(answer);
+        allocation.settle(answer !== undefined && answer.status !== 401 && !limitExceeded, answer?.headers['sforce-limit-info']);
+        if (answer !== undefined && ((answer.status >= 200 && answer.status < 300) || answer.status === 300)) {
+          logger.debug({ ...label, status: answer.status }, 'salesforce request');
+          return { action: 'accept', value: { status: answer.status, body: answer.body } };
+        }
+        if (answer?.status === 401 && !renewed) {
+          // The session timed out or was revoked: one new token, then the same request again.
+          tokens.invalidate(accessToken);
+          renewed = true;
+          return { action: 'retry', waitMs: undefined };
+        }
+        if (limitExceeded) {
+          // Another integration's burst: `acquire` now waits until the window allows.
+          allocation.exhausted();
+          return { action: 'retry', waitMs: undefined };
+        }
+        const transient = answer === undefined || TRANSIENT.has(answer.status);
+        failures += 1;
+        if (!transient || failures >= retry.maxAttempts) return { action: 'fail', error: this.#failure(label, outcome, answer, failures) };
+        const waitMs = backoffDelayMs(failures, retry, this.#options.random);
+        logger.warn({ ...label, status: answer?.status, attempt: failures, waitMs, reason: clean(describe(outcome, answer)) }, 'salesforce request failed; retrying');
+        return { action: 'retry', waitMs };
+      },
+    });
   }
 
   /** Waits until the allocation has room for one more request, or throws when that is further off than `limits.maxWaitSeconds`. */
@@ -146,30 +177,34 @@ export class SalesforceHttp {
     }
   }
 
-  #failure(label: { method: string; path: string }, answer: Exchange, attempts: number): SalesforceError {
-    const clean = this.#options.clean;
-    if ('error' in answer) {
-      return new SalesforceError('transient', clean(`salesforce ${label.method} ${label.path}: ${describe(answer)} (after ${attempts} attempts)`));
+  #failure(label: { method: string; path: string }, outcome: ExchangeOutcome, answer: Answer | undefined, attempts: number): SalesforceError {
+    if (answer === undefined) {
+      return new SalesforceError('transient', `salesforce ${label.method} ${label.path}: ${describe(outcome, answer)} (after ${attempts} attempts)`);
     }
     const { errorCode, message } = salesforceProblem(answer.body);
-    const kind = TRANSIENT.has(answer.status) ? 'transient' : answer.status === 401 ? 'auth' : 'refused';
+    const problem = TRANSIENT.has(answer.status) ? 'transient' : answer.status === 401 ? 'auth' : 'refused';
     const text = `salesforce ${label.method} ${label.path} answered ${answer.status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`;
-    return new SalesforceError(kind, clean(text), { status: answer.status, ...(errorCode === undefined ? {} : { errorCode }) });
+    return new SalesforceError(problem, text, { status: answer.status, ...(errorCode === undefined ? {} : { errorCode }) });
   }
 }
 
-function isLimitExceeded(answer: Exchange): boolean {
-  return 'status' in answer && answer.status === 403 && salesforceProblem(answer.body).errorCode === 'REQUEST_LIMIT_EXCEEDED';
+function answerOf(response: ExchangeResponse): Answer {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(response.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
+  return { status: response.status, body: parseJson(response.body.toString('utf8')), headers };
 }
 
-function describe(answer: Exchange): string {
-  if ('status' in answer) {
+function isLimitExceeded(answer: Answer): boolean {
+  return answer.status === 403 && salesforceProblem(answer.body).errorCode === 'REQUEST_LIMIT_EXCEEDED';
+}
+
+function describe(outcome: ExchangeOutcome, answer: Answer | undefined): string {
+  if (answer !== undefined) {
     const { errorCode, message } = salesforceProblem(answer.body);
     return `${answer.status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`;
   }
-  const error = answer.error;
-  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-  return `network: ${code ?? (error instanceof Error ? error.message : String(error))}`;
+  if ('error' in outcome) return outcome.timedOut ? 'no complete answer within the deadline' : `network: ${describeThrown(outcome.error).label}`;
+  return 'no answer';
 }
 
 function parseJson(text: string): unknown {

@@ -35,7 +35,7 @@ async function single(http: SalesforceHttp, soql: string): Promise<Page | Extrac
     const { body } = await http.send('GET', `/query?q=${encodeURIComponent(soql)}`);
     return page(body);
   } catch (error) {
-    if (error instanceof SalesforceError && error.kind === 'refused' && error.status === 400) return { refused: { errorCode: error.errorCode ?? 'UNKNOWN', message: error.message } };
+    if (error instanceof SalesforceError && error.problem === 'refused' && error.status === 400) return { refused: { errorCode: error.errorCode ?? 'UNKNOWN', message: error.message } };
     throw error;
   }
 }

@@ -113,6 +113,6 @@ function results(status: number, body: unknown, options: UpsertOptions): readonl
 
 /** A whole upsert refused for a field the org lacks: a setup problem, named by its config keys. */
 function setupProblem(error: unknown): SalesforceError | undefined {
-  if (!(error instanceof SalesforceError) || error.kind !== 'refused' || (error.errorCode !== 'INVALID_FIELD' && error.errorCode !== 'NOT_FOUND')) return undefined;
+  if (!(error instanceof SalesforceError) || error.problem !== 'refused' || (error.errorCode !== 'INVALID_FIELD' && error.errorCode !== 'NOT_FOUND')) return undefined;
   return new SalesforceError('setup', `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; README: one-time org setup)`, { ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }) }, { cause: error });
 }
