@@ -35,6 +35,8 @@ export interface ExchangeFailure {
   readonly cancelled: boolean;
   /** Set when status and headers had arrived and the body then failed. */
   readonly head?: ExchangeHead;
+  /** Set when nothing was sent: building the request failed (`error` is what `request` threw, e.g. a login that failed). */
+  readonly unsent?: true;
 }
 
 /** What one attempt produced: the input of a service's `decide` hook. */
@@ -61,7 +63,7 @@ export type ExchangeDecision<T> =
 export interface ExchangeOptions<T> {
   /** Shared per process; tests pass a `MockAgent`. */
   readonly dispatcher: Dispatcher;
-  /** The request of attempt `attempt` (1 for the first). */
+  /** The request of attempt `attempt` (1 for the first). What it throws reaches `decide` as an `unsent` failure. */
   readonly request: (attempt: number) => ExchangeRequest | Promise<ExchangeRequest>;
   /**
    * What an attempt means and what comes next. Owns the service's policy: it classifies (with
@@ -126,6 +128,17 @@ async function attemptOnce(request: ExchangeRequest, options: ExchangeOptions<un
   }
 }
 
+// Builds and sends one attempt; a failure to build the request (a login that failed) is an outcome for decide too.
+async function sendOnce(options: ExchangeOptions<unknown>, attempt: number): Promise<ExchangeOutcome> {
+  let request: ExchangeRequest;
+  try {
+    request = await options.request(attempt);
+  } catch (error) {
+    return { error, timedOut: false, cancelled: options.signal?.aborted === true, unsent: true };
+  }
+  return attemptOnce(request, options);
+}
+
 /**
  * The one HTTP exchange of callsync, and its one retry loop: before every attempt awaits the
  * budget (`acquire`), sends `request(attempt)`, reads the whole answer within one deadline and one
@@ -139,7 +152,7 @@ export async function send<T>(options: ExchangeOptions<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     options.signal?.throwIfAborted();
     await options.acquire?.(attempt);
-    const outcome = await attemptOnce(await options.request(attempt), options);
+    const outcome = await sendOnce(options, attempt);
     const decision = await options.decide(outcome, attempt);
     if (decision.action === 'accept') return decision.value;
     if (decision.action === 'fail') {

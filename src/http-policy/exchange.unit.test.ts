@@ -115,4 +115,12 @@ describe('send: the one exchange', () => {
     const request = (attempt: number) => ({ url: new URL(`${ORIGIN}/things?page=2`), method: 'GET' as const, headers: { 'x-attempt': String(attempt) } });
     await expect(exchange({ request })).resolves.toBe('second');
   });
+
+  it('a request that cannot be built (a login that failed) reaches decide as an unsent failure; nothing is sent', async () => {
+    const login = Object.assign(new Error('login refused'), { code: 'LOGIN_FAILED' });
+    const request = () => Promise.reject(login);
+    const decide = (outcome: ExchangeOutcome): ExchangeDecision<string> => (outcomes.push(outcome), { action: 'fail', error: login });
+    await expect(exchange({ request, decide })).rejects.toBe(login);
+    expect(outcomes).toEqual([{ error: login, timedOut: false, cancelled: false, unsent: true }]);
+  });
 });

@@ -11,13 +11,13 @@ import { v2BearerAuth } from './auth/v2-bearer.js';
 import { classifyFailure, upstreamClassifyPolicy } from './classify.js';
 import type { Classification } from './classify.js';
 import { parseErrorBody, unwrapSuccess } from './envelopes.js';
-import { UpstreamError, UpstreamErrorCode } from './errors.js';
+import { isUpstreamError, UpstreamError, UpstreamErrorCode } from './errors.js';
 import type { RequestContext } from './errors.js';
 import { createUpstreamAgent } from './http.js';
 import type { JsonObject } from './json.js';
 import { parseJson, readOutcome } from './read-response.js';
 import type { ExchangeSettings, RawResponse, UpstreamFailure } from './read-response.js';
-import { upstreamFailure } from './request-error.js';
+import { classificationOf, upstreamFailure } from './request-error.js';
 import type { FailureDetails } from './request-error.js';
 
 export type UpstreamApi = 'v1' | 'v2';
@@ -130,6 +130,13 @@ function failure(classification: Classification, context: RequestContext, detail
   return { error: upstreamFailure(classification, context, details, redact), classification };
 }
 
+// The failure of a login, with the classification it was built from; anything else was not a request's failure.
+function loginFailure(error: unknown): UpstreamFailure {
+  const classification = isUpstreamError(error) ? classificationOf(error) : undefined;
+  if (classification === undefined || !isUpstreamError(error)) throw error;
+  return { error, classification };
+}
+
 const settleOnce = (attempt: UpstreamAttempt): Promise<ExchangeDecision<UpstreamResponse>> =>
   Promise.resolve('response' in attempt ? { action: 'accept', value: attempt.response } : { action: 'fail', error: attempt.error });
 
@@ -182,12 +189,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           return { url, method: 'GET', headers: { accept: 'application/json', ...used } };
         },
         decide: async (outcome: ExchangeOutcome) => {
+          const resent = renewed;
+          renewed = false;
+          // A login that failed (building the request, or renewing it below) is this request's failure, as classified then.
+          if ('unsent' in outcome) return settle(loginFailure(outcome.error));
           const read = readOutcome(outcome, context, settings);
           if (!('raw' in read)) return settle(read);
-          // A session the server forgot: log in again (once for everyone who used it) and resend, uncounted by settle.
-          if (read.raw.status === 401 && !renewed && auth.refresh && (await auth.refresh(used, signal))) {
+          // A session the server forgot: log in again (once for everyone who used it) and resend once, uncounted by settle.
+          if (read.raw.status === 401 && !resent && auth.refresh) {
             renewed = true;
-            return { action: 'retry', waitMs: undefined };
+            const renewal = await auth.refresh(used, signal).catch((error: unknown) => loginFailure(error));
+            if (renewal === true) return { action: 'retry', waitMs: undefined };
+            if (renewal !== false) return settle(renewal);
           }
           return settle(toAttempt(read.raw, context, settings));
         },

@@ -203,6 +203,26 @@ describe('fetchWithRetry', () => {
     expect(sleeps).toEqual([3_000]);
   });
 
+  it('retries a session login that failed transiently, by the classification the login made, and counts it as an attempt', async () => {
+    const { run, sleeps, events, mock } = setup({ session: { email: EMAIL, password: PASSWORD } });
+    mock.get(BASE).intercept({ path: '/api/v1/auth/login', method: 'POST' }).reply(503, 'unavailable');
+    mock.get(BASE).intercept({ path: '/api/v1/auth/login', method: 'POST' }).reply(200, {}, { headers: { 'set-cookie': 'sid=s1' } });
+    mock.get(BASE).intercept({ path: '/api/v1/calls?limit=500' }).reply(200, ok);
+    await run();
+    expect(sleeps).toEqual([50]);
+    expect(events.filter((e) => e.type === 'retry').map((e) => (e.type === 'retry' ? e.reason : ''))).toEqual(['SERVER_ERROR (HTTP 503)']);
+    mock.assertNoPendingInterceptors();
+  });
+
+  it('throws a refused login at once (auth), without sending the request', async () => {
+    const { run, sleeps, mock } = setup({ session: { email: EMAIL, password: PASSWORD } });
+    mock.get(BASE).intercept({ path: '/api/v1/auth/login', method: 'POST' }).reply(401, { error: 'bad credentials' });
+    const error = await rejectionOf(run());
+    expect(error).toMatchObject({ kind: 'auth', code: 'LOGIN_FAILED' });
+    expect(sleeps).toEqual([]);
+    expectNoSecrets(error);
+  });
+
   it('stops at once when aborted', async () => {
     const { run, limiter } = setup();
     const controller = new AbortController();

@@ -16,6 +16,14 @@ export interface FailureDetails {
   readonly cause?: unknown;
 }
 
+// Each error keeps the classification it was built from, so a caller reads it instead of classifying again.
+const classifications = new WeakMap<UpstreamError, Classification>();
+
+/** The classification an `UpstreamError` was built from by {@link upstreamFailure}; `undefined` for one built elsewhere. */
+export function classificationOf(error: UpstreamError): Classification | undefined {
+  return classifications.get(error);
+}
+
 /** Builds the `UpstreamError` for a classified failure; the message holds no header, token or query. */
 export function upstreamFailure(
   classification: Classification,
@@ -26,7 +34,7 @@ export function upstreamFailure(
   const server = details.serverMessage === undefined ? '' : `: ${details.serverMessage}`;
   const capped = classification.waitCapped ?? details.waitCapped;
   const message = redact(forTerminal(`${request.method} ${request.host}${request.path} failed: ${classification.reason}${server}`));
-  return new UpstreamError(message, {
+  const error = new UpstreamError(message, {
     code: classification.code,
     kind: classification.kind,
     request,
@@ -36,4 +44,6 @@ export function upstreamFailure(
     ...(capped === undefined ? {} : { waitCapped: capped }),
     ...(details.cause === undefined ? {} : { cause: details.cause }),
   });
+  classifications.set(error, classification);
+  return error;
 }
