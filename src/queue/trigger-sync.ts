@@ -29,12 +29,13 @@ export interface TriggerSyncDeps {
  */
 export async function triggerSync(deps: TriggerSyncDeps, business: string, streams: readonly string[]): Promise<void> {
   const enc = encodeURIComponent;
-  const marks = deps.redis.pipeline();
-  for (const stream of streams) marks.set(`${deps.prefix}:hooks:recent:${enc(business)}:${enc(stream)}`, '1', 'PX', deps.minIntervalMs, 'NX');
-  const results = (await marks.exec()) ?? [];
+  // One command per stream, not a pipeline: under Redis Cluster the marks may live in different slots.
+  const firsts = await Promise.all(
+    streams.map(async (stream) => (await deps.redis.set(`${deps.prefix}:hooks:recent:${enc(business)}:${enc(stream)}`, '1', 'PX', deps.minIntervalMs, 'NX')) === 'OK'),
+  );
   await Promise.all(
     streams.map((stream, index) => {
-      const first = results[index]?.[1] === 'OK';
+      const first = firsts[index] === true;
       return deps.queue.add(
         WEBHOOK_JOB,
         { business, stream },
