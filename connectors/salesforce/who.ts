@@ -204,7 +204,7 @@ export function phoneQuery(object: string, phoneFields: readonly string[], forms
 }
 
 function phoneConditions(phoneFields: readonly string[], forms: readonly PhoneForms[]): string[] {
-  const patterns = [...new Set(forms.map((form) => `'%${[...form.national].join('%')}'`))];
+  const patterns = [...new Set(forms.map((form) => `'%${[...form.national].join('%')}%'`))];
   return patterns.flatMap((pattern) => phoneFields.map((field) => `${field} LIKE ${pattern}`));
 }
 
