@@ -40,6 +40,12 @@ export type HttpOutcome =
 /** A 2xx whose body could not be used: ended early, was not the JSON expected, or exceeded the size bound. */
 export type BodyProblem = 'truncated' | 'bad_json' | 'too_large';
 
+/**
+ * How the shared policy reads one failed attempt, finer than the one failure vocabulary
+ * (`FailureKind`, `http-error.ts`): a service's `decide` hook maps this reading to a `FailureKind`
+ * for its error (a 404 is `not_found` at HubSpot, `invalid` upstream; an abort is a passing
+ * timeout at a webhook, the caller's cancel upstream). Only `decide` hooks read it.
+ */
 export type HttpFailureKind =
   | 'rate_limited' | 'transient' | 'auth' | 'forbidden' | 'not_found' | 'conflict' | 'bad_request' | 'rejected'
   | 'aborted' | 'tls' | 'bad_options' | 'unknown';
