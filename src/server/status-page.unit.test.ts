@@ -39,6 +39,14 @@ function businessPage(view: StatusSnapshot, options: { refreshSeconds?: number }
 }
 
 describe("a business's own page", () => {
+  it('shows the last webhook delivery when run receives webhooks, and nothing about webhooks otherwise', () => {
+    const business = snapshot([status()]).businesses[0]!;
+    const page = (lastWebhook?: { at: string; outcome: string } | null): string => renderBusinessPage(business, NOW, { lateAfterSeconds: 300, lastWebhook });
+    expect(page({ at: '2024-05-01T11:59:57.000Z', outcome: 'unknown_business' })).toContain('Last webhook: unknown business, 3s ago.');
+    expect(page(null)).toContain('Last webhook: none received yet');
+    expect(page()).not.toContain('webhook');
+  });
+
   it('renders one row per business × stream with data attributes and the stream values', () => {
     const waiting = status({ stream: 'voicemails', state: 'waiting_for_budget', lagSeconds: null, lastSuccessAt: null });
     const html = businessPage(snapshot([status(), waiting]));

@@ -42,7 +42,13 @@ export async function statusJson(context: StatusRouteContext, params: URLSearchP
   const snapshot = await context.snapshot();
   const document = statusDocument(snapshot, query, context.lateAfterSeconds);
   const activity = await readActivity(context.store, document.businesses.map((business) => business.name), nowMs);
-  const businesses = document.businesses.map((business) => ({ ...business, activity: activity.get(business.name) ?? [] }));
+  const deliveries = context.webhookDeliveries === undefined ? undefined : await context.webhookDeliveries();
+  const businesses = document.businesses.map((business) => {
+    const last = deliveries?.get(business.name);
+    // Only with webhooks on: `lastWebhook` null says none has arrived yet.
+    const webhook = deliveries === undefined ? {} : { lastWebhook: last === undefined ? null : { at: new Date(last.atMs).toISOString(), outcome: last.outcome } };
+    return { ...business, activity: activity.get(business.name) ?? [], ...webhook };
+  });
   return { status: 200, type: 'json', body: redactDeep({ ...document, businesses }, context.redact) };
 }
 

@@ -53,6 +53,9 @@ describe('callsync run with webhooks from the simulator', () => {
     expect(await metricValue(url, 'callsync_webhook_deliveries_total', { business: 'biz-1', outcome: 'accepted' })).toBe(1);
     const page = await (await fetch(`${url}/business/biz-1`)).text();
     expect(page).toMatch(/Last webhook: accepted, (just now|\d+(\.\d+)? ?s ago)/);
+    const document = (await (await fetch(`${url}/status`)).json()) as { businesses: Array<{ name: string; lastWebhook: { outcome: string } | null }> };
+    expect(document.businesses.find((b) => b.name === 'biz-1')?.lastWebhook?.outcome).toBe('accepted');
+    expect(document.businesses.find((b) => b.name === 'biz-2')?.lastWebhook).toBeNull();
   });
 
   it('coalesces 100 deliveries within a second into one or two syncs, within the budget', async () => {
