@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { backoffDelayMs, describeThrown, send, type ExchangeOutcome, type ExchangeResponse } from '../../src/http-policy/index.js';
 import type { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits, SalesforceRetry } from './config.js';
-import { SalesforceError, salesforceProblem } from './errors.js';
+import { isSalesforceError, SalesforceError, salesforceProblem } from './errors.js';
 
 /**
  * Every HTTP exchange with Salesforce goes through the one exchange of `src/http-policy`
@@ -110,13 +110,8 @@ export class SalesforceHttp {
       sleep: (ms) => clock.sleep(ms),
       acquire: () => this.#room(),
       request: async () => {
-        let session;
-        try {
-          session = await tokens.session();
-        } catch (error) {
-          allocation.settle(false, undefined);
-          throw error;
-        }
+        // A refused or unreachable token endpoint comes to `decide` as an unsent attempt.
+        const session = await tokens.session();
         accessToken = session.accessToken;
         return {
           url: new URL(resource, session.instanceUrl),
@@ -129,6 +124,8 @@ export class SalesforceHttp {
         const answer = 'response' in outcome ? answerOf(outcome.response) : undefined;
         const limitExceeded = answer !== undefined && isLimitExceeded(answer);
         allocation.settle(answer !== undefined && answer.status !== 401 && !limitExceeded, answer?.headers['sforce-limit-info']);
+        // The session could not be had: the token request already retried what it could, and its error names the key to fix.
+        if ('error' in outcome && isSalesforceError(outcome.error)) return { action: 'fail', error: outcome.error };
         if (answer !== undefined && ((answer.status >= 200 && answer.status < 300) || answer.status === 300)) {
           logger.debug({ ...label, status: answer.status }, 'salesforce request');
           return { action: 'accept', value: { status: answer.status, body: answer.body } };
