@@ -56,7 +56,7 @@ async function checkConnections({ config, secrets }: CliConfig): Promise<number>
   });
   const checks: Array<[string, () => Promise<void>]> = [
     ['sink', async () => (await openSink(config.sink, [], logger)).close()],
-    ['redis.url', () => pingRedis(config.redis.url)],
+    [config.redis.cluster === undefined ? 'redis.url' : 'redis.cluster', () => pingRedis(config.redis)],
     ['upstream.baseUrl', () => pingHttp(upstreamTarget(upstream.baseUrl), upstream.baseUrl, reach('upstream.baseUrl'))],
   ];
   const v2 = upstream.v2BaseUrl;

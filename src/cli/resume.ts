@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { Redis } from 'ioredis';
 import { clearRateLimitBlock } from '../ratelimit/index.js';
+import { configKeySpace, connectRedis } from '../redis/index.js';
 import { createRedisStatusStore, FailedBusinesses } from '../state/index.js';
 import { pingRedis } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
@@ -14,14 +14,15 @@ export function registerResumeCommand(program: Command): void {
     .requiredOption('-c, --config <file>', 'YAML or JSON config file (for Redis)')
     .action(async (business: string, flags: { config: string }) => {
       const { config } = await loadCliConfig(flags.config);
-      await pingRedis(config.redis.url);
-      const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1 });
+      await pingRedis(config.redis);
+      const redis = connectRedis(config.redis, { maxRetriesPerRequest: 1 });
+      const keys = configKeySpace(config);
       try {
-        const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix });
-        const failed = new FailedBusinesses({ redis, statusStore, prefix: config.redis.prefix });
+        const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix, keys });
+        const failed = new FailedBusinesses({ redis, statusStore, prefix: config.redis.prefix, keys });
         const wasFailed = await failed.resume(business);
         // The budget is keyed by business name (upstream-fetch's bucketKey): a server's long block goes too.
-        await clearRateLimitBlock(redis, config.redis.prefix, business);
+        await clearRateLimitBlock(redis, keys, business);
         if (!config.businesses.some((b) => b.name === business)) {
           process.stderr.write(`warning: business ${business} is not in ${flags.config}\n`);
         }

@@ -23,7 +23,7 @@ export function registerRunCommand(program: Command): void {
       const { config, secrets } = await loadCliConfig(flags.config);
       const logger = createLogger({ level: config.log.level, secrets });
       for (const warning of configWarnings(config)) logger.warn(warning);
-      await pingRedis(config.redis.url);
+      await pingRedis(config.redis);
       const sink = await openSink(config.sink, planTables(planBusinesses(config)), logger);
       let worker: Awaited<ReturnType<typeof startRunWorker>>;
       try {

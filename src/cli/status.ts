@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { Redis } from 'ioredis';
 import { createSink } from '../../connectors/registry.js';
 import { formatStatusJson, formatStatusSummary, formatStatusTable, lateAfterSeconds, statusDocument } from '../server/index.js';
 import { createRedisStatusStore, readStatusSnapshot, type StatusSnapshot } from '../state/index.js';
 import { planBusinesses } from '../sync/plan-businesses.js';
+import { configKeySpace, connectRedis, type KeySpace, type RedisTarget } from '../redis/index.js';
 import { using } from './failure/explain.js';
 import { sinkTarget } from './failure/targets.js';
 import { loadCliConfig } from './load-cli-config.js';
@@ -12,12 +12,12 @@ import { createLogger } from './logger.js';
 import { withCheckpoints, type ConfiguredStream } from './status/with-checkpoints.js';
 
 /** Reads what the workers reported; an unreachable Redis is a note, not a failure. */
-async function reportedStatus(url: string, prefix: string, activity: boolean): Promise<{ snapshot: StatusSnapshot; note?: string }> {
+async function reportedStatus(target: RedisTarget, keys: KeySpace, activity: boolean): Promise<{ snapshot: StatusSnapshot; note?: string }> {
   const empty: StatusSnapshot = { generatedAt: new Date().toISOString(), businesses: [] };
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 2_000 });
+  const redis = connectRedis(target, { lazyConnect: true, maxRetriesPerRequest: 1, reconnect: false, connectTimeoutMs: 2_000 });
   try {
     await redis.connect();
-    return { snapshot: await readStatusSnapshot(createRedisStatusStore({ redis, prefix }), Date.now(), { activity }) };
+    return { snapshot: await readStatusSnapshot(createRedisStatusStore({ redis, prefix: keys.prefix, keys }), Date.now(), { activity }) };
   } catch (error) {
     return { snapshot: empty, note: `Redis unreachable (${(error as Error).message}): showing the sink's checkpoints only` };
   } finally {
@@ -56,7 +56,7 @@ export function registerStatusCommand(program: Command): void {
       const logger = createLogger({ level: 'warn', secrets });
       const full = flags.json === true || flags.all === true;
       // The summary needs no chart: the activity of every business is read only for --all and --json.
-      const { snapshot, note } = await reportedStatus(config.redis.url, config.redis.prefix, full);
+      const { snapshot, note } = await reportedStatus(config.redis, configKeySpace(config), full);
       const sink = await using(sinkTarget(config.sink), () => createSink(config.sink, { logger }));
       try {
         // One at a time: the sink serializes them anyway, and 30,000 callers queued on its one

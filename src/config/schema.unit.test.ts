@@ -55,6 +55,7 @@ describe('config schema', () => {
       schedule: { every: 60_000 },
       reconcile: { every: 86_400_000, repair: true, maxDeleteShare: 0.1, deleteAfter: 3_600_000 },
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'callsync' },
+      queue: { shards: 1 },
       server: { host: '127.0.0.1', port: 9464 },
       metrics: { perBusiness: true },
       backfill: { concurrency: 4 },
@@ -146,6 +147,12 @@ describe('config schema', () => {
     ['bad schedule', (c) => (c.schedule = { every: 'often' }), 'schedule.every: expected a positive duration'],
     ['zero schedule', (c) => (c.schedule = { every: 0 }), 'schedule.every: expected a positive duration'],
     ['bad redis url', (c) => (c.redis = { url: 'http://127.0.0.1:6379' }), 'redis.url: expected a redis:// or rediss:// URL'],
+    ['redis url and cluster', (c) => (c.redis = { url: 'redis://10.0.0.5:6379', cluster: ['10.0.0.5:7000'] }), 'redis.cluster: give either redis.url (one Redis) or redis.cluster (a Redis Cluster), not both'],
+    ['cluster node without port', (c) => (c.redis = { cluster: ['10.0.0.5'] }), 'redis.cluster[0]: expected host:port, such as 10.0.0.5:6379'],
+    ['cluster empty', (c) => (c.redis = { cluster: [] }), 'redis.cluster: expected at least one host:port of the cluster'],
+    ['consume a shard that does not exist', (c) => (c.queue = { shards: 4, consume: [1, 4] }), 'queue.consume[1]: no shard 4: shards are 0 to 3 (queue.shards: 4)'],
+    ['consume a shard twice', (c) => (c.queue = { shards: 4, consume: [2, 2] }), 'queue.consume[1]: shard 2 listed twice'],
+    ['zero shards', (c) => (c.queue = { shards: 0 }), 'queue.shards: expected a whole number of queues, 1 to 1024'],
     ['port out of range', (c) => (c.server = { port: 70_000 }), 'server.port: Too big'],
     ['concurrency zero', (c) => (c.backfill = { concurrency: 0 }), 'backfill.concurrency: Too small'],
     ['worker lock too short', (c) => (c.worker = { lockDurationMs: 10 }), 'worker.lockDurationMs: Too small'],
@@ -160,6 +167,12 @@ describe('config schema', () => {
     const document = structuredClone(minimalConfig());
     patch(document);
     expect(problems(document)).toContainEqual(expect.stringContaining(`config/test.yaml: ${expected}`));
+  });
+
+  it('takes a Redis Cluster instead of the default redis.url, and shards the queue', () => {
+    const { config } = resolve({ ...minimalConfig(), redis: { cluster: ['10.0.0.5:7000', 'redis-b.internal:7001'] }, queue: { shards: 6, consume: [0, 3] } });
+    expect(config.redis).toEqual({ url: undefined, cluster: ['10.0.0.5:7000', 'redis-b.internal:7001'], prefix: 'callsync' });
+    expect(config.queue).toEqual({ shards: 6, consume: [0, 3] });
   });
 
   it('reports every field problem at once', () => {

@@ -144,10 +144,47 @@ export const reconcileSchema = z.strictObject({
   deleteAfter: durationMs('1h'),
 });
 
-export const redisSchema = z.strictObject({
-  url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).default('redis://127.0.0.1:6379'),
-  prefix: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 characters: letters, digits, "_", ".", ":" or "-"').default('callsync'),
-});
+/** Where `redis.url` points when neither it nor `redis.cluster` is given. */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+const clusterNode = z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, such as 10.0.0.5:6379');
+
+/**
+ * A single Redis (`url`) or a Redis Cluster (`cluster`: seed nodes), never both; `url` defaults
+ * to {@link DEFAULT_REDIS_URL} when neither is given.
+ */
+export const redisSchema = z
+  .strictObject({
+    url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).optional(),
+    cluster: z.array(clusterNode, { error: expected('expected a list of host:port') }).min(1, 'expected at least one host:port of the cluster').optional(),
+    prefix: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 characters: letters, digits, "_", ".", ":" or "-"').default('callsync'),
+  })
+  .superRefine((redis, ctx) => {
+    if (redis.url !== undefined && redis.cluster !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['cluster'], message: 'give either redis.url (one Redis) or redis.cluster (a Redis Cluster), not both' });
+    }
+  })
+  .transform(({ url, cluster, prefix }) =>
+    cluster === undefined ? { url: url ?? DEFAULT_REDIS_URL, cluster: undefined, prefix } : { url: undefined, cluster, prefix },
+  );
+
+/**
+ * How `run` spreads businesses over BullMQ queues: `shards` queues (a business's shard is a
+ * stable hash of its name), of which a worker consumes `consume` (default: all).
+ */
+export const queueSchema = z
+  .strictObject({
+    shards: z.int({ error: 'expected a whole number of queues, 1 to 1024' }).min(1).max(1_024).default(1),
+    consume: z.array(z.int({ error: 'expected a shard index' }).min(0)).min(1, 'expected at least one shard index').optional(),
+  })
+  .superRefine((queue, ctx) => {
+    const seen = new Set<number>();
+    queue.consume?.forEach((shard, index) => {
+      if (shard >= queue.shards) ctx.addIssue({ code: 'custom', path: ['consume', index], message: `no shard ${shard}: shards are 0 to ${queue.shards - 1} (queue.shards: ${queue.shards})` });
+      if (seen.has(shard)) ctx.addIssue({ code: 'custom', path: ['consume', index], message: `shard ${shard} listed twice` });
+      seen.add(shard);
+    });
+  });
 
 export const serverSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/index.js';
 import type { DeliveryOutcome } from './receiver.js';
 
 /** The last delivery a business received, for the status page. */
@@ -15,11 +15,11 @@ const WRITE_EVERY_MS = 1_000;
  * (`{redis.prefix}:hooks:deliveries`, field = business, value = `outcome atMs`).
  */
 export class DeliveryLog {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #key: string;
   readonly #written = new Map<string, number>();
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.#redis = redis;
     this.#key = `${prefix}:hooks:deliveries`;
   }

@@ -5,7 +5,7 @@ import type { ExtraRoutes } from '../server/index.js';
 import { DeliveryLog } from './delivery-log.js';
 import { startHookServer, type HookServer } from './hook-server.js';
 import { createHookReceiver, type HookBusiness } from './receiver.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/index.js';
 
 type HooksConfig = NonNullable<CallsyncConfig['hooks']>;
 
@@ -15,7 +15,7 @@ export interface HooksOptions {
   /** Each business's streams as planned (config order). */
   readonly streams: ReadonlyMap<string, readonly string[]>;
   readonly trigger: (business: string, streams: readonly string[]) => Promise<void>;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
   readonly metrics: CallsyncMetrics;
   readonly logger: Logger;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { bySlotTag, type RedisClient } from '../redis/index.js';
 
 /** Takes every free key (`SET NX PX`); for a taken one answers its holder's value (0 when it expired meanwhile). */
 const ACQUIRE_LUA = `local out = {}
@@ -27,10 +27,10 @@ interface LeaseScripts {
   callsyncLeaseRelease: Script;
 }
 
-const defined = new WeakSet<Redis>();
+const defined = new WeakSet<RedisClient>();
 
 /** EVALSHA after the first call (ioredis loads the script once): one round trip, whatever the number of keys. */
-function scripts(redis: Redis): LeaseScripts {
+function scripts(redis: RedisClient): LeaseScripts {
   if (!defined.has(redis)) {
     redis.defineCommand('callsyncLeaseAcquire', { lua: ACQUIRE_LUA });
     redis.defineCommand('callsyncLeaseRenew', { lua: RENEW_LUA });
@@ -44,12 +44,12 @@ function scripts(redis: Redis): LeaseScripts {
  * Deletes `key` if it still holds `value`: how a holder known to be gone (its process died) is
  * cleared without risking a live holder that took the key since.
  */
-export async function clearLease(redis: Redis, key: string, value: string): Promise<void> {
+export async function clearLease(redis: RedisClient, key: string, value: string): Promise<void> {
   await scripts(redis).callsyncLeaseRelease(1, key, value);
 }
 
 export interface LeaseGroupOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Expiry; renewed every third of it, so a killed holder frees its keys within `ttlMs`. */
   readonly ttlMs: number;
   /** Called once per key when a renewal finds it gone or taken (e.g. the process froze past `ttlMs`). */
@@ -108,7 +108,8 @@ export class LeaseGroup {
   async release(keys: readonly string[] = this.held): Promise<void> {
     const mine = keys.filter((key) => this.#held.delete(key));
     if (this.#held.size === 0) this.#stopRenewing();
-    if (mine.length > 0) await this.#scripts.callsyncLeaseRelease(mine.length, ...mine, this.#token);
+    // Under Redis Cluster a group may span businesses (a backfill's): one script per hash slot.
+    for (const group of bySlotTag(mine)) await this.#scripts.callsyncLeaseRelease(group.length, ...group, this.#token);
   }
 
   #renewing(): void {
@@ -123,20 +124,20 @@ export class LeaseGroup {
   }
 
   async #renew(): Promise<void> {
-    const keys = this.held;
-    if (keys.length === 0) return;
-    let reply: unknown;
-    try {
-      reply = await this.#scripts.callsyncLeaseRenew(keys.length, ...keys, this.#token, this.#ttlMs);
-    } catch {
-      // A failed renewal is retried at the next tick; the keys survive until ttlMs.
-      return;
+    for (const keys of bySlotTag(this.held)) {
+      let reply: unknown;
+      try {
+        reply = await this.#scripts.callsyncLeaseRenew(keys.length, ...keys, this.#token, this.#ttlMs);
+      } catch {
+        // A failed renewal is retried at the next tick; the keys survive until ttlMs.
+        continue;
+      }
+      if (!Array.isArray(reply)) continue;
+      keys.forEach((key, i) => {
+        if (reply[i] === 1 || !this.#held.delete(key)) return;
+        this.#onLost(key);
+      });
     }
-    if (!Array.isArray(reply)) return;
-    keys.forEach((key, i) => {
-      if (reply[i] === 1 || !this.#held.delete(key)) return;
-      this.#onLost(key);
-    });
     if (this.#held.size === 0) this.#stopRenewing();
   }
 }

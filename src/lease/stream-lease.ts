@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import type { Redis } from 'ioredis';
+import { asKeySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { clearLease, LeaseGroup } from './lease.js';
 
 /** Who syncs a business × stream into a sink, as the process that finds the lease taken says it. */
@@ -31,10 +31,14 @@ export function sinkIdentity(sink: { readonly type: string } & Readonly<Record<s
   return `${sink.type}:${where}${typeof sink.schema === 'string' ? `#${sink.schema}` : ''}`;
 }
 
-/** `{prefix}:lock:{sink hash}:{business}:{stream}`: one writer per sink × business × stream, whatever the command. */
-export function sinkLockKey(prefix: string, sink: string, business: string, stream: string): string {
+/**
+ * `{base}:lock:{sink hash}:{business}:{stream}`: one writer per sink × business × stream, whatever
+ * the command; `base` is the prefix, or the business's shard hash tag in a tagged key space, so
+ * a business's leases share a slot under Redis Cluster.
+ */
+export function sinkLockKey(keys: KeySpace | string, sink: string, business: string, stream: string): string {
   const id = createHash('sha256').update(sink).digest('hex').slice(0, 16);
-  return `${prefix}:lock:${id}:${encodeURIComponent(business)}:${encodeURIComponent(stream)}`;
+  return `${asKeySpace(keys).base(business)}:lock:${id}:${encodeURIComponent(business)}:${encodeURIComponent(stream)}`;
 }
 
 export function describeHolder(holder: LockHolder): string {
@@ -64,11 +68,11 @@ function alive(pid: number): boolean {
 
 /** The leases of one process's streams, each stream's value naming this holder. */
 export class StreamLeases {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #group: LeaseGroup;
   readonly #host = hostname();
 
-  constructor(options: { readonly redis: Redis; readonly ttlMs: number; readonly command: string; readonly onLost: (key: string) => void }) {
+  constructor(options: { readonly redis: RedisClient; readonly ttlMs: number; readonly command: string; readonly onLost: (key: string) => void }) {
     const me: LockHolder & { readonly id: string } = { id: randomUUID(), host: this.#host, pid: process.pid, command: options.command, since: new Date().toISOString() };
     this.#redis = options.redis;
     this.#group = new LeaseGroup({ redis: options.redis, ttlMs: options.ttlMs, onLost: options.onLost, token: JSON.stringify(me) });

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallsyncConfig } from '../config/index.js';
 import type { RateLimiter } from '../ratelimit/index.js';
+import type { RedisClient } from '../redis/index.js';
 import type { CallsyncMetrics } from '../metrics/index.js';
 import type { FailedBusinesses, StatusStore } from '../state/index.js';
 import type { Sink } from '../sink.js';
@@ -20,7 +20,7 @@ export interface SyncJobDeps {
   readonly client: (plan: BusinessPlan) => UpstreamClient;
   readonly sink: Sink;
   readonly limiter: RateLimiter;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: QueueKeys;
   readonly failed: FailedBusinesses;
   readonly statusStore: StatusStore;

@@ -1,3 +1,5 @@
+import { asKeySpace, type KeySpace } from '../redis/index.js';
+
 /**
  * What every job carries: one business; its streams are polled in turn. `streams` narrows a job
  * to some of them (a job delayed for budget or by a shutdown goes on with the streams it had
@@ -34,19 +36,27 @@ export function isOwnSchedulerId(id: string): boolean {
 
 /** Where `run` keeps its own keys (besides BullMQ's, the limiter's and the status store's). */
 export interface QueueKeys {
-  /** BullMQ's key prefix. */
+  /** Where every key lives: the prefix, the shards and their hash tags. */
+  readonly space: KeySpace;
+  /** BullMQ's key prefix of shard 0, the only shard unless `queue.shards` says otherwise. */
   readonly bull: string;
+  /** BullMQ's key prefix of a shard's queue: `{prefix}:bull`, or `{prefix:N}:bull` in a tagged key space (BullMQ's Redis Cluster pattern: a hash tag in the prefix keeps a queue in one slot). */
+  bullOf(shard: number): string;
   /** Set when a run repaired a drift on its own, so a drift that persists is not walked after every run. */
   repairClaim(business: string, stream: string): string;
   /** Set when a full reconciliation ran, so a restart (which BullMQ answers with an immediate run) does not walk again. */
   fullReconcileClaim(business: string, stream: string): string;
 }
 
-export function queueKeys(prefix: string): QueueKeys {
+export function queueKeys(keys: KeySpace | string): QueueKeys {
+  const space = asKeySpace(keys);
   const enc = encodeURIComponent;
+  const bullOf = (shard: number): string => `${space.shardBase(shard)}:bull`;
   return {
-    bull: `${prefix}:bull`,
-    repairClaim: (business, stream) => `${prefix}:reconcile:repaired:${enc(business)}:${enc(stream)}`,
-    fullReconcileClaim: (business, stream) => `${prefix}:reconcile:full:${enc(business)}:${enc(stream)}`,
+    space,
+    bull: bullOf(0),
+    bullOf,
+    repairClaim: (business, stream) => `${space.base(business)}:reconcile:repaired:${enc(business)}:${enc(stream)}`,
+    fullReconcileClaim: (business, stream) => `${space.base(business)}:reconcile:full:${enc(business)}:${enc(stream)}`,
   };
 }

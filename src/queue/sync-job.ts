@@ -79,7 +79,7 @@ async function leasedRun(run: BusinessRun): Promise<SyncJobResult> {
   const { deps, job, plan, abort } = run;
   const business = plan.name;
   const sink = sinkIdentity(deps.config.sink);
-  const keyOf = new Map(run.streams.map((s) => [sinkLockKey(deps.config.redis.prefix, sink, business, s.name), s.name]));
+  const keyOf = new Map(run.streams.map((s) => [sinkLockKey(deps.keys.space, sink, business, s.name), s.name]));
   const leases = new StreamLeases({
     redis: deps.redis,
     ttlMs: deps.config.worker.lockDurationMs,

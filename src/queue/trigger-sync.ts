@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/index.js';
 import type { SyncJobData } from './names.js';
 
 /** Name of a sync a webhook asked for; it runs exactly as a scheduled one (`SYNC_JOB`), lock and budget alike. */
@@ -10,8 +10,8 @@ export const WEBHOOK_BUSY_RETRY_FOR_MS = 300_000;
 
 export interface TriggerSyncDeps {
   readonly queue: Queue<SyncJobData>;
-  readonly redis: Redis;
-  /** `redis.prefix`. */
+  readonly redis: RedisClient;
+  /** Where the business's keys start: `redis.prefix`, or its shard's hash tag in a tagged key space (`KeySpace.base`). */
   readonly prefix: string;
   /** The first delivery of a burst waits this long for the rest. */
   readonly debounceMs: number;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { asKeySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { DEFAULT_MAX_WAIT_MS } from '../http-policy/server-wait.js';
 import { DEFAULT_GUARD_MS } from './fixed-window.js';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from './redis-scripts.js';
@@ -6,9 +6,14 @@ import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult, 
 
 export interface RedisRateLimiterOptions {
   /** A connection owned by the caller; `close()` leaves it open. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Namespace of this deployment's keys; the bucket of `key` lives at `${prefix}:ratelimit:${key}`. */
   readonly prefix: string;
+  /**
+   * Where the keys live when sharded or on a Redis Cluster: the bucket of `key` (a business name)
+   * under the hash tag of that business's shard. @defaultValue one untagged shard under `prefix`
+   */
+  readonly keys?: KeySpace;
   /** Guard around window boundaries, capped at a tenth of the window. @defaultValue 25 */
   readonly guardMs?: number;
   /** Longest block or window end stored (`upstream.maxWaitMs`); older, longer ones are cut on next use. @defaultValue 15 min */
@@ -24,7 +29,7 @@ interface LimiterScripts {
   callsyncRateLimitInspect: Script;
 }
 
-function defineScripts(redis: Redis): LimiterScripts {
+function defineScripts(redis: RedisClient): LimiterScripts {
   // defineCommand sends EVALSHA (EVAL once if the script cache lacks it): one round trip a call.
   redis.defineCommand('callsyncRateLimitTake', { numberOfKeys: 1, lua: TAKE_LUA });
   redis.defineCommand('callsyncRateLimitObserve', { numberOfKeys: 1, lua: OBSERVE_LUA });
@@ -45,16 +50,16 @@ interface Seen {
   readonly lim: number;
 }
 
-function rateLimitKey(prefix: string, key: string): string {
-  return `${prefix}:ratelimit:${key}`;
+function rateLimitKey(space: KeySpace, key: string): string {
+  return `${space.base(key)}:ratelimit:${key}`;
 }
 
 /**
  * Forgets a business's bucket, its block included (`callsync resume`): the next request starts a
  * fresh window, and a server still refusing blocks it again by its own (capped) wait.
  */
-export async function clearRateLimitBlock(redis: Redis, prefix: string, key: string): Promise<void> {
-  await redis.del(rateLimitKey(prefix, key));
+export async function clearRateLimitBlock(redis: RedisClient, keys: KeySpace | string, key: string): Promise<void> {
+  await redis.del(rateLimitKey(asKeySpace(keys), key));
 }
 
 /**
@@ -66,7 +71,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const scripts = defineScripts(options.redis);
   const guard = options.guardMs ?? DEFAULT_GUARD_MS;
   const maxWait = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  const keyOf = (key: string): string => rateLimitKey(options.prefix, key);
+  const space = options.keys ?? asKeySpace(options.prefix);
+  const keyOf = (key: string): string => rateLimitKey(space, key);
   const seen = new Map<string, Seen>();
 
   const takeUpTo = async (key: string, config: BucketConfig, max: number): Promise<TokensTaken> => {

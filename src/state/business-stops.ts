@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { keySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { canonicalJson } from '../normalize/index.js';
 import { businessResumed } from './run-end.js';
 import type { StatusStore } from './status-store.js';
@@ -10,10 +10,12 @@ export function businessConfigHash(business: unknown): string {
 }
 
 export interface FailedBusinessesOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly statusStore: StatusStore;
   /** The deployment's Redis prefix; the config hashes live in `{prefix}:queue:failed-config`. */
   readonly prefix: string;
+  /** Where the keys live when sharded or on a Redis Cluster (one hash per shard, under its hash tag). @defaultValue one untagged shard under `prefix` */
+  readonly keys?: KeySpace;
 }
 
 /**
@@ -21,18 +23,22 @@ export interface FailedBusinessesOptions {
  * mark was taken under (the store has no field for it), so a changed config lifts the mark.
  */
 export class FailedBusinesses {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #store: StatusStore;
-  readonly #hashKey: string;
+  readonly #keys: KeySpace;
 
   constructor(options: FailedBusinessesOptions) {
     this.#redis = options.redis;
     this.#store = options.statusStore;
-    this.#hashKey = `${options.prefix}:queue:failed-config`;
+    this.#keys = options.keys ?? keySpace({ prefix: options.prefix });
+  }
+
+  #hashKey(business: string): string {
+    return `${this.#keys.base(business)}:queue:failed-config`;
   }
 
   async mark(business: string, reason: string, configHash: string): Promise<void> {
-    await this.#redis.hset(this.#hashKey, business, configHash);
+    await this.#redis.hset(this.#hashKey(business), business, configHash);
     await this.#store.markBusinessFailed(business, reason);
   }
 
@@ -45,7 +51,7 @@ export class FailedBusinesses {
   async clear(business: string): Promise<boolean> {
     const wasFailed = (await this.reason(business)) !== undefined;
     await this.#store.clearBusinessFailed(business);
-    await this.#redis.hdel(this.#hashKey, business);
+    await this.#redis.hdel(this.#hashKey(business), business);
     return wasFailed;
   }
 
@@ -69,7 +75,8 @@ export class FailedBusinesses {
    */
   async reconcile(hashes: ReadonlyMap<string, string>): Promise<string[]> {
     const failed = Object.keys(await this.#store.failedBusinesses());
-    const stored = await this.#redis.hgetall(this.#hashKey);
+    const stored: Record<string, string> = {};
+    for (let shard = 0; shard < this.#keys.shards; shard += 1) Object.assign(stored, await this.#redis.hgetall(`${this.#keys.shardBase(shard)}:queue:failed-config`));
     const lifted: string[] = [];
     for (const business of failed) {
       if (hashes.get(business) === stored[business]) continue;

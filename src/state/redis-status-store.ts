@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import { keySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { lagSecondsAt, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
 import { decodeStatus, encodePatch } from './redis-status-codec.js';
@@ -14,9 +15,11 @@ import {
 
 export interface RedisStatusStoreOptions {
   /** A connection owned by the caller; `close()` leaves it open. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Namespace of this deployment's keys; everything lives under `${prefix}:status:`. */
   readonly prefix: string;
+  /** Where the keys live when sharded or on a Redis Cluster. @defaultValue one untagged shard under `prefix` */
+  readonly keys?: KeySpace;
   /** Clock for `updatedAt`, lag and activity windows. @defaultValue Date.now */
   readonly now?: () => number;
 }
@@ -37,10 +40,12 @@ function asHash(value: unknown): Record<string, string> {
 /**
  * The status store of `run`, shared by every worker replica and read by `callsync status`.
  * Keys (names percent-encoded so `:` in a name cannot collide):
- * - `{prefix}:status:stream:{business}:{stream}`: one hash per stream;
- * - `{prefix}:status:streams`: set of `[business, stream]` JSON, the index `list()` walks;
- * - `{prefix}:status:failed`: hash business → reason;
- * - `{prefix}:status:activity:{business}:{minute}`: records written in that minute, expiring
+ * (`base` is the prefix, or the business's shard hash tag `{prefix:N}` in a tagged key space)
+ * - `{base}:status:stream:{business}:{stream}`: one hash per stream;
+ * - `{base}:status:streams`: set of `[business, stream]` JSON, the index `list()` walks, one per
+ *   shard so the MULTI that writes a stream and indexes it stays in one hash slot;
+ * - `{base}:status:failed`: hash business → reason, one per shard;
+ * - `{base}:status:activity:{business}:{minute}`: records written in that minute, expiring
  *   {@link ACTIVITY_RETENTION_MINUTES} after it.
  * Each update is one MULTI: counters move by HINCRBY, so concurrent replicas never lose a count.
  * `write` is the same MULTI without the read-back; `writeMany` puts several in one MULTI.
@@ -48,12 +53,14 @@ function asHash(value: unknown): Record<string, string> {
 export function createRedisStatusStore(options: RedisStatusStoreOptions): StatusStore {
   const { redis } = options;
   const now = options.now ?? Date.now;
-  const base = `${options.prefix}:status`;
+  const space = options.keys ?? keySpace({ prefix: options.prefix });
+  const base = (business: string): string => `${space.base(business)}:status`;
+  const shards = Array.from({ length: space.shards }, (_, shard) => `${space.shardBase(shard)}:status`);
   const enc = encodeURIComponent;
-  const streamKey = (business: string, stream: string): string => `${base}:stream:${enc(business)}:${enc(stream)}`;
-  const indexKey = `${base}:streams`;
-  const failedKey = `${base}:failed`;
-  const activityKey = (business: string, minute: number): string => `${base}:activity:${enc(business)}:${minute}`;
+  const streamKey = (business: string, stream: string): string => `${base(business)}:stream:${enc(business)}:${enc(stream)}`;
+  const indexKey = (business: string): string => `${base(business)}:streams`;
+  const failedKey = (business: string): string => `${base(business)}:failed`;
+  const activityKey = (business: string, minute: number): string => `${base(business)}:activity:${enc(business)}:${minute}`;
   const withLag = (status: StoredStatus): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, now()) });
   /** One MULTI: the fields set and cleared, the counters added, the stream in the index. */
   const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander = redis.multi()): ChainableCommander => {
@@ -63,7 +70,7 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
     multi.hset(key, changes.set);
     if (changes.unset.length > 0) multi.hdel(key, ...changes.unset);
     for (const [field, amount] of Object.entries(changes.add)) multi.hincrby(key, field, amount);
-    return multi.sadd(indexKey, JSON.stringify([business, stream]));
+    return multi.sadd(indexKey(business), JSON.stringify([business, stream]));
   };
 
   return {
@@ -77,32 +84,38 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       lastResult(await patchCommands(business, stream, patch).exec());
     },
     async writeMany(writes) {
-      if (writes.length === 0) return;
-      const multi = redis.multi();
-      for (const { business, stream, patch } of writes) patchCommands(business, stream, patch, multi);
-      lastResult(await multi.exec());
+      // One MULTI per shard (a job's writes are one business's: one MULTI); a MULTI never spans hash slots.
+      const byShard = new Map<number, ChainableCommander>();
+      for (const { business, stream, patch } of writes) {
+        const shard = space.shardOf(business);
+        const multi = byShard.get(shard) ?? redis.multi();
+        byShard.set(shard, patchCommands(business, stream, patch, multi));
+      }
+      for (const multi of byShard.values()) lastResult(await multi.exec());
     },
     async get(business, stream) {
       const status = decodeStatus(await redis.hgetall(streamKey(business, stream)));
       return status === undefined ? undefined : withLag(status);
     },
     async list() {
-      const members = (await redis.smembers(indexKey)).map((member) => JSON.parse(member) as [string, string]);
-      if (members.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const [business, stream] of members) pipeline.hgetall(streamKey(business, stream));
-      const replies = (await pipeline.exec()) ?? [];
+      // Shard by shard: a pipeline on a Redis Cluster must stay on one node.
       const statuses: StoredStatus[] = [];
-      for (const [error, hash] of replies) {
-        if (error) throw error;
-        const status = decodeStatus(asHash(hash));
-        if (status !== undefined) statuses.push(status);
+      for (const shard of shards) {
+        const members = (await redis.smembers(`${shard}:streams`)).map((member) => JSON.parse(member) as [string, string]);
+        if (members.length === 0) continue;
+        const pipeline = redis.pipeline();
+        for (const [business, stream] of members) pipeline.hgetall(streamKey(business, stream));
+        for (const [error, hash] of (await pipeline.exec()) ?? []) {
+          if (error) throw error;
+          const status = decodeStatus(asHash(hash));
+          if (status !== undefined) statuses.push(status);
+        }
       }
       statuses.sort((a, b) => (a.business === b.business ? cmp(a.stream, b.stream) : cmp(a.business, b.business)));
       return statuses.map(withLag);
     },
     async remove(business, stream) {
-      await redis.multi().del(streamKey(business, stream)).srem(indexKey, JSON.stringify([business, stream])).exec();
+      await redis.multi().del(streamKey(business, stream)).srem(indexKey(business), JSON.stringify([business, stream])).exec();
     },
     async recordActivity(business, records, atMs) {
       validateActivity(records, atMs);
@@ -119,17 +132,18 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       return minutes.map((minute, i) => ({ minute: minuteLabel(minute), records: Number(counts[i] ?? 0) }));
     },
     async markBusinessFailed(business, reason) {
-      await redis.hset(failedKey, business, reason);
+      await redis.hset(failedKey(business), business, reason);
     },
     async clearBusinessFailed(business) {
-      await redis.hdel(failedKey, business);
+      await redis.hdel(failedKey(business), business);
     },
     async failedReason(business) {
-      return (await redis.hget(failedKey, business)) ?? undefined;
+      return (await redis.hget(failedKey(business), business)) ?? undefined;
     },
     async failedBusinesses() {
-      const failed = await redis.hgetall(failedKey);
-      return Object.fromEntries(Object.entries(failed).sort(([a], [b]) => cmp(a, b)));
+      const failed: [string, string][] = [];
+      for (const shard of shards) failed.push(...Object.entries(await redis.hgetall(`${shard}:failed`)));
+      return Object.fromEntries(failed.sort(([a], [b]) => cmp(a, b)));
     },
     close() {
       return Promise.resolve();

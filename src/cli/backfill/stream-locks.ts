@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
 import type { CallsyncConfig } from '../../config/index.js';
+import { configKeySpace, connectRedis, describeTarget } from '../../redis/index.js';
 import { describeHolder, sinkIdentity, sinkLockKey, StreamLeases } from '../../lease/stream-lease.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { EXIT, OperatorError } from '../failure/exit-codes.js';
@@ -24,16 +24,18 @@ export interface StreamLocksOptions {
  */
 export async function lockStreams(options: StreamLocksOptions): Promise<{ release(): Promise<void> }> {
   const { config } = options;
-  const redis = new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 2_000, enableOfflineQueue: false });
+  const redis = connectRedis(config.redis, { lazyConnect: true, maxRetriesPerRequest: 1, reconnect: false, connectTimeoutMs: 2_000, offlineQueue: false });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
   } catch {
     redis.disconnect();
-    options.say(`warning: no stream lock: cannot reach Redis at ${showUrl(config.redis.url)} (redis.url); another backfill or run could sync the same streams`);
+    const { key, value } = describeTarget(config.redis);
+    options.say(`warning: no stream lock: cannot reach Redis at ${key === 'redis.url' ? showUrl(value) : value} (${key}); another backfill or run could sync the same streams`);
     return { release: () => Promise.resolve() };
   }
   const sink = sinkIdentity(config.sink);
+  const keys = configKeySpace(config);
   const leases = new StreamLeases({ redis, ttlMs: config.worker.lockDurationMs, command: 'backfill', onLost: options.onLost });
   const release = async (): Promise<void> => {
     await leases.release().catch(() => undefined);
@@ -42,7 +44,7 @@ export async function lockStreams(options: StreamLocksOptions): Promise<{ releas
   try {
     // One round trip per business: its streams' keys share a slot under Redis Cluster.
     for (const plan of options.plans) {
-      const names = new Map(plan.streams.map((stream) => [sinkLockKey(config.redis.prefix, sink, plan.name, stream.name), `${plan.name}/${stream.name}`]));
+      const names = new Map(plan.streams.map((stream) => [sinkLockKey(keys, sink, plan.name, stream.name), `${plan.name}/${stream.name}`]));
       await takeAll(leases, names, options);
     }
   } catch (error) {

@@ -1,9 +1,9 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { reachHttp, type ReachOptions } from '../../http-policy/index.js';
 import type { Sink, StreamTable } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
+import { connectRedis, type RedisTarget } from '../../redis/index.js';
 import { using, type Target } from './explain.js';
 import { redisTarget, sinkTarget } from './targets.js';
 
@@ -14,15 +14,15 @@ export function planTables(plans: readonly BusinessPlan[]): StreamTable[] {
 
 /**
  * Connects once and pings, without retrying: a command that needs Redis says at once, naming
- * `redis.url`, instead of ioredis printing a reconnect error per attempt.
+ * `redis.url` (or `redis.cluster`), instead of ioredis printing a reconnect error per attempt.
  */
-export async function pingRedis(url: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5_000, enableOfflineQueue: false });
+export async function pingRedis(target: RedisTarget): Promise<void> {
+  const redis = connectRedis(target, { lazyConnect: true, maxRetriesPerRequest: 0, reconnect: false, connectTimeoutMs: 5_000, offlineQueue: false });
   // ioredis rejects with "Connection is closed"; the socket's own error (ECONNREFUSED…) says why.
   let socketError: unknown;
   redis.on('error', (error: unknown) => (socketError ??= error));
   try {
-    await using(redisTarget(url), async () => {
+    await using(redisTarget(target), async () => {
       try {
         await redis.connect();
         await redis.ping();

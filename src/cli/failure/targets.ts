@@ -1,4 +1,5 @@
 import { describeSink, type SinkConfig } from '../../../connectors/registry.js';
+import { describeTarget, type RedisTarget } from '../../redis/index.js';
 import { showUrl, type Target } from './explain.js';
 
 /** The sink as its connector names it (the key an operator edits, its value without credentials), with its own error reading. */
@@ -6,8 +7,9 @@ export function sinkTarget(sink: SinkConfig): Target {
   return describeSink(sink);
 }
 
-export function redisTarget(url: string): Target {
-  return { key: 'redis.url', service: 'Redis', shown: showUrl(url) };
+export function redisTarget(target: RedisTarget): Target {
+  const { key, value } = describeTarget(target);
+  return { key, service: key === 'redis.cluster' ? 'the Redis Cluster' : 'Redis', shown: key === 'redis.url' ? showUrl(value) : value };
 }
 
 export function upstreamTarget(baseUrl: string, key = 'upstream.baseUrl'): Target {
