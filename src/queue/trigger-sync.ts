@@ -21,11 +21,13 @@ export interface TriggerSyncDeps {
 
 /**
  * Queues an immediate sync of a business's streams for a webhook, coalesced. Per stream, one
- * BullMQ job with a deduplication id (`keepLastIfActive`): deliveries while it waits are dropped
- * into it; deliveries while it runs leave one more run after it, never a second run beside it.
- * The first delivery of a burst waits `debounceMs`; a stream that had a webhook sync start within
- * `minIntervalMs` waits that long (a Redis mark with that TTL says so), so 100 deliveries in a
- * second make one or two syncs. The job takes the stream lock and the budget like any other.
+ * business job narrowed to that stream (`streams: [stream]`: a delivery for voicemails never
+ * joins a waiting job for calls and loses its stream) with a BullMQ deduplication id
+ * (`keepLastIfActive`): deliveries while it waits are dropped into it; deliveries while it runs
+ * leave one more run after it, never a second run beside it. The first delivery of a burst waits
+ * `debounceMs`; a stream that had a webhook sync start within `minIntervalMs` waits that long (a
+ * Redis mark with that TTL says so), so 100 deliveries in a second make one or two syncs. The job
+ * takes the stream lease and the budget like any other.
  */
 export async function triggerSync(deps: TriggerSyncDeps, business: string, streams: readonly string[]): Promise<void> {
   const enc = encodeURIComponent;
@@ -38,7 +40,7 @@ export async function triggerSync(deps: TriggerSyncDeps, business: string, strea
       const first = firsts[index] === true;
       return deps.queue.add(
         WEBHOOK_JOB,
-        { business, stream },
+        { business, streams: [stream] },
         {
           delay: first ? deps.debounceMs : Math.max(deps.debounceMs, deps.minIntervalMs),
           attempts: 1,

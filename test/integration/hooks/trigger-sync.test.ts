@@ -28,7 +28,7 @@ describe('triggerSync (real Redis, real BullMQ)', () => {
       async (job) => {
         active += 1;
         if (active > 1) overlapped = true;
-        runs.push({ name: job.name, stream: job.data.stream, startedAt: Date.now() });
+        runs.push({ name: job.name, stream: job.data.streams?.join(','), startedAt: Date.now() });
         await sleep(runMs);
         active -= 1;
       },
