@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHookReceiver, startHookServer, type DeliveryOutcome, type HookServer, type HookSettings } from '../../../src/hooks/index.js';
+import { startHookServer, type HookServer } from '../../../src/hooks/hook-server.js';
+import { createHookReceiver, type DeliveryOutcome, type HookSettings } from '../../../src/hooks/receiver.js';
 
 const SETTINGS: HookSettings = {
   path: '/hooks',
