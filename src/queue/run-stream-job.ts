@@ -84,7 +84,7 @@ export async function runStreamJob(
       return pausedNow;
     }
     const reading = await reconcileInRun({ ...reconcile, when: { kind: 'after_run', total: reporter.lastTotal } });
-    reporter.status(runFinished(Date.now(), reporter.warning ?? null, await budgetOf(deps, plan, true), reading));
+    reporter.status(runFinished(Date.now(), reporter.warning ?? null, await budgetOf(deps, plan, true), reading, result.notes ?? []));
     logger.debug({ pages: result.pages, written: result.written }, 'stream synced');
     return { kind: 'synced', result };
   } catch (error) {

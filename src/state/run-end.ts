@@ -52,11 +52,12 @@ export interface DriftReading {
 
 /**
  * The stream's status after a run reached the end of its stream. A drift outranks a possible gap
- * (both warnings stay visible); without a reading the last difference is kept.
+ * (both warnings stay visible); without a reading the last difference is kept. The sink's `notes`
+ * (calls whose customer a CRM chose by the direction) are shown with the warnings but change no state.
  */
-export function runFinished(atMs: number, warning: string | null, budget: BudgetView | null, reading?: DriftReading): StatusPatch {
+export function runFinished(atMs: number, warning: string | null, budget: BudgetView | null, reading?: DriftReading, notes: readonly string[] = []): StatusPatch {
   const drift = reading?.drift ?? null;
-  const warnings = [warning, drift].filter((text): text is string => text !== null);
+  const warnings = [warning, drift, ...notes].filter((text): text is string => text !== null);
   return {
     state: drift !== null ? 'drift' : warning !== null ? 'gap_warning' : 'idle',
     lastSuccessAt: new Date(atMs).toISOString(),

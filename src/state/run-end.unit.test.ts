@@ -41,4 +41,9 @@ describe('status after a run', () => {
     expect(runFinished(0, 'possible gap', null)).toMatchObject({ state: 'gap_warning', warning: 'possible gap', lastError: null });
     expect(runFinished(0, null, budget)).toMatchObject({ state: 'idle', warning: null, lastSuccessAt: '1970-01-01T00:00:00.000Z', budget });
   });
+
+  it("shows the sink's notes with the warnings without calling them a gap", () => {
+    expect(runFinished(0, null, null, undefined, ['3 call(s) had both or neither number …'])).toMatchObject({ state: 'idle', warning: '3 call(s) had both or neither number …' });
+    expect(runFinished(0, 'possible gap', null, undefined, ['3 calls …'])).toMatchObject({ state: 'gap_warning', warning: 'possible gap; 3 calls …' });
+  });
 });

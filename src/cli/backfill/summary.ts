@@ -9,7 +9,7 @@ export function formatSummary(outcomes: readonly BusinessOutcome[]): string {
     outcome.streams.map((stream) => {
       const result = stream.result;
       const status = stream.failure ? `failed (${stream.failure.kind})` : result?.stopped ? 'stopped' : 'ok';
-      const note = stream.failure?.message ?? (result?.stopped === true ? stoppedNote(result.records) : result?.warnings.join('; ')) ?? '';
+      const note = stream.failure?.message ?? (result?.stopped === true ? stoppedNote(result.records) : (result === undefined ? undefined : [...result.warnings, ...(result.notes ?? [])].join('; '))) ?? '';
       return [
         outcome.business,
         stream.stream,

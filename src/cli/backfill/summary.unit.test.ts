@@ -34,4 +34,10 @@ describe('backfill summary', () => {
     expect(lines[2]).toMatch(/^acme\s+calls\s+ok\s+700\s+700\s+1\s+2/);
     expect(lines[3]).toMatch(/^globex\s+calls\s+failed \(auth\).*401 Invalid API key/);
   });
+
+  it("notes the sink's notes after the warnings", () => {
+    const noted = { ...ok, warnings: ['server caps the page'], notes: ['12 call(s) had both or neither number among the tracked numbers'] };
+    const lines = formatSummary([{ business: 'acme', streams: [{ stream: 'calls', result: noted }] }]).split('\n');
+    expect(lines[2]).toMatch(/ok.*server caps the page; 12 call\(s\) had both or neither number/);
+  });
 });
