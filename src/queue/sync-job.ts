@@ -105,11 +105,12 @@ async function leasedRun(run: BusinessRun): Promise<SyncJobResult> {
   try {
     for (const [i, descriptor] of mine.entries()) {
       const stream = descriptor.name;
+      const streamStarted = Date.now();
       const end = await runStreamJob(deps, plan, descriptor, abort.signal, job.name === RECONCILE_JOB ? 'reconcile' : 'sync', shared);
       switch (end.kind) {
         case 'synced':
           // One info line per stream run, so an operator reading `run`'s log sees every sync without debug.
-          deps.logger.info({ business, stream, records: end.result.records, written: end.result.written, durationMs: Date.now() - started }, 'sync done');
+          deps.logger.info({ business, stream, records: end.result.records, written: end.result.written, durationMs: Date.now() - streamStarted }, 'sync done');
           outcomes.push({ stream, outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written });
           break;
         case 'reconciled':
