@@ -60,4 +60,15 @@ describe('Salesforce target against the fake org', () => {
       await wrong.close();
     }
   });
+
+  it.each([
+    [['Contact', 'Lead'], 'Contact'],
+    [['Lead', 'Contact'], 'Lead'],
+  ])('with who.objects %j a number held by a Contact and a Lead goes to the %s, matched on a custom phone field too', async (objects, winner) => {
+    target = await startSalesforceSink({ phoneFields: ['Phone', 'MobilePhone', 'Other_Phone__c'] }, { who: { objects, phoneFields: ['Phone', 'MobilePhone', 'Other_Phone__c'] } });
+    const lead = target.org.fake.add('Lead', { LastName: 'l', Company: 'x', Other_Phone__c: '415 555 0123 ext. 7' });
+    const contact = target.org.fake.add('Contact', { LastName: 'c', Phone: '(415) 555-0123' });
+    await target.sink.write(batchOf([inboundCall('acme', 'c1', { from_number: '+14155550123' })]), { cursor: '1' });
+    expect(target.org.fake.tasks()[0]?.fields.WhoId).toBe(winner === 'Contact' ? contact : lead);
+  });
 });
