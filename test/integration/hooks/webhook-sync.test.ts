@@ -38,10 +38,12 @@ describe('callsync run with webhooks from the simulator', () => {
   /** Scheduled syncs so far: one firing in a test (1 h schedule, random phase) is allowed for, not assumed away. */
   const scheduled = (): Promise<number> => metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' });
 
-  it('brings a new call through its webhook with at most one upstream request for its stream', async () => {
+  it('brings a new call through its webhook burst with at most one upstream request for its stream', async () => {
     const before = await scheduled();
     const webhookRunsBefore = await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' });
     sim.resetCounters();
+    // A burst as a sender makes one: two calls ending together, one delivery each.
+    sim.addCalls('biz-1', 1);
     sim.addCalls('biz-1', 1);
     const newest = sim.truth('biz-1').calls.at(-1)!.id;
     await waitFor(`call ${newest}`, () => (hasCall(ws.dbPath, 'biz-1', newest) ? true : undefined), 30_000, 50);
@@ -49,8 +51,8 @@ describe('callsync run with webhooks from the simulator', () => {
     await waitFor('the webhook sync to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRunsBefore ? true : undefined));
     // The payload's event maps to `calls`: one list request, nothing for the other streams.
     expect(upstreamRequests(sim, 'biz-1')).toBeLessThanOrEqual(1 + 3 * ((await scheduled()) - before));
-    expect(sim.webhookCounters().byStatus).toEqual({ 202: 1 });
-    expect(await metricValue(url, 'callsync_webhook_deliveries_total', { business: 'biz-1', outcome: 'accepted' })).toBe(1);
+    expect(sim.webhookCounters().byStatus).toEqual({ 202: 2 });
+    expect(await metricValue(url, 'callsync_webhook_deliveries_total', { business: 'biz-1', outcome: 'accepted' })).toBe(2);
     const page = await (await fetch(`${url}/business/biz-1`)).text();
     expect(page).toMatch(/Last webhook: accepted, (just now|\d+(\.\d+)? ?s ago)/);
     const document = (await (await fetch(`${url}/status`)).json()) as { businesses: Array<{ name: string; lastWebhook: { outcome: string } | null }> };
