@@ -61,7 +61,7 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
   const indexKey = (business: string): string => `${base(business)}:streams`;
   const failedKey = (business: string): string => `${base(business)}:failed`;
   const activityKey = (business: string, minute: number): string => `${base(business)}:activity:${enc(business)}:${minute}`;
-  const withLag = (status: StoredStatus): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, now()) });
+  const withLag = (status: StoredStatus, at = now()): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, at) });
   /** One MULTI: the fields set and cleared, the counters added, the stream in the index. */
   const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander = redis.multi()): ChainableCommander => {
     validatePatch(patch);
@@ -112,7 +112,10 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
         }
       }
       statuses.sort((a, b) => (a.business === b.business ? cmp(a.stream, b.stream) : cmp(a.business, b.business)));
-      return statuses.map(withLag);
+      // One instant for the whole list: a clock read per stream let two streams that fell behind together
+      // differ by a second when the list took long to read, and reorder a page sorted by lag.
+      const at = now();
+      return statuses.map((status) => withLag(status, at));
     },
     async remove(business, stream) {
       await redis.multi().del(streamKey(business, stream)).srem(indexKey(business), JSON.stringify([business, stream])).exec();

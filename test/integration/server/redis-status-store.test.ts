@@ -91,3 +91,17 @@ describe('Redis status store across connections', () => {
     expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', budget: null, pages: 0 });
   });
 });
+
+describe('Redis status store list', () => {
+  it('gives every stream its lag at one instant, however long the list takes to read', async () => {
+    const prefix = uniqueName('one-instant');
+    const successAt = Date.parse('2026-01-01T00:00:00.000Z');
+    const writer = createRedisStatusStore({ redis: connect(), prefix, now: () => successAt });
+    for (const business of ['a', 'b', 'c']) await writer.update(business, 'calls', { state: 'idle', lastSuccessAt: new Date(successAt).toISOString() });
+    // A clock that moves on at every read, across a second boundary: one read must serve the whole list.
+    let reads = 0;
+    const reader = createRedisStatusStore({ redis: connect(), prefix, now: () => successAt + 59_999 + reads++ });
+    const lags = (await reader.list()).map((status) => status.lagSeconds);
+    expect(lags).toEqual([59, 59, 59]);
+  });
+});
