@@ -38,10 +38,11 @@ export interface DescribedSink extends SinkDescription {
 }
 
 /** Asks the configured sink's connector to name it and to read its failures; no switch over types. */
-export function describeSink(config: SinkConfig): DescribedSink {
-  // The discriminated union guarantees `config` belongs to the factory of its `type`.
-  const factory = sinkFactories[config.type] as SinkFactory<SinkConfig>;
-  const description = factory.describe(config);
+export function describeSink(config: SinkConfig | { readonly type: string }): DescribedSink {
+  // A loaded config's `sink` was validated by `sinkConfigSchema`, so its type names a factory and its fields fit it.
+  if (!Object.hasOwn(sinkFactories, config.type)) throw new Error(`sink.type "${config.type}" names no connector`);
+  const factory = sinkFactories[config.type as SinkType] as SinkFactory<SinkConfig>;
+  const description = factory.describe(config as SinkConfig);
   return { ...description, explain: (codes) => factory.explain?.(codes, description) };
 }
 

@@ -225,6 +225,12 @@ export interface SinkDescription {
   readonly service: string;
   /** The value of `key` without credentials or query (`showUrl`), or a path. */
   readonly shown: string;
+  /**
+   * The sink as a lock name: the place written (database file, database and schema, receiver),
+   * never a credential; two configs writing the same place give the same name. One writer per
+   * sink × business × stream holds the lease of that name.
+   */
+  readonly lockName: string;
 }
 
 /** A failure only the connector can read (its driver's error codes), said for the operator. */

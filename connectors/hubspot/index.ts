@@ -1,4 +1,4 @@
-import { showUrl } from '../../src/redact/index.js';
+import { showUrl, urlPlace } from '../../src/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { hubspotConfigSchema, type HubSpotConfig } from './config.js';
@@ -17,5 +17,5 @@ export const hubspotSinkFactory = {
     const store = await openSqlStore(config.state, deps.logger.child({ role: 'hubspot-state' }));
     return createHubSpotSink(config, { ...deps, store });
   },
-  describe: (config: HubSpotConfig) => ({ key: 'sink.baseUrl', service: 'HubSpot', shown: showUrl(config.baseUrl) }),
+  describe: (config: HubSpotConfig) => ({ key: 'sink.baseUrl', service: 'HubSpot', shown: showUrl(config.baseUrl), lockName: `hubspot:${urlPlace(config.baseUrl)}` }),
 } satisfies SinkFactory<HubSpotConfig>;

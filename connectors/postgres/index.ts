@@ -1,4 +1,4 @@
-import { showUrl } from '../../src/redact/index.js';
+import { showUrl, urlPlace } from '../../src/redact/index.js';
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { explainPostgresFailure } from './explain.js';
 import { ManagedSink } from '../managed-sink.js';
@@ -16,6 +16,11 @@ export const postgresSinkFactory = {
     const logger = deps.logger.child({ schema: config.schema });
     return new ManagedSink({ type: 'postgres', store: await openSqlStore(config, logger) }, logger);
   },
-  describe: (config: PostgresSinkConfig) => ({ key: 'sink.url', service: 'PostgreSQL', shown: showUrl(config.url) }),
+  describe: (config: PostgresSinkConfig) => ({
+    key: 'sink.url',
+    service: 'PostgreSQL',
+    shown: showUrl(config.url),
+    lockName: `postgres:${urlPlace(config.url)}#${config.schema}`,
+  }),
   explain: explainPostgresFailure,
 } satisfies SinkFactory<PostgresSinkConfig>;

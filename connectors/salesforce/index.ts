@@ -17,5 +17,6 @@ export const salesforceSinkFactory = {
     const store = await openSqlStore(config.state, deps.logger.child({ role: 'salesforce-state' }));
     return createSalesforceSink(config, { ...deps, store });
   },
-  describe: (config: SalesforceConfig) => ({ key: 'sink.loginUrl', service: 'Salesforce', shown: showUrl(config.loginUrl) }),
+  // The lock name has no place: every Salesforce sink shares it (the cautious reading, as before the factory named it).
+  describe: (config: SalesforceConfig) => ({ key: 'sink.loginUrl', service: 'Salesforce', shown: showUrl(config.loginUrl), lockName: 'salesforce:' }),
 } satisfies SinkFactory<SalesforceConfig>;

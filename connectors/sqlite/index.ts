@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { explainSqliteFailure } from './explain.js';
 import { ManagedSink } from '../managed-sink.js';
@@ -13,6 +14,6 @@ export const sqliteSinkFactory = {
   configSchema: sqliteConfigSchema,
   create: async (config: SqliteSinkConfig, deps: SinkDeps) =>
     new ManagedSink({ type: 'sqlite', store: await openSqlStore(config, deps.logger) }, deps.logger.child({ path: config.path })),
-  describe: (config: SqliteSinkConfig) => ({ key: 'sink.path', service: 'SQLite', shown: config.path }),
+  describe: (config: SqliteSinkConfig) => ({ key: 'sink.path', service: 'SQLite', shown: config.path, lockName: `sqlite:${resolve(config.path)}` }),
   explain: explainSqliteFailure,
 } satisfies SinkFactory<SqliteSinkConfig>;

@@ -1,4 +1,4 @@
-import { showUrl } from '../../src/redact/index.js';
+import { showUrl, urlPlace } from '../../src/redact/index.js';
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { webhookConfigSchema, type WebhookConfig } from './config.js';
 import { createWebhookSink } from './create-webhook-sink.js';
@@ -19,5 +19,5 @@ export const webhookSinkFactory = {
   type: 'webhook',
   configSchema: webhookConfigSchema,
   create: (config: WebhookConfig, deps: SinkDeps) => createWebhookSink(config, deps),
-  describe: (config: WebhookConfig) => ({ key: 'sink.url', service: 'the webhook receiver', shown: showUrl(config.url) }),
+  describe: (config: WebhookConfig) => ({ key: 'sink.url', service: 'the webhook receiver', shown: showUrl(config.url), lockName: `webhook:${urlPlace(config.url)}` }),
 } satisfies SinkFactory<WebhookConfig>;

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import { asKeySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { clearLease, LeaseGroup } from './lease.js';
 
@@ -15,26 +14,10 @@ export interface LockHolder {
 }
 
 /**
- * The sink as a lock name: the database file, the Postgres database and schema, the receiver,
- * never a credential. Two configs writing the same place get the same name.
- */
-export function sinkIdentity(sink: { readonly type: string } & Readonly<Record<string, unknown>>): string {
-  const at = (url: string): string => {
-    try {
-      const parsed = new URL(url);
-      return `${parsed.host}${parsed.pathname}`;
-    } catch {
-      return '';
-    }
-  };
-  const where = typeof sink.path === 'string' ? resolve(sink.path) : typeof sink.url === 'string' ? at(sink.url) : typeof sink.baseUrl === 'string' ? at(sink.baseUrl) : '';
-  return `${sink.type}:${where}${typeof sink.schema === 'string' ? `#${sink.schema}` : ''}`;
-}
-
-/**
  * `{base}:lock:{sink hash}:{business}:{stream}`: one writer per sink × business × stream, whatever
  * the command; `base` is the prefix, or the business's shard hash tag in a tagged key space, so
- * a business's leases share a slot under Redis Cluster.
+ * a business's leases share a slot under Redis Cluster. `sink` is the lock name its connector gives
+ * it (`describeSink(config).lockName`).
  */
 export function sinkLockKey(keys: KeySpace | string, sink: string, business: string, stream: string): string {
   const id = createHash('sha256').update(sink).digest('hex').slice(0, 16);

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
-import { describeHolder, sinkIdentity, sinkLockKey, StreamLeases, type LockHolder } from '../lease/stream-lease.js';
+import { describeSink } from '../../connectors/registry.js';
+import { describeHolder, sinkLockKey, StreamLeases, type LockHolder } from '../lease/stream-lease.js';
 import { isVerifiable } from '../reconcile/upstream-total.js';
 import { businessStopped, failureReason } from '../state/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
@@ -78,7 +79,7 @@ function logBusy(run: BusinessRun, stream: string, holder: LockHolder | undefine
 async function leasedRun(run: BusinessRun): Promise<SyncJobResult> {
   const { deps, job, plan, abort } = run;
   const business = plan.name;
-  const sink = sinkIdentity(deps.config.sink);
+  const sink = describeSink(deps.config.sink).lockName;
   const keyOf = new Map(run.streams.map((s) => [sinkLockKey(deps.keys.space, sink, business, s.name), s.name]));
   const leases = new StreamLeases({
     redis: deps.redis,

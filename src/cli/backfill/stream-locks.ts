@@ -1,6 +1,7 @@
 import type { CallsyncConfig } from '../../config/index.js';
 import { configKeySpace, connectRedis, describeTarget } from '../../redis/index.js';
-import { describeHolder, sinkIdentity, sinkLockKey, StreamLeases } from '../../lease/stream-lease.js';
+import { describeSink } from '../../../connectors/registry.js';
+import { describeHolder, sinkLockKey, StreamLeases } from '../../lease/stream-lease.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { EXIT, OperatorError } from '../failure/exit-codes.js';
 import { showUrl } from '../failure/explain.js';
@@ -34,7 +35,7 @@ export async function lockStreams(options: StreamLocksOptions): Promise<{ releas
     options.say(`warning: no stream lock: cannot reach Redis at ${key === 'redis.url' ? showUrl(value) : value} (${key}); another backfill or run could sync the same streams`);
     return { release: () => Promise.resolve() };
   }
-  const sink = sinkIdentity(config.sink);
+  const sink = describeSink(config.sink).lockName;
   const keys = configKeySpace(config);
   const leases = new StreamLeases({ redis, ttlMs: config.worker.lockDurationMs, command: 'backfill', onLost: options.onLost });
   const release = async (): Promise<void> => {
