@@ -49,10 +49,11 @@ describe('one writer per sink × business × stream, across backfill and run', (
   it('a second backfill names the holder and exits 5; with --wait it waits and then finds nothing left to fetch', async () => {
     const config = backfillConfig('backfill.json', ws.dbPath);
     const first = await startHolder(config);
+    // A backfill holds its business's stream leases together; numbers is the first of them (it runs first).
     const second = await runCli(['backfill', '--config', config, '--no-progress']);
     const pid = String(first.child.pid);
     expect(second.stderr).toMatch(
-      new RegExp(`^error: biz-1/calls is being synced into this sink by callsync backfill \\(pid ${pid} on \\S+, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)\\nfix: wait for it to finish, or run again with --wait\\n$`),
+      new RegExp(`^error: biz-1/numbers is being synced into this sink by callsync backfill \\(pid ${pid} on \\S+, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)\\nfix: wait for it to finish, or run again with --wait\\n$`),
     );
     expect(second.code).toBe(5);
 
@@ -61,10 +62,10 @@ describe('one writer per sink × business × stream, across backfill and run', (
       if (waiting.child.exitCode === null) waiting.child.kill('SIGKILL');
       await waiting.exited;
     });
-    await waitFor('the third backfill to wait', () => (waiting.stderr().includes('waiting: biz-1/calls') ? true : undefined));
+    await waitFor('the third backfill to wait', () => (waiting.stderr().includes('waiting: biz-1/numbers') ? true : undefined));
     simulator.setRateLimit(FAST);
     expect((await waiting.exited).code, waiting.stderr()).toBe(0);
-    expect(waiting.stderr()).toContain(`waiting: biz-1/calls is being synced into this sink by callsync backfill (pid ${pid} on `);
+    expect(waiting.stderr()).toContain(`waiting: biz-1/numbers is being synced into this sink by callsync backfill (pid ${pid} on `);
     expect((await first.exited).code).toBe(0);
     // It started after the first had stored everything: nothing new to write.
     expect(waiting.stdout()).toMatch(/^biz-1\s+calls\s+ok\s+0\s+0\s/m);
