@@ -3,7 +3,8 @@ import { asKeySpace, type KeySpace } from '../redis/index.js';
 /**
  * What every job carries: one business; its streams are polled in turn. `streams` narrows a job
  * to some of them (a job delayed for budget or by a shutdown goes on with the streams it had
- * left); `stream` is the one stream of a job an older version scheduled per business × stream.
+ * left); `stream` names one stream (a webhook's sync, `trigger-sync.ts`, or a job an older
+ * version scheduled per business × stream).
  */
 export interface SyncJobData {
   readonly business: string;
