@@ -127,7 +127,7 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
   function streamsOf(business: HookBusiness, payload: unknown): readonly string[] {
     if (settings.streamField === undefined) return business.streams;
     const value = fieldText(payload, settings.streamField);
-    const stream = value === undefined ? undefined : settings.streamMap[value];
+    const stream = value === undefined || !Object.hasOwn(settings.streamMap, value) ? undefined : settings.streamMap[value];
     return stream !== undefined && business.streams.includes(stream) ? [stream] : business.streams;
   }
 
@@ -173,6 +173,8 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
       options.onDelivery?.('accepted', name, now());
       const accepted = name;
       options.trigger(accepted, streamsOf(business, payload)).catch((error: unknown) => {
+        // While Redis is away every delivery fails alike: one line a minute says it.
+        if (!logged.allow('\0trigger', now())) return;
         logger.error({ business: accepted, err: error instanceof Error ? error.message : String(error) }, 'webhook accepted but its sync could not be queued; the next scheduled poll brings the change');
       });
     },
