@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../../src/simulator/index.js';
+import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
+import { countRows } from '../worker/measures.js';
+import { RedisCluster } from './redis-cluster.js';
+import { streamRuns } from './writers.js';
+
+const SHARDS = 6;
+const BUDGET = { limit: 20, windowMs: 1000 };
+const STREAMS = ['calls', 'voicemails', 'numbers'];
+
+describe('callsync run over a real Redis Cluster (three masters), two workers, six queue shards', () => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  it('syncs every business exactly, one budget and one writer per stream across both workers, shards on several masters', async () => {
+    const cluster = new RedisCluster(3);
+    cleanup.push(() => cluster.stop());
+    await cluster.start();
+    const sim = await startSimulator({ businesses: 6, calls: 400, voicemails: 30, numbers: 4, rateLimit: BUDGET });
+    const ws = workspace('cluster');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    const base = runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: 20, rateLimit: { requests: BUDGET.limit, perMs: BUDGET.windowMs } });
+    const config = ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
+    processes.push(spawnRun(config), spawnRun(config));
+    await Promise.all(processes.map((p) => p.url));
+
+    const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
+    await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
+    await waitFor('the mirror to equal the truth', () => {
+      const diffs = Object.values(diffSqliteAgainstSimulator(ws.dbPath, sim));
+      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
+    }, 60_000, 1000);
+    // New records while both workers poll: each picks up jobs of every shard.
+    for (const b of sim.businesses) sim.addCalls(b.name, 20);
+    await waitFor('the new calls stored', () => (countRows(ws.dbPath, 'calls') >= expected + 20 * sim.businesses.length ? true : undefined), 60_000, 500);
+    await waitFor('both workers to have synced streams', () => (processes.every((p) => p.logs.some((l) => l.msg === 'sync done')) ? true : undefined), 30_000, 500);
+
+    const keys = await cluster.keys(`{${ws.prefix}:*`);
+    const mastersWithKeys = new Set<number>();
+    for (const key of keys) mastersWithKeys.add(await cluster.masterOfSlot(await cluster.keySlot(key)));
+    const shardMasters = new Set<number>();
+    for (let shard = 0; shard < SHARDS; shard += 1) shardMasters.add(await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:${shard}}:bull:sync:meta`)));
+    const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).length;
+    await stopAll(processes);
+
+    expect(running).toBe(2);
+    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim))).toEqual(
+      Object.fromEntries(sim.businesses.flatMap((b) => STREAMS.map((s) => [`${b.name}/${s}`, 'missing 0, unexpected 0, different 0']))),
+    );
+    const counters = sim.counters();
+    for (const b of sim.businesses) {
+      expect(counters.businesses[b.name]?.rateLimited, b.name).toBe(0);
+      expect(counters.businesses[b.name]?.maxWindowCount, b.name).toBeLessThanOrEqual(BUDGET.limit);
+    }
+    const { runs, overlaps } = streamRuns(processes);
+    expect(overlaps).toEqual([]);
+    expect(new Set([...runs.values()].flat().map((run) => run.worker))).toEqual(new Set([0, 1]));
+    // Every key is tagged: nothing of this deployment lives outside its shards' hash tags.
+    expect(keys.every((key) => /^\{[^}]+:\d+\}:/.test(key))).toBe(true);
+    expect(keys.some((key) => key.includes(':bull:sync:'))).toBe(true);
+    expect(keys.some((key) => key.includes(':status:stream:'))).toBe(true);
+    expect(shardMasters.size).toBeGreaterThanOrEqual(2);
+    expect(mastersWithKeys.size).toBeGreaterThanOrEqual(2);
+  });
+});
