@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { RedisCluster } from '../integration/cluster/redis-cluster.js';
+import { expectExact, figuresOf } from './support/figures.js';
+import { recordRow } from './support/results.js';
+import { chaosRunConfig, collectLogs, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { SecretScanner } from './support/secret-scanner.js';
+import { countRows, diffSqlite } from './support/sqlite-figures.js';
+
+const SHARDS = 3;
+const scanner = new SecretScanner();
+let cleanup: Array<() => Promise<void>> = [];
+
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+describe('scenario 19: a Redis Cluster master SIGKILLed in the middle of a `run` backfill', () => {
+  it('fails over to its replica, the master comes back as a replica, and the sink ends exact', async () => {
+    const cluster = new RedisCluster(3, 1);
+    cleanup.push(() => cluster.stop());
+    await cluster.start();
+    const simulator: Simulator = await startSimulator({ businesses: 3, calls: 4_000, voicemails: 40, numbers: 4, seed: 1919, rateLimit: { limit: 15, windowMs: 1000 } });
+    scanner.addSimulator(simulator);
+    const ws = workspace('chaos-cluster');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => simulator.close(), () => ws.cleanup(), () => stopAll(processes));
+    const base = chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 } });
+    const configPath = ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
+    processes.push(spawnRun(configPath), spawnRun(configPath));
+    await Promise.all(processes.map((p) => p.url));
+    const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
+    await waitFor('a third of the calls stored', () => (countRows(ws.dbPath, 'calls') >= expected / 3 ? true : undefined), 90_000, 100);
+
+    // The master of the shard that holds the first business: its queue, leases, budget and status go down with it.
+    const victim = await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:0}`));
+    const storedAtKill = countRows(ws.dbPath, 'calls');
+    await cluster.kill(victim);
+    await waitFor('a replica to take over the killed master', async () => {
+      const nodes = await cluster.clusterNodes();
+      return nodes.some((n) => n.port === victim && n.failed) && (await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:0}`))) !== victim ? true : undefined;
+    }, 60_000, 250);
+    await cluster.waitHealthy();
+    await cluster.startNode(victim);
+    await cluster.waitHealthy();
+
+    await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 180_000, 500);
+    const diffs = await waitFor('the mirror to equal the truth', () => {
+      const d = diffSqlite(ws.dbPath, simulator);
+      return figuresOf(d).missing === 0 ? d : undefined;
+    }, 60_000, 1_000);
+    const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).length;
+    await scanner.collectHttp('worker', await processes[0]!.url);
+    await stopAll(processes);
+    collectLogs(scanner, 'cluster-master-kill', processes);
+    scanner.collectSqlite('sink', ws.dbPath);
+    const counters = simulator.counters();
+    const rateLimited = simulator.businesses.reduce((sum, b) => sum + (counters.businesses[b.name]?.rateLimited ?? 0), 0);
+    recordRow({
+      scenario: '19 Redis Cluster master SIGKILLed mid-run (3 masters + 3 replicas, 3 queue shards, 2 workers): failed over, restarted as a replica',
+      faults: { masterKill: 1 },
+      restarts: 1,
+      ...figuresOf(diffs),
+      note: `calls ${storedAtKill}/${expected} at the kill; workers not restarted; 429s ${rateLimited}`,
+    });
+    expect(running, 'a worker died with the master').toBe(2);
+    expectExact(diffs);
+  });
+
+  it('leaks no secret in anything it saw', () => {
+    expect(scanner.record('cluster-master-kill').leaks).toEqual([]);
+  });
+});
