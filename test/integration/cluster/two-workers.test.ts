@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { keySpace } from '../../../src/redis/index.js';
+import type { StatusSnapshot } from '../../../src/state/index.js';
 import { startSimulator } from '../../../src/simulator/index.js';
+import { runCli } from '../support/cli-process.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { countRows } from '../worker/measures.js';
@@ -67,5 +70,39 @@ describe('callsync run over a real Redis Cluster (three masters), two workers, s
     expect(keys.some((key) => key.includes(':status:stream:'))).toBe(true);
     expect(shardMasters.size).toBeGreaterThanOrEqual(2);
     expect(mastersWithKeys.size).toBeGreaterThanOrEqual(2);
+  });
+
+  it('splits the shards between two workers with queue.consume: each runs only its shards, together every business; status reads every shard', async () => {
+    const cluster = new RedisCluster(3);
+    cleanup.push(() => cluster.stop());
+    await cluster.start();
+    const sim = await startSimulator({ businesses: 6, calls: 100, voicemails: 10, numbers: 2, rateLimit: BUDGET });
+    const ws = workspace('cluster-consume');
+    const processes: RunProcess[] = [];
+    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    const base = runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: 20, rateLimit: { requests: BUDGET.limit, perMs: BUDGET.windowMs } });
+    const halves = [[0, 1, 2], [3, 4, 5]];
+    const configs = halves.map((consume, i) => ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS, consume } }, `worker-${i}.json`));
+    processes.push(...configs.map((config) => spawnRun(config)));
+    await Promise.all(processes.map((p) => p.url));
+
+    const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
+    await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
+    await waitFor('the mirror to equal the truth', () => {
+      const diffs = Object.values(diffSqliteAgainstSimulator(ws.dbPath, sim));
+      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
+    }, 60_000, 1000);
+    const status = JSON.parse((await runCli(['status', '--config', configs[0]!, '--json'])).stdout) as StatusSnapshot;
+    await stopAll(processes);
+
+    const space = keySpace({ prefix: ws.prefix, shards: SHARDS });
+    const ranBy = processes.map((p) => new Set(p.logs.filter((l) => l.msg === 'sync done').map((l) => String(l.business))));
+    ranBy.forEach((businesses, i) => {
+      expect(businesses.size, `worker ${i} synced nothing`).toBeGreaterThan(0);
+      for (const business of businesses) expect(halves[i], `${business} (shard ${space.shardOf(business)}) ran on worker ${i}`).toContain(space.shardOf(business));
+    });
+    expect(new Set([...ranBy[0]!, ...ranBy[1]!])).toEqual(new Set(sim.businesses.map((b) => b.name)));
+    expect(status.businesses.map((b) => b.name).sort()).toEqual(sim.businesses.map((b) => b.name).sort());
+    expect(status.businesses.every((b) => b.streams.length === STREAMS.length)).toBe(true);
   });
 });
