@@ -13,6 +13,8 @@ export interface KeepSchedulersOptions {
   readonly logger: Logger;
   /** Also restored when schedulers were lost (e.g. the failed-business marks of the same Redis). */
   readonly onRestore: () => Promise<unknown>;
+  /** Runs the restore after any other replica's (see `one-at-a-time.ts`). @defaultValue at once */
+  readonly oneAtATime?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** Checks at most this often, at least this rarely. */
@@ -33,7 +35,8 @@ export function keepSchedulers(options: KeepSchedulersOptions): { stop(): void }
     try {
       const present = await options.queue.getJobSchedulersCount();
       if (present >= expected) return;
-      await reconcileSchedulers(options.queue, options.plans, options.everyMs, options.reconcileEveryMs);
+      const restore = (): Promise<unknown> => reconcileSchedulers(options.queue, options.plans, options.everyMs, options.reconcileEveryMs);
+      await (options.oneAtATime === undefined ? restore() : options.oneAtATime(restore));
       await options.onRestore();
       options.logger.warn({ present, expected }, 'job schedulers were missing (Redis restarted empty?); set up again');
     } catch (error) {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RedisClient } from '../../redis/index.js';
 import type { SyncJobResult } from '../../queue/job-deps.js';
 import { keepSchedulers } from '../../queue/keep-schedulers.js';
+import { oneAtATime } from '../../queue/one-at-a-time.js';
 import { SYNC_QUEUE, type QueueKeys, type SyncJobData } from '../../queue/names.js';
 import { pollNow, reconcileSchedulers } from '../../queue/schedulers.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
@@ -68,10 +69,15 @@ export async function openShardQueues(options: ShardQueuesOptions): Promise<Shar
   for (const shard of options.consume) {
     const queue = queueAt(shard);
     const plans = options.plans.filter((plan) => keys.space.shardOf(plan.name) === shard);
-    const changes = await reconcileSchedulers(queue, plans, options.everyMs, options.reconcileEveryMs);
-    await pollNow(queue, changes.created);
+    // Replicas starting together take turns: the second finds every scheduler written and polls nothing twice.
+    const turn = <T>(work: () => Promise<T>): Promise<T> => oneAtATime(options.connection, `${keys.bullOf(shard)}:schedulers-lease`, work);
+    const changes = await turn(async () => {
+      const done = await reconcileSchedulers(queue, plans, options.everyMs, options.reconcileEveryMs);
+      await pollNow(queue, done.created);
+      return done;
+    });
     logger.info({ shard, schedulers: changes.wanted, written: changes.upserted.length, removed: changes.removed.length, polledNow: changes.created.length, everyMs: options.everyMs }, 'job schedulers reconciled');
-    keepers.push(keepSchedulers({ queue, plans, everyMs: options.everyMs, reconcileEveryMs: options.reconcileEveryMs, logger, onRestore: options.onRestore }));
+    keepers.push(keepSchedulers({ queue, plans, everyMs: options.everyMs, reconcileEveryMs: options.reconcileEveryMs, logger, onRestore: options.onRestore, oneAtATime: turn }));
   }
   return {
     queueOf: (business) => queueAt(keys.space.shardOf(business)),

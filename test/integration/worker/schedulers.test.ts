@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queueKeys, SYNC_QUEUE, type SyncJobData } from '../../../src/queue/names.js';
+import { oneAtATime } from '../../../src/queue/one-at-a-time.js';
 import { reconcileSchedulers, schedulerOffset } from '../../../src/queue/schedulers.js';
 import { builtinStreams } from '../../../src/sync/builtin-streams.js';
 import type { BusinessPlan } from '../../../src/sync/business-plan.js';
@@ -97,6 +98,24 @@ describe('reconcileSchedulers', () => {
       // The first thousand were never written again: each keeps its next run.
       const after = new Map((await local.getJobSchedulers(0, -1)).map((s) => [s.key, s.next]));
       expect(after).toEqual(before);
+    } finally {
+      await local.obliterate({ force: true });
+      await local.close();
+    }
+  });
+
+  it('two replicas starting together take turns: every scheduler written once, and the second polls nothing at once', async () => {
+    const local = new Queue<SyncJobData>(SYNC_QUEUE, { connection, prefix: queueKeys(uniqueName('turns')).bull });
+    try {
+      const plans = Array.from({ length: 300 }, (_, i) => plan(`t${i}`, ['calls', 'voicemails', 'numbers']));
+      const key = `${queueKeys(uniqueName('turns')).bull}:schedulers-lease`;
+      const replica = (): Promise<{ upserted: readonly string[]; created: readonly unknown[] }> =>
+        oneAtATime(connection, key, () => reconcileSchedulers(local, plans, 60_000, 86_400_000));
+      const [a, b] = await Promise.all([replica(), replica()]);
+      expect(a.upserted.length + b.upserted.length).toBe(600);
+      expect(a.created.length + b.created.length).toBe(300);
+      expect([a.upserted.length, b.upserted.length]).toContain(0);
+      expect(await connection.exists(key)).toBe(0);
     } finally {
       await local.obliterate({ force: true });
       await local.close();
