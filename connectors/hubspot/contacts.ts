@@ -1,16 +1,13 @@
 import type { Logger } from 'pino';
+import { NumberCache } from '../crm/number-cache.js';
 import { batchParts, idOf } from './batch-answer.js';
 import type { HubSpotHttp } from './http-client.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from './phone-match.js';
 import { propertyOf } from './read-by-unique.js';
 import type { Clock } from './rolling-window.js';
 
-/** How long "no contact has this number" is believed before HubSpot is searched again. */
-export const NEGATIVE_CACHE_MS = 10 * 60_000;
 /** Caller numbers per contact search: HubSpot's `IN` takes at most 100 values. */
 export const NUMBERS_PER_SEARCH = 100;
-/** Numbers whose answer is kept; the oldest are dropped beyond it, so a long-lived worker's memory stays bounded. */
-export const MAX_CACHED_NUMBERS = 50_000;
 /** Results per search page (HubSpot's maximum `limit`). */
 const PAGE_SIZE = 200;
 
@@ -23,7 +20,7 @@ export interface ContactResolverOptions {
   readonly createContacts: boolean;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** @defaultValue {@link MAX_CACHED_NUMBERS} */
+  /** @defaultValue 50,000 (`MAX_CACHED_NUMBERS` of connectors/crm/number-cache.ts) */
   readonly maxCached?: number;
 }
 
@@ -33,55 +30,26 @@ export interface ContactResolverOptions {
  * both forms HubSpot may keep (national digits, country code and digits); each answer is then
  * checked against what the person typed ({@link typedPhoneMatches}), and the lowest contact id
  * wins when several match. Answers are cached for the life of the sink (found ids for good,
- * misses for {@link NEGATIVE_CACHE_MS}; at most {@link MAX_CACHED_NUMBERS} numbers, oldest out); a failed search is no answer: it throws, and the next
+ * misses for ten minutes; at most `maxCached` numbers, oldest out: the CRM {@link NumberCache}); a failed search is no answer: it throws, and the next
  * lookup searches again. With `createContacts`, a number without a contact gets one.
  */
 export class ContactResolver {
   readonly #options: ContactResolverOptions;
-  readonly #known = new Map<string, Promise<string | null>>();
-  readonly #missedAt = new Map<string, number>();
+  readonly #cache: NumberCache;
 
   constructor(options: ContactResolverOptions) {
     this.#options = options;
+    this.#cache = new NumberCache({ lookUp: (numbers) => this.#lookUp(numbers), clock: options.clock, perLookup: NUMBERS_PER_SEARCH, ...(options.maxCached === undefined ? {} : { maxCached: options.maxCached }) });
   }
 
   /** The contact id (or null) of every number; concurrent lookups of one number share one search. */
-  async resolveAll(numbers: Iterable<string>): Promise<Map<string, string | null>> {
-    const wanted = [...new Set(numbers)];
-    const now = this.#options.clock.now();
-    for (const number of wanted) {
-      const missedAt = this.#missedAt.get(number);
-      if (missedAt !== undefined && now - missedAt >= NEGATIVE_CACHE_MS) this.forget(number);
-    }
-    const todo = wanted.filter((number) => !this.#known.has(number));
-    for (let start = 0; start < todo.length; start += NUMBERS_PER_SEARCH) {
-      const chunk = todo.slice(start, start + NUMBERS_PER_SEARCH);
-      const search = this.#lookUp(chunk);
-      for (const number of chunk) {
-        const answer = search.then((found) => found.get(number) ?? null);
-        this.#known.set(number, answer);
-        answer.then(
-          (id) => void (id === null && this.#missedAt.set(number, this.#options.clock.now())),
-          () => void this.forget(number),
-        );
-      }
-    }
-    const pending = wanted.map((number) => [number, this.#known.get(number) ?? Promise.resolve(null)] as const);
-    this.#trim();
-    return new Map(await Promise.all(pending.map(async ([number, answer]) => [number, await answer] as const)));
+  resolveAll(numbers: Iterable<string>): Promise<Map<string, string | null>> {
+    return this.#cache.resolveAll(numbers);
   }
 
   /** Drops what is known about a number (its contact may be gone): the next lookup searches. */
   forget(number: string): void {
-    this.#known.delete(number);
-    this.#missedAt.delete(number);
-  }
-
-  #trim(): void {
-    for (const number of this.#known.keys()) {
-      if (this.#known.size <= (this.#options.maxCached ?? MAX_CACHED_NUMBERS)) return;
-      this.forget(number);
-    }
+    this.#cache.forget(number);
   }
 
   async #lookUp(numbers: readonly string[]): Promise<Map<string, string | null>> {

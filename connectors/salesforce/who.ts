@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CheckpointStore } from '../../src/sink.js';
+import { NumberCache } from '../crm/number-cache.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
 import type { WhoConfig } from './config.js';
 import type { SalesforceHttp } from './http.js';
@@ -14,10 +15,6 @@ export const NUMBERS_PER_QUERY = 200;
 export const MAX_QUERY_URL = 15_000;
 /** Records per sObject Collections request. */
 const COLLECTION_MAX = 200;
-/** How long "nobody has this number" is believed before Salesforce is asked again. */
-export const NEGATIVE_CACHE_MS = 10 * 60_000;
-/** Numbers whose answer is kept in memory; the oldest are dropped beyond it. */
-export const MAX_CACHED_NUMBERS = 50_000;
 /** The state-store "business" under which the Leads callsync created are kept, one entry per number. */
 export const LEDGER_BUSINESS = '~salesforce-leads';
 
@@ -48,49 +45,21 @@ type Found = { readonly id: string; readonly type: string; readonly row: Record<
  */
 export class WhoResolver {
   readonly #options: WhoResolverOptions;
-  readonly #known = new Map<string, Promise<string | null>>();
-  readonly #missedAt = new Map<string, number>();
+  readonly #cache: NumberCache;
 
   constructor(options: WhoResolverOptions) {
     this.#options = options;
+    this.#cache = new NumberCache({ lookUp: (numbers) => this.#lookUp(numbers), clock: options.clock });
   }
 
   /** The WhoId (or null) of every number (E.164). */
-  async resolveAll(numbers: Iterable<string>): Promise<Map<string, string | null>> {
-    const wanted = [...new Set(numbers)];
-    const now = this.#options.clock.now();
-    for (const number of wanted) {
-      const missedAt = this.#missedAt.get(number);
-      if (missedAt !== undefined && now - missedAt >= NEGATIVE_CACHE_MS) this.forget(number);
-    }
-    const todo = wanted.filter((number) => !this.#known.has(number));
-    if (todo.length > 0) {
-      const lookup = this.#lookUp(todo);
-      for (const number of todo) {
-        const answer = lookup.then((found) => found.get(number) ?? null);
-        this.#known.set(number, answer);
-        answer.then(
-          (id) => void (id === null && this.#missedAt.set(number, this.#options.clock.now())),
-          () => void this.forget(number),
-        );
-      }
-    }
-    const pending = wanted.map((number) => [number, this.#known.get(number) ?? Promise.resolve(null)] as const);
-    this.#trim();
-    return new Map(await Promise.all(pending.map(async ([number, answer]) => [number, await answer] as const)));
+  resolveAll(numbers: Iterable<string>): Promise<Map<string, string | null>> {
+    return this.#cache.resolveAll(numbers);
   }
 
   /** Drops what is known about a number (its Who may be gone): the next lookup asks Salesforce. */
   forget(number: string): void {
-    this.#known.delete(number);
-    this.#missedAt.delete(number);
-  }
-
-  #trim(): void {
-    for (const number of this.#known.keys()) {
-      if (this.#known.size <= MAX_CACHED_NUMBERS) return;
-      this.forget(number);
-    }
+    this.#cache.forget(number);
   }
 
   async #lookUp(numbers: readonly string[]): Promise<Map<string, string | null>> {
