@@ -1,14 +1,9 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { listen, type Listening } from '../server/listen.js';
 import type { HookReceiver } from './receiver.js';
 
-export interface HookServer {
-  /** Base URL, e.g. `http://127.0.0.1:9465`. */
-  readonly url: string;
-  /** Stops listening and drops open connections. Safe to call twice. */
-  close(): Promise<void>;
-}
+export type HookServer = Listening;
 
 /** The receiver on a port of its own (`hooks.port`), so the operators' port can stay private. */
 export async function startHookServer(options: { readonly host: string; readonly port: number; readonly receiver: HookReceiver; readonly logger: Logger }): Promise<HookServer> {
@@ -24,25 +19,7 @@ export async function startHookServer(options: { readonly host: string; readonly
       res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  logger.info({ url }, 'webhook receiver listening');
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listen(server, options.host, options.port);
+  logger.info({ url: listening.url }, 'webhook receiver listening');
+  return listening;
 }

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createBearerCheck } from './bearer-auth.js';
@@ -7,6 +6,7 @@ import { PAGE_CSP, send, sendJson } from './http-response.js';
 import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './readiness.js';
 import { redactDeep, redactUrlCredentials, type Redact } from '../redact/index.js';
 import { escapeHtml } from './html.js';
+import { listen, type Listening } from './listen.js';
 import { businessPage, statusJson, statusPage, type Answer, type StatusRouteContext } from './status-routes.js';
 import { MIN_LATE_AFTER_SECONDS } from './status-summary.js';
 import { sharedSnapshotReader } from './snapshot-cache.js';
@@ -61,12 +61,7 @@ export interface ExtraRoutes {
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
 }
 
-export interface StatusServer {
-  /** Base URL, e.g. `http://127.0.0.1:9464`. */
-  readonly url: string;
-  /** Stops listening and drops open connections. Safe to call twice. */
-  close(): Promise<void>;
-}
+export type StatusServer = Listening;
 
 /** The path without the query string; the query is never logged, in case someone put a token there. */
 function pathOf(req: IncomingMessage): string {
@@ -173,25 +168,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  logger.info({ url, auth: options.token !== undefined }, 'status server listening');
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listen(server, host, options.port);
+  logger.info({ url: listening.url, auth: options.token !== undefined }, 'status server listening');
+  return listening;
 }
