@@ -99,20 +99,26 @@ export class RedisCluster {
     mkdirSync(dir, { recursive: true });
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
       { stdio: 'ignore' },
     );
     this.#children.set(port, child);
     await until(`redis-server on ${port}`, async () => ((await ask(port, (c) => c.ping())) === 'PONG' ? true : undefined), 10_000);
   }
 
-  /** Every live node says `cluster_state:ok` and sees every slot served. */
+  /**
+   * Every live node says `cluster_state:ok` and sees every slot served, and every replica has synced
+   * with its master: a replica that never synced has no data to fail over with, so a master killed
+   * before then stays down (on a quiet machine a test reached its kill within the first seconds).
+   */
   async waitHealthy(timeoutMs = 60_000): Promise<void> {
     const live = this.#ports.filter((port) => this.#children.has(port));
-    await until('cluster_state:ok on every node', async () => {
+    await until('cluster_state:ok and every replica in sync on every node', async () => {
       for (const port of live) {
         const info = await ask(port, (c) => c.cluster('INFO'));
         if (!String(info).includes('cluster_state:ok') || !String(info).includes('cluster_slots_ok:16384')) return undefined;
+        const replication = String(await ask(port, (c) => c.info('replication')));
+        if (replication.includes('role:slave') && !replication.includes('master_link_status:up')) return undefined;
       }
       return true;
     }, timeoutMs);
