@@ -1,6 +1,6 @@
 import type { ColumnSpec, ColumnType, ColumnValue, Json } from '../sink.js';
-import type { Normalizer } from './result.js';
-import { parseIsoTimestamp } from './timestamp.js';
+import { parseIsoTimestamp } from './primitives.js';
+import type { Normalizer } from './records.js';
 
 /** A column declared in the config: `{ name, from: 'a.b', type }`, with `from` split at dots. */
 export interface DeclaredColumn extends ColumnSpec {

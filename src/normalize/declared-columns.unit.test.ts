@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../sink.js';
 import { declaredValue, valueAtPath, withDeclaredColumns } from './declared-columns.js';
-import { normalizeV1Call } from './v1-call.js';
+import { normalizeV1Call } from './records.js';
 
 const context = { recordingsBaseUrl: 'https://calls.example.com', v2TimeZone: 'UTC' };
 

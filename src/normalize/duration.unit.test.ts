@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from './duration.js';
+import { parseDuration } from './primitives.js';
 
 describe('parseDuration', () => {
   it.each([

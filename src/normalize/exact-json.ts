@@ -1,3 +1,5 @@
+import { INEXACT_NUMBER_KEY } from './primitives.js';
+
 /**
  * JSON numbers that a parser silently turns into a different integer (`100000016.0000000001`
  * reads as `100000016`) would merge two records that upstream keeps apart when used as ids.
@@ -5,19 +7,8 @@
  * `{ "$inexactNumber": "<its text>" }`, which no normalizer accepts as a number or an id: the
  * record becomes a dead letter naming the value instead of overwriting its twin.
  */
-
-/** The key of the object an inexact number is replaced with. */
-export const INEXACT_NUMBER_KEY = '$inexactNumber';
-
 export function parseJsonExact(text: string): unknown {
   return JSON.parse(markInexactNumbers(text)) as unknown;
-}
-
-/** The literal text of a value `parseJsonExact` marked, or undefined for any other value. */
-export function inexactNumberText(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const text = (value as Record<string, unknown>)[INEXACT_NUMBER_KEY];
-  return typeof text === 'string' && Object.keys(value).length === 1 ? text : undefined;
 }
 
 /**

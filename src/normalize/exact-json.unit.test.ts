@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inexactNumberText, parseJsonExact } from './exact-json.js';
-import { parseId } from './id.js';
+import { parseJsonExact } from './exact-json.js';
+import { inexactNumberText, parseId } from './primitives.js';
 
 describe('parseJsonExact', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseId } from './id.js';
+import { parseId } from './primitives.js';
 
 describe('parseId', () => {
   it.each([

@@ -1,18 +1,20 @@
-export type { NormalizeContext, NormalizeResult, Normalizer, Parsed } from './result.js';
+export type { NormalizeContext, NormalizeResult, Normalizer } from './records.js';
+export type { Parsed } from './primitives.js';
 export { callColumns, genericColumns, numberColumns, voicemailColumns } from './columns.js';
-export { normalizeV1Call } from './v1-call.js';
-export { normalizeV2Call } from './v2-call.js';
-export { normalizeV2Voicemail } from './v2-voicemail.js';
-export { normalizeV1Number } from './v1-number.js';
-export { normalizeV1Generic } from './v1-generic.js';
-export { parseDuration } from './duration.js';
-export { isoSeconds, parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+export { normalizeV1Call, normalizeV1Generic, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail } from './records.js';
+export {
+  isoSeconds,
+  MAX_TEXT_BYTES,
+  parseDirection,
+  parseDuration,
+  parseId,
+  parseIsoTimestamp,
+  parsePhone,
+  parseRecordingUrl,
+  parseText,
+  parseV2Timestamp,
+} from './primitives.js';
 export { canonicalJson } from './canonical-json.js';
 export { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
-export { parsePhone } from './phone.js';
-export { parseId } from './id.js';
-export { parseRecordingUrl } from './recording-url.js';
-export { MAX_TEXT_BYTES, parseText } from './text.js';
-export { parseDirection } from './direction.js';
 export { parseJsonExact } from './exact-json.js';
 export { declaredValue, valueAtPath, withDeclaredColumns, type DeclaredColumn } from './declared-columns.js';

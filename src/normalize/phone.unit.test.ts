@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePhone } from './phone.js';
+import { parsePhone } from './primitives.js';
 
 describe('parsePhone', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecordingUrl } from './recording-url.js';
+import { parseRecordingUrl } from './primitives.js';
 
 const base = 'https://calls.example.com';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../sink.js';
 import { normalizeV1Call, normalizeV1Generic, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail } from './index.js';
-import type { NormalizeContext } from './result.js';
+import type { NormalizeContext } from './records.js';
 
 const context: NormalizeContext = { recordingsBaseUrl: 'https://calls.example.com/', v2TimeZone: 'UTC' };
 

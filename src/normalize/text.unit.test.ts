@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDirection } from './direction.js';
-import { MAX_TEXT_BYTES, parseText } from './text.js';
+import { MAX_TEXT_BYTES, parseDirection, parseText } from './primitives.js';
 
 describe('parseText', () => {
   it.each([

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoSeconds, parseIsoTimestamp, parseV2Timestamp } from './timestamp.js';
+import { isoSeconds, parseIsoTimestamp, parseV2Timestamp } from './primitives.js';
 import { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
 
 describe('parseV2Timestamp', () => {
