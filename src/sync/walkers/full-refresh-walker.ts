@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../sink.js';
-import { normalizeAll, recordsOf } from './page-fields.js';
+import { normalizeAll, recordsOf } from './pager.js';
 import type { WalkContext, WalkPage } from './walker.js';
 
 /** Endpoints that return every record at once (tracked numbers): one request, upsert all. */

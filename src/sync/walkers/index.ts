@@ -7,7 +7,7 @@ import type { RevisitSettings, Walker } from './walker.js';
 
 export type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker, WalkSettings, Query } from './walker.js';
 export { walkSettings } from './walker.js';
-export { PayloadShapeError } from './page-fields.js';
+export { PayloadShapeError } from './pager.js';
 export { summarizePosition, type PositionSummary } from './positions.js';
 
 export { withRevisit } from './revisit.js';

@@ -1,16 +1,16 @@
+import { isoSeconds } from '../../normalize/index.js';
 import type { JsonObject } from '../../sink.js';
-import { walkFromHead } from './head-walk.js';
-import { listPages } from './pager.js';
-import { listPosition, readPosition } from './positions.js';
-import { describeOrder, placeOf, walkToEnd } from './to-end.js';
-import type { WalkContext, WalkPage } from './walker.js';
+import { listPages, PayloadShapeError, type ListPage, type Place } from './pager.js';
+import { listPosition, readPosition, storable, type Descent, type HeadMark, type ListOrder, type ListPosition } from './positions.js';
+import { revisitWindowStart } from './revisit.js';
+import { nowOf, type WalkContext, type WalkItem, type WalkPage } from './walker.js';
 
 /**
  * Every v1 list walk (cursor, offset and page paging, built-in or config-declared), whichever
  * end the server lists first. Oldest first, the stored end of the list is where new records
  * appear, so a run resumes there (one request when nothing is new). Newest first, new records
  * appear at the head: a run walks from the head until it reaches what is stored
- * (`head-walk.ts`). With `order: auto` (the default) the records tell which it is; until they
+ * (`walkFromHead` below). With `order: auto` (the default) the records tell which it is; until they
  * have, walks start at the head, which is right for both.
  */
 export async function* walkList(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
@@ -28,4 +28,277 @@ export async function* walkList(context: WalkContext, position: JsonObject | und
     return;
   }
   yield* walkFromHead(context, stored, order);
+}
+
+// The walk from the head (newest first, or order not shown yet)
+
+interface Walked {
+  /** The order the walk ended with (undefined: still not shown by the records). */
+  readonly order: ListOrder | undefined;
+  /** The position stored after the last page, when the walk ended at the head's stored mark. */
+  readonly finished?: ListPosition;
+}
+
+/**
+ * Walks a list from its head: a newest-first list (new records appear at the head) down to
+ * the head stored by the previous walk, or a list whose order the records have not shown yet.
+ * A walk cut off half way (the first sync of a large list) is finished first, then the head is
+ * walked again for what arrived meanwhile. When a revisit is due the walk goes on down to the
+ * start of the revisit window, so late changes to recent records are picked up.
+ */
+async function* walkFromHead(context: WalkContext, stored: ListPosition | undefined, order: ListOrder | undefined): AsyncGenerator<WalkPage> {
+  let position = stored;
+  let known = order;
+  if (position?.descent !== undefined) {
+    const walked = yield* descend(context, listPages(context, placeOf(position)), position.descent, position, known, false);
+    if (walked.finished === undefined) return;
+    position = walked.finished;
+    known = walked.order;
+  }
+  const now = nowOf(context);
+  const revisitedAt = position?.revisitedAt ?? now;
+  const due = context.revisit !== undefined && position?.head?.createdAt != null && now - revisitedAt >= context.revisit.everyMs;
+  const descent: Descent = { top: null, stopAt: position?.head ?? null, revisitFrom: due && context.revisit !== undefined ? revisitWindowStart(context.revisit) : undefined };
+  yield* descend(context, listPages(context, { offset: 0, pageCap: position?.pageCap }), descent, position, known, true);
+}
+
+async function* descend(
+  context: WalkContext,
+  pages: AsyncGenerator<ListPage>,
+  start: Descent,
+  stored: ListPosition | undefined,
+  order: ListOrder | undefined,
+  fromHead: boolean,
+): AsyncGenerator<WalkPage, Walked> {
+  let known = order;
+  let top = start.top;
+  let last: WalkItem | undefined;
+  const previousHead = stored?.head ?? null;
+  const stop = stopMark(start);
+  for (let first = true; ; first = false) {
+    const step = await pages.next();
+    if (step.done === true) return { order: known };
+    const page = step.value;
+    const seen = orderWithin(page.items, last);
+    if (known !== undefined) expectOrder(context, page.items, last, known);
+    known ??= seen;
+    // The head page of a list whose order is still unknown, against the head stored last time.
+    const probe = first && fromHead && known === undefined && previousHead !== null ? orderAgainstHead(page.items, previousHead) : undefined;
+    if (probe === 'newest_first') known = probe;
+    if (first && fromHead) top = headOf(context, page.items, previousHead);
+    last = page.items.at(-1) ?? last;
+
+    if (known === 'oldest_first' || (known === undefined && stored !== undefined && first && fromHead && !page.done)) {
+      if (known === undefined && probe !== 'unchanged') {
+        context.warn(`${context.descriptor.path}: the records do not show which end of the list comes first; going on as oldest first (set "order" for this stream to be sure)`);
+      }
+      yield* onToEnd(context, page, pages, known, top, stored, last);
+      return { order: known };
+    }
+    const reached = stop !== null && reachesMark(page.items, stop);
+    const finished = page.done || reached;
+    const now = nowOf(context);
+    const revisitedAt = finished && start.revisitFrom !== undefined ? now : (stored?.revisitedAt ?? now);
+    const fields = finished
+      ? { order: known, head: top ?? undefined, revisitedAt }
+      : { order: known, head: previousHead ?? undefined, descent: { top, stopAt: start.stopAt, revisitFrom: start.revisitFrom }, revisitedAt };
+    const position = listPositionAt(page.after, fields);
+    yield { items: page.items, total: page.total, position };
+    if (finished) {
+      await pages.return(undefined);
+      return { order: known, finished: readPosition(listPosition, position, context.descriptor.name) };
+    }
+  }
+}
+
+/**
+ * The list turned out oldest first (or its order is unknown and a walk stored before): the head
+ * page goes in with the stored place kept, then the walk goes on from the stored end, or, on a
+ * first sync, simply on to the end.
+ */
+async function* onToEnd(
+  context: WalkContext,
+  page: ListPage,
+  pages: AsyncGenerator<ListPage>,
+  order: ListOrder | undefined,
+  top: HeadMark | null,
+  stored: ListPosition | undefined,
+  last: WalkItem | undefined,
+): AsyncGenerator<WalkPage> {
+  const head = order === undefined ? (top ?? undefined) : undefined;
+  const storedEnd = stored === undefined || stored.descent !== undefined ? undefined : placeOf(stored);
+  if (storedEnd === undefined || storedEnd.offset <= page.after.offset) {
+    yield { items: page.items, total: page.total, position: listPositionAt(page.after, { order, head }) };
+    if (!page.done) yield* walkToEnd(context, pages, order, head, last);
+    return;
+  }
+  await pages.return(undefined);
+  yield { items: page.items, total: page.total, position: listPositionAt(storedEnd, { order, head }) };
+  yield* walkToEnd(context, listPages(context, storedEnd), order, head);
+}
+
+/** Where a walk from the head stops: the stored head, or lower, at the revisit window, when one is due. */
+function stopMark(descent: Descent): HeadMark | null {
+  const { stopAt, revisitFrom } = descent;
+  if (stopAt === null || revisitFrom === undefined || stopAt.createdAt === null) return stopAt;
+  return { createdAt: revisitFrom < stopAt.createdAt ? revisitFrom : stopAt.createdAt, ids: [] };
+}
+
+/** The head a walk starts from; a record dated too far ahead is warned about once and left out. */
+function headOf(context: WalkContext, items: readonly WalkItem[], previous: HeadMark | null): HeadMark | null {
+  const head = headMarkOf(items, isoSeconds(nowOf(context) + context.maxFutureSkewMs));
+  for (const id of head?.future ?? []) {
+    if (previous?.future?.includes(id) !== true) {
+      context.warn(`${context.descriptor.path}: record ${JSON.stringify(id)} is dated more than ${Math.round(context.maxFutureSkewMs / 60_000)} min ahead of now; stored, but it does not mark the head of the list`);
+    }
+  }
+  return head ?? previous;
+}
+
+// The walk to the end (oldest first)
+
+/** Where a stored list position stands. */
+function placeOf(position: ListPosition): Place {
+  const { offset, pageCap } = position;
+  return position.mode === 'cursor' ? { cursor: position.cursor, offset, pageCap } : { offset, pageCap };
+}
+
+/** The list position after a page: resumable by cursor when there is one, else by offset. */
+function listPositionAt(place: Place, fields: Omit<ListPosition, 'mode' | 'cursor' | 'offset' | 'pageCap'>): JsonObject {
+  const { offset, pageCap } = place;
+  const at: ListPosition = place.cursor === undefined ? { ...fields, mode: 'offset', offset, pageCap } : { ...fields, mode: 'cursor', cursor: place.cursor, offset, pageCap };
+  return storable(at);
+}
+
+/**
+ * An oldest-first walk to the end of the list over `pages`. `order` is undefined while the
+ * records have not shown it; `head` (the stored head) is then kept so the next run can still tell.
+ */
+async function* walkToEnd(
+  context: WalkContext,
+  pages: AsyncIterator<ListPage>,
+  order: ListOrder | undefined,
+  head: HeadMark | undefined,
+  last?: WalkItem,
+): AsyncGenerator<WalkPage> {
+  let known = order;
+  let previous = last;
+  for (;;) {
+    const step = await pages.next();
+    if (step.done === true) return;
+    const page = step.value;
+    const seen = orderWithin(page.items, previous);
+    if (known !== undefined) expectOrder(context, page.items, previous, known);
+    known ??= seen === 'oldest_first' ? seen : undefined;
+    previous = page.items.at(-1) ?? previous;
+    yield { items: page.items, total: page.total, position: listPositionAt(page.after, { order: known, head: known === undefined ? head : undefined }) };
+  }
+}
+
+/**
+ * Records that contradict the order a walk relies on stop the stream: trusting it would lose
+ * records. One step against the order is not enough (timestamps that are not quite in list
+ * order, a short last page); three records in a row are.
+ */
+function expectOrder(context: WalkContext, items: readonly WalkItem[], before: WalkItem | undefined, expected: ListOrder): void {
+  const seen = orderWithin(items, before, 2);
+  if (seen === undefined || seen === expected) return;
+  const configured = (context.descriptor.order ?? context.order) !== 'auto';
+  throw new PayloadShapeError(
+    `GET ${context.descriptor.path}: the records come ${describeOrder(seen)}, but the walk ${configured ? 'is configured' : 'detected'} ${describeOrder(expected)}; ` +
+      (configured ? 'fix "order" for this stream in the config' : 'the server changed its order: delete the stream\'s sync_state row to walk it again'),
+  );
+}
+
+function describeOrder(order: ListOrder | 'auto'): string {
+  return order === 'auto' ? 'auto' : order.replace('_', ' ');
+}
+
+// What the records say about the order of the list
+
+/** Ids kept from the head of a list: enough to recognise it again after a few deletions upstream. */
+const HEAD_IDS = 10;
+
+/** The normalized `created_at` of a record (comparable ISO text), when it has one. */
+function createdAt(item: WalkItem): string | undefined {
+  if (!item.result.ok) return undefined;
+  const value = item.result.fields.created_at;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function idOf(item: WalkItem): string | undefined {
+  return item.result.ok ? item.result.id : undefined;
+}
+
+/**
+ * What the order of a list's records says: `created_at` only ever rising (with at least one
+ * rise) is oldest first, only ever falling is newest first; equal timestamps say nothing, and
+ * a list that rises and falls is no evidence either way. `before` is the last record of the
+ * previous page, so the boundary between pages counts too. `minSteps` asks for that many
+ * rises (or falls) before it counts as evidence.
+ */
+function orderWithin(items: readonly WalkItem[], before?: WalkItem, minSteps = 1): ListOrder | undefined {
+  let rises = 0;
+  let falls = 0;
+  let previous = before === undefined ? undefined : createdAt(before);
+  for (const item of items) {
+    const at = createdAt(item);
+    if (at === undefined) continue;
+    if (previous !== undefined && at > previous) rises += 1;
+    if (previous !== undefined && at < previous) falls += 1;
+    previous = at;
+  }
+  if (rises >= minSteps && falls === 0) return 'oldest_first';
+  if (falls >= minSteps && rises === 0) return 'newest_first';
+  return undefined;
+}
+
+/**
+ * What the head page of a list says compared with the head stored by an earlier walk: a record
+ * newer than anything stored, or the stored head found further down, means records arrived at
+ * the head, so the list is newest first. `unchanged`: the head is as it was (nothing arrived
+ * there, whatever the order).
+ */
+function orderAgainstHead(items: readonly WalkItem[], head: HeadMark): ListOrder | 'unchanged' | undefined {
+  const first = items[0];
+  if (first === undefined) return undefined;
+  if (head.createdAt !== null && items.some((item) => (createdAt(item) ?? '') > (head.createdAt ?? ''))) return 'newest_first';
+  if (idOf(first) !== undefined && idOf(first) === head.ids[0]) return 'unchanged';
+  const known = new Set(head.ids);
+  return items.slice(1).some((item) => known.has(idOf(item) ?? '')) && !known.has(idOf(first) ?? '') ? 'newest_first' : undefined;
+}
+
+/**
+ * The head of a list as its first page shows it: the newest `created_at` and the first ids.
+ * Records dated after `futureFrom` (a clock-skewed upstream) are left out: as the mark they would
+ * make every later arrival look older than what is stored. They are listed in `future`.
+ */
+export function headMarkOf(all: readonly WalkItem[], futureFrom: string): HeadMark | null {
+  const future = all.filter((item) => (createdAt(item) ?? '') > futureFrom).map(idOf).filter((id): id is string => id !== undefined);
+  const items = all.filter((item) => !future.includes(idOf(item) ?? ''));
+  const ids = items.map(idOf).filter((id): id is string => id !== undefined);
+  if (ids.length === 0) return null;
+  let newest: string | null = null;
+  for (const item of items) {
+    const at = createdAt(item);
+    if (at !== undefined && (newest === null || at > newest)) newest = at;
+  }
+  const atNewest = items.filter((item) => newest !== null && createdAt(item) === newest).map(idOf);
+  const kept = [...new Set([...ids.slice(0, HEAD_IDS), ...atNewest.filter((id): id is string => id !== undefined)])];
+  return future.length === 0 ? { createdAt: newest, ids: kept } : { createdAt: newest, ids: kept, future: future.slice(0, HEAD_IDS) };
+}
+
+/**
+ * Whether a page of a newest-first walk has reached records stored before: one of the stored
+ * head's ids, or a record older than its newest `created_at`. Everything after such a page is
+ * stored already; the rest of the page is the overlap, rewritten idempotently.
+ */
+export function reachesMark(items: readonly WalkItem[], mark: HeadMark): boolean {
+  const known = new Set(mark.ids);
+  return items.some((item) => {
+    const id = idOf(item);
+    if (id !== undefined && known.has(id)) return true;
+    const at = createdAt(item);
+    return mark.createdAt !== null && at !== undefined && at < mark.createdAt;
+  });
 }

@@ -1,6 +1,6 @@
 import { isoSeconds } from '../../normalize/index.js';
 import type { JsonObject } from '../../sink.js';
-import { normalizeAll, recordsOf } from './page-fields.js';
+import { normalizeAll, recordsOf } from './pager.js';
 import { listPosition, readPosition, storable, type ListPosition } from './positions.js';
 import type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker } from './walker.js';
 
@@ -17,7 +17,7 @@ const MAX_MARKS = 2_000;
 /**
  * Wraps a v1 list walker (cursor, offset, page) so that, on an oldest-first list, records created
  * within the window are read again every `everyMs` (newest-first walks reach down into the window
- * themselves, see `head-walk.ts`): the walk remembers where each recent page began (`marks`), and when a
+ * themselves, see `walkFromHead` in `list-walker.ts`): the walk remembers where each recent page began (`marks`), and when a
  * revisit is due it re-reads by offset from the page before the window to the stored end. Rows
  * that did not change are not rewritten (the sinks compare `raw`), so a revisit costs requests in
  * proportion to the window, once per interval, and never a full re-sync.
