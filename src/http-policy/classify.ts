@@ -1,12 +1,10 @@
 import { backoffDelayMs } from './backoff.js';
 import type { BackoffOptions } from './backoff.js';
-import { headerValue } from './headers.js';
-import type { HeaderBag } from './headers.js';
 import { describeThrown } from './network-errors.js';
 
-// `BodyTooLargeError.code` (read-body.ts), kept here as data so the pure policy imports no I/O.
+// `BodyTooLargeError.code` (exchange.ts), kept here as data so the pure policy imports no I/O.
 const BODY_TOO_LARGE = 'BODY_TOO_LARGE';
-import { capWait, parseRateLimitHeaders, parseRetryAfter } from './server-wait.js';
+import { capWait, headerValue, parseRateLimitHeaders, parseRetryAfter, type HeaderBag } from './server-wait.js';
 
 /**
  * How one service reads failures: plain data, so the three services differ only here

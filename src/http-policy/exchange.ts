@@ -1,8 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Redact } from '../redact/index.js';
-import { readBodyPrefix, readBoundedBody } from './read-body.js';
-import { abortableSleep } from './sleep.js';
-import type { Sleep } from './sleep.js';
 
 /** One attempt's request, built afresh for every attempt (a signature or a renewed credential changes). */
 export interface ExchangeRequest {
@@ -162,3 +160,79 @@ export async function send<T>(options: ExchangeOptions<T>): Promise<T> {
     if (decision.waitMs !== undefined) await sleep(decision.waitMs, options.signal);
   }
 }
+
+// The bounded body read
+
+/** A body passed its size bound; reading stopped there. */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+  readonly code = 'BODY_TOO_LARGE';
+  constructor(readonly maxBytes: number) {
+    super(`body larger than ${maxBytes} bytes (maxBodyBytes): not read further`);
+  }
+}
+
+/** A response body as undici gives it. */
+export interface BodyStream extends AsyncIterable<Uint8Array> {
+  destroy(error?: Error): unknown;
+}
+
+/**
+ * Reads a body to its end, counting bytes as they stream in: past `maxBytes` (or when the declared
+ * `content-length` already says so) it destroys the stream and throws `BodyTooLargeError`, so no
+ * more than `maxBytes` is ever held.
+ */
+export async function readBoundedBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): Promise<Buffer> {
+  const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    body.destroy();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new BodyTooLargeError(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Reads at most `maxBytes` of a body and discards the rest unread (the stream is destroyed): for an
+ * answer whose first bytes are all that is used (a webhook receiver's acknowledgement).
+ */
+export async function readBodyPrefix(body: BodyStream, maxBytes: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size >= maxBytes) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks, size).subarray(0, maxBytes);
+}
+
+// The wait between attempts
+
+/** Waits `ms`; rejects with the signal's reason when aborted. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+// Node fires a longer timer after 1 ms (TimeoutOverflowWarning): a huge wait would become a busy loop.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The one sleep of the HTTP clients: abortable, and never shorter than asked for a huge `ms`. */
+export const abortableSleep: Sleep = async (ms, signal) => {
+  let left = Math.max(0, ms);
+  do {
+    const step = Math.min(left, MAX_TIMER_MS);
+    await delay(step, undefined, signal ? { signal } : {});
+    left -= step;
+  } while (left > 0);
+};

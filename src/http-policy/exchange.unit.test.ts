@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { send } from './exchange.js';
 import type { ExchangeDecision, ExchangeOptions, ExchangeOutcome } from './exchange.js';
 import { HttpError, isHttpError } from './http-error.js';
-import { BodyTooLargeError } from './read-body.js';
+import { BodyTooLargeError } from './exchange.js';
 import { trickling } from './trickle.unit.js';
 
 const ORIGIN = 'https://service.example';

@@ -1,7 +1,6 @@
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { classifyHttp, type HttpVerdict, type ServicePolicy } from './classify.js';
-import { send } from './exchange.js';
-import { abortableSleep, type Sleep } from './sleep.js';
+import { abortableSleep, send, type Sleep } from './exchange.js';
 
 /** A failed attempt that will be made again, told before the wait. */
 export interface ReachRetry {

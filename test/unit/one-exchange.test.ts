@@ -42,7 +42,7 @@ describe('one HTTP exchange (README "One HTTP exchange")', () => {
     expect(matching(RETRY_LOOP)).toEqual(['src/http-policy/exchange.ts']);
   });
 
-  it('has one reader of an answer body: src/http-policy/read-body.ts', () => {
-    expect(matching(BODY_READ)).toEqual(['src/http-policy/read-body.ts']);
+  it('has one reader of an answer body: the bounded read in src/http-policy/exchange.ts', () => {
+    expect(matching(BODY_READ)).toEqual(['src/http-policy/exchange.ts']);
   });
 });
