@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { backfillOutput } from './backfill/output.js';
 import { runBackfill } from './backfill/run-backfill.js';
 import { failedBusinesses, formatSummary } from './backfill/summary.js';
-import type { BusinessOutcome } from '../sync/sync-business.js';
+import type { BusinessOutcome } from '../sync/sync-event.js';
 import { failureFix, upstreamUnreachable } from './backfill/failure-fix.js';
-import { asStopped, StoredTally, stoppedLines } from './backfill/stopped.js';
+import { stoppedLines } from './backfill/stopped.js';
 import { lockStreams } from './backfill/stream-locks.js';
 import { EXIT, type ExitCode } from './failure/exit-codes.js';
 import { openSink, planTables } from './failure/preflight.js';
@@ -51,11 +51,8 @@ export function registerBackfillCommand(program: Command): void {
           logger.warn('stopping after the pages in flight are stored');
           abort.abort();
         });
-        const tally = new StoredTally();
-        const reporter = tally.wrap(output.reporter);
         try {
-          const finished = await runBackfill({ config, plans, sink, reporter, signal: abort.signal });
-          const outcomes = abort.signal.aborted ? asStopped(finished, plans, tally) : finished;
+          const outcomes = await runBackfill({ config, plans, sink, reporter: output.reporter, signal: abort.signal });
           output.flushLogs();
           process.stdout.write(`${formatSummary(outcomes)}\n`);
           process.exitCode = reportEnd(outcomes, config.businesses.map((b) => b.name));

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { CallsyncMetrics } from '../metrics/index.js';
 import type { StatusPatch, StatusStore } from '../state/index.js';
-import type { PageProgress } from '../sync/sync-stream.js';
-import { waitCappedMessage, type FetchEvent } from '../upstream/index.js';
+import type { PageProgress, SyncEvent } from '../sync/sync-event.js';
+import { waitCappedMessage } from '../upstream/index.js';
 
 /** Longest a page's counters wait before they reach the status store. */
 const COUNTER_FLUSH_MS = 500;
@@ -19,8 +19,7 @@ export interface JobReporterOptions {
 }
 
 /**
- * Turns one job's engine events into metrics and status updates. The engine's callbacks are
- * synchronous, so status writes are chained in order and awaited by `flush()`; a failed status
+ * Turns one job's sync events into metrics and status updates. The events come synchronously, so status writes are chained in order and awaited by `flush()`; a failed status
  * write is logged and never fails the sync (the data is already stored). An idle poll costs one
  * write: the `syncing` mark only for a run that lasts ({@link SYNCING_MARK_MS}), the page
  * counters and `lastRunAt` folded into the run's end, nothing read back.
@@ -52,20 +51,30 @@ export class JobReporter {
     return this.#warning;
   }
 
-  readonly fetchEvent = (event: FetchEvent): void => {
+  /** The job's one event handler, for the engine and the upstream fetch alike. */
+  readonly event = (event: SyncEvent): void => {
     const { metrics } = this.#options;
     const business = { business: this.#options.business };
-    if (event.type === 'response') {
-      metrics.upstreamRequest(business, event.status ?? 'error');
-      if (event.status === 429) metrics.upstreamRateLimited(business);
-    } else if (event.type === 'budget-wait') {
-      metrics.budgetWaited(business, event.waitMs / 1000);
-    } else if (event.type === 'wait-capped') {
-      this.#options.logger.warn({ ...this.#labels, source: event.source, askedMs: event.askedMs, waitMs: event.waitMs }, waitCappedMessage(event));
+    switch (event.type) {
+      case 'page-stored':
+        return this.#page(event.page);
+      case 'warning':
+        return this.#warn(event.message);
+      case 'response':
+        metrics.upstreamRequest(business, event.status ?? 'error');
+        if (event.status === 429) metrics.upstreamRateLimited(business);
+        return;
+      case 'budget-wait':
+        return metrics.budgetWaited(business, event.waitMs / 1000);
+      case 'wait-capped':
+        return this.#options.logger.warn({ ...this.#labels, source: event.source, askedMs: event.askedMs, waitMs: event.waitMs }, waitCappedMessage(event));
+      default:
+        // The job marks its own start and end (`started`, `status`): it runs one stream.
+        return;
     }
   };
 
-  readonly page = (progress: PageProgress): void => {
+  #page(progress: PageProgress): void {
     const { metrics, statusStore } = this.#options;
     if (progress.total !== undefined) this.#lastTotal = progress.total;
     if (progress.written > 0) metrics.recordsWritten(this.#labels, progress.written);
@@ -77,7 +86,7 @@ export class JobReporter {
     // Counters are summed over a short interval: one status write per page would cost more Redis
     // commands than the page itself, and a status read a moment late loses nothing.
     this.#timer ??= setTimeout(() => this.#flushCounters(statusStore), COUNTER_FLUSH_MS);
-  };
+  }
 
   /** The run began at `atMs`: it shows as `syncing` only once it has lasted {@link SYNCING_MARK_MS}. */
   started(atMs: number, syncing: StatusPatch): void {
@@ -103,11 +112,11 @@ export class JobReporter {
     });
   }
 
-  readonly warn = (message: string): void => {
+  #warn(message: string): void {
     this.#warning ??= message;
     this.#options.logger.warn({ ...this.#labels, warning: message }, 'stream warning');
     this.status({ warning: message });
-  };
+  }
 
   /** Queues a status patch, with the counters gathered so far, after the patches before it. */
   status(patch: StatusPatch): void {

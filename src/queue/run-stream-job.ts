@@ -2,7 +2,8 @@ import type { RateLimiter } from '../ratelimit/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { revisitSettings } from '../sync/plan-businesses.js';
-import { syncStream, type StreamRunResult } from '../sync/sync-stream.js';
+import type { StreamRunResult } from '../sync/sync-event.js';
+import { syncStream } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../sync/upstream-fetch.js';
 import { failureReason, pausedNow, reconciled, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd, type StatusStore } from '../state/index.js';
 import { walkSettings, type Query } from '../sync/walkers/index.js';
@@ -57,7 +58,7 @@ export async function runStreamJob(
     retry: upstream.retry,
     maxBudgetWaitMs: worker.maxBudgetWaitMs,
     signal,
-    onEvent: reporter.fetchEvent,
+    onEvent: reporter.event,
   });
   const reconcile = { deps, plan, descriptor, logger, signal, fetch: (query: Query) => fetchPayload(descriptor, query) };
   try {
@@ -76,8 +77,7 @@ export async function runStreamJob(
       paging: walkSettings(upstream),
       revisit: revisitSettings(deps.config),
       signal,
-      onPage: reporter.page,
-      onWarning: reporter.warn,
+      onEvent: reporter.event,
     });
     if (result.stopped) {
       reporter.status(runEnded(pausedNow, null));

@@ -1,20 +1,8 @@
 import type { Sink } from '../sink.js';
 import type { BusinessPlan } from './business-plan.js';
-import { describeStreamFailure, type StreamFailure } from '../state/index.js';
-import { syncStream, type FetchPayload, type PageProgress, type StreamRunOptions, type StreamRunResult } from './sync-stream.js';
-
-export interface StreamOutcome {
-  readonly stream: string;
-  readonly result?: StreamRunResult;
-  readonly failure?: StreamFailure;
-}
-
-export interface BusinessOutcome {
-  readonly business: string;
-  readonly streams: readonly StreamOutcome[];
-  /** Set when the business stopped as a whole (revoked key, missing role). */
-  readonly failure?: StreamFailure;
-}
+import { describeStreamFailure } from '../state/index.js';
+import type { BusinessOutcome, StreamOutcome, StreamRunResult, SyncEventHandler } from './sync-event.js';
+import { syncStream, type FetchPayload, type StreamRunOptions } from './sync-stream.js';
 
 export interface BusinessRunOptions {
   readonly plan: BusinessPlan;
@@ -23,22 +11,31 @@ export interface BusinessRunOptions {
   readonly paging: StreamRunOptions['paging'];
   readonly revisit?: StreamRunOptions['revisit'];
   readonly signal?: AbortSignal;
-  readonly onStreamStart?: (stream: string) => void;
-  readonly onPage?: (progress: PageProgress) => void;
-  readonly onWarning?: (stream: string, message: string) => void;
+  /** Hears every stream's events, then `business-end` with the outcome. */
+  readonly onEvent?: SyncEventHandler;
 }
+
+/** A stream the stop came before: stopped, with nothing stored. */
+const NOT_REACHED: StreamRunResult = Object.freeze({ pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0, warnings: [], stopped: true });
 
 /**
  * Syncs a business's streams one after another (they share one request budget, so running them
  * side by side would only interleave the same requests). A stream failure stops that stream; an
- * auth or role failure stops the business; neither escapes to other businesses.
+ * auth or role failure stops the business; neither escapes to other businesses. Once the signal
+ * is aborted, every stream not yet run is `stopped` with nothing stored.
  */
 export async function syncBusiness(options: BusinessRunOptions): Promise<BusinessOutcome> {
   const { plan } = options;
   const outcomes: StreamOutcome[] = [];
+  const end = (outcome: BusinessOutcome): BusinessOutcome => {
+    options.onEvent?.({ type: 'business-end', outcome });
+    return outcome;
+  };
   for (const descriptor of plan.streams) {
-    if (options.signal?.aborted) break;
-    options.onStreamStart?.(descriptor.name);
+    if (options.signal?.aborted === true) {
+      outcomes.push({ stream: descriptor.name, result: NOT_REACHED });
+      continue;
+    }
     try {
       const result = await syncStream({
         businessId: plan.name,
@@ -49,15 +46,14 @@ export async function syncBusiness(options: BusinessRunOptions): Promise<Busines
         paging: options.paging,
         revisit: options.revisit,
         signal: options.signal,
-        onPage: options.onPage,
-        onWarning: (message) => options.onWarning?.(descriptor.name, message),
+        onEvent: options.onEvent,
       });
       outcomes.push({ stream: descriptor.name, result });
     } catch (error) {
       const failure = describeStreamFailure(error);
       outcomes.push({ stream: descriptor.name, failure });
-      if (failure.scope === 'business') return { business: plan.name, streams: outcomes, failure };
+      if (failure.scope === 'business') return end({ business: plan.name, streams: outcomes, failure });
     }
   }
-  return { business: plan.name, streams: outcomes };
+  return end({ business: plan.name, streams: outcomes });
 }

@@ -2,23 +2,12 @@ import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, type NormalizeContext } from '../normalize/index.js';
 import type { JsonObject, Sink, SinkNote, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
+import type { StreamRunResult, SyncEventHandler } from './sync-event.js';
 import { addNotes, storePage } from './store-page.js';
 import { walkerFor, type Query, type RevisitSettings, type WalkPage, type WalkSettings } from './walkers/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
 export type FetchPayload = (descriptor: StreamDescriptor, query: Query) => Promise<JsonObject>;
-
-export interface PageProgress {
-  readonly businessId: string;
-  readonly stream: string;
-  readonly records: number;
-  readonly written: number;
-  readonly deadLettered: number;
-  /** What the sink noted about this page (e.g. calls whose customer the direction decided). */
-  readonly notes?: readonly SinkNote[];
-  /** Records upstream reports in all, when it does. */
-  readonly total?: number;
-}
 
 export interface StreamRunOptions {
   readonly businessId: string;
@@ -29,27 +18,13 @@ export interface StreamRunOptions {
   readonly paging: WalkSettings;
   /** Re-read records created within a window, for late upstream changes; undefined: never. */
   readonly revisit?: RevisitSettings;
-  /** Aborting stops the run after the page in flight is stored. */
-  readonly signal?: AbortSignal;
-  readonly onPage?: (progress: PageProgress) => void;
-  readonly onWarning?: (message: string) => void;
-}
-
-export interface StreamRunResult {
-  readonly pages: number;
-  readonly records: number;
-  readonly written: number;
-  readonly unchanged: number;
-  readonly deadLettered: number;
-  readonly warnings: readonly string[];
   /**
-   * What the sink noted over the run, one line per kind (`<count> <message>`, e.g. calls whose
-   * customer a CRM chose by the direction): shown beside the warnings, but no sign of a gap.
-   * @defaultValue none
+   * Aborting stops the run: a page already fetched is stored first, a request in flight is given
+   * up; either way the run returns `stopped` with what it stored, never a failure.
    */
-  readonly notes?: readonly string[];
-  /** True when the run ended because it was aborted, not because the stream was exhausted. */
-  readonly stopped: boolean;
+  readonly signal?: AbortSignal;
+  /** Hears `stream-start`, `page-stored` and `warning`. */
+  readonly onEvent?: SyncEventHandler;
 }
 
 /**
@@ -59,66 +34,80 @@ export interface StreamRunResult {
  */
 export async function syncStream(options: StreamRunOptions): Promise<StreamRunResult> {
   const { businessId, descriptor, sink } = options;
-  const stored = await sink.checkpoints.load(businessId, descriptor.name);
+  const stream = descriptor.name;
+  const emit = options.onEvent ?? (() => undefined);
   const warnings: string[] = [];
   const warn = (message: string): void => {
     warnings.push(message);
-    options.onWarning?.(message);
+    emit({ type: 'warning', businessId, stream, message });
   };
   const totals = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
   let notes: readonly SinkNote[] = [];
   // The sink's notes are summed over the run and shown once each, not once per page.
-  const noteLines = (): string[] => notes.map((note) => `${note.count} ${note.message}`);
-  const walk = walkerFor(descriptor.paging, options.revisit)({
-    descriptor,
-    ...options.paging,
-    revisit: options.revisit,
-    fetch: (query) => options.fetchPayload(descriptor, query),
-    normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
-    warn,
-  }, stored?.position);
-
+  const ended = (stopped: boolean): StreamRunResult => ({ ...totals, warnings, notes: notes.map((note) => `${note.count} ${note.message}`), stopped });
   const aborted = (): boolean => options.signal?.aborted === true;
-  let position = stored?.position;
-  // One page ahead: the next request is in flight while this page is written, so the upstream
-  // budget and the sink work at the same time. Pages are still stored strictly in order.
-  let pending = walk.next();
-  for (;;) {
-    const step = await pending;
-    if (step.done === true) break;
-    const page = step.value;
-    const stopping = aborted();
-    if (!stopping) {
-      pending = walk.next();
-      // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
-      pending.catch(() => undefined);
-      await requestOnTheWire();
+  emit({ type: 'stream-start', businessId, stream });
+  try {
+    const stored = await sink.checkpoints.load(businessId, stream);
+    const walk = walkerFor(descriptor.paging, options.revisit)({
+      descriptor,
+      ...options.paging,
+      revisit: options.revisit,
+      fetch: (query) => options.fetchPayload(descriptor, query),
+      normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
+      warn,
+    }, stored?.position);
+
+    let position = stored?.position;
+    // One page ahead: the next request is in flight while this page is written, so the upstream
+    // budget and the sink work at the same time. Pages are still stored strictly in order.
+    let pending = walk.next();
+    for (;;) {
+      const step = await pending;
+      if (step.done === true) break;
+      const page = step.value;
+      const stopping = aborted();
+      if (!stopping) {
+        pending = walk.next();
+        // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
+        pending.catch(() => undefined);
+        await requestOnTheWire();
+      }
+      if (page.warning !== undefined) warn(page.warning);
+      const result = unchanged(page, position) ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
+      position = page.position;
+      totals.pages += 1;
+      totals.records += page.items.length;
+      totals.written += result.written;
+      totals.unchanged += result.unchanged;
+      totals.deadLettered += result.deadLettered;
+      if (result.notes !== undefined) notes = addNotes(notes, result.notes);
+      emit({
+        type: 'page-stored',
+        page: {
+          businessId,
+          stream,
+          records: page.items.length,
+          written: result.written,
+          deadLettered: result.deadLettered,
+          ...(result.notes === undefined ? {} : { notes: result.notes }),
+          total: page.total,
+        },
+      });
+      if (stopping || aborted()) {
+        await pending.catch(() => undefined);
+        await walk.return(undefined);
+        return ended(true);
+      }
     }
-    if (page.warning !== undefined) warn(page.warning);
-    const result = unchanged(page, position) ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
-    position = page.position;
-    totals.pages += 1;
-    totals.records += page.items.length;
-    totals.written += result.written;
-    totals.unchanged += result.unchanged;
-    totals.deadLettered += result.deadLettered;
-    if (result.notes !== undefined) notes = addNotes(notes, result.notes);
-    options.onPage?.({
-      businessId,
-      stream: descriptor.name,
-      records: page.items.length,
-      written: result.written,
-      deadLettered: result.deadLettered,
-      ...(result.notes === undefined ? {} : { notes: result.notes }),
-      total: page.total,
-    });
-    if (stopping || aborted()) {
-      await pending.catch(() => undefined);
-      await walk.return(undefined);
-      return { ...totals, warnings, notes: noteLines(), stopped: true };
-    }
+    return ended(false);
+  } catch (error) {
+    // An abort reaches a request in flight (or a wait for budget or a retry) as whatever that
+    // threw ("This operation was aborted", an UpstreamError around it): the run was stopped on
+    // purpose, and every page counted above is stored with its checkpoint.
+    if (aborted()) return ended(true);
+    throw error;
   }
-  return { ...totals, warnings, notes: noteLines(), stopped: false };
 }
 
 const NOTHING_WRITTEN: WriteResult = Object.freeze({ written: 0, unchanged: 0, deadLettered: 0 });

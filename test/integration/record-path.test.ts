@@ -16,15 +16,7 @@ import { startSimulatorChild, type SimulatorChild } from '../bench/simulator-chi
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Reporting is an observer the command injects, not a place a record passes through. */
-const NO_REPORTER: BackfillReporter = {
-  streamStarted: () => undefined,
-  page: () => undefined,
-  request: () => undefined,
-  waiting: () => undefined,
-  warning: () => undefined,
-  businessDone: () => undefined,
-  stop: () => undefined,
-};
+const NO_REPORTER: BackfillReporter = { event: () => undefined, stop: () => undefined };
 
 type CallCounts = Map<string, number>;
 

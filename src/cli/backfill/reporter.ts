@@ -1,14 +1,19 @@
-import type { BusinessOutcome } from '../../sync/sync-business.js';
-import type { PageProgress } from '../../sync/sync-stream.js';
+import type { SyncEvent } from '../../sync/sync-event.js';
+import { waitCappedMessage } from '../../upstream/index.js';
 
 /** What a backfill tells the person watching it; a progress bar on a terminal, log lines elsewhere. */
 export interface BackfillReporter {
-  streamStarted(business: string, stream: string): void;
-  page(progress: PageProgress): void;
-  request(business: string, status: number | undefined): void;
-  /** `reason` is `budget` for a wait for the rate-limit budget, else the retry's reason with its `attempt`. */
-  waiting(business: string, waitMs: number, reason: string, attempt?: number): void;
-  warning(business: string, stream: string, message: string): void;
-  businessDone(outcome: BusinessOutcome): void;
+  /** One event of one business's sync: the engine's, its upstream fetches', and its end. */
+  event(business: string, event: SyncEvent): void;
   stop(): void;
+}
+
+/**
+ * The warning an event carries for the person watching, if any: the engine's own, and a server's
+ * wait cut to `upstream.maxWaitMs` (named by its path, as a stream).
+ */
+export function warningOf(event: SyncEvent): { readonly stream: string; readonly message: string } | undefined {
+  if (event.type === 'warning') return event;
+  if (event.type === 'wait-capped') return { stream: event.path.replace(/^\/+/, ''), message: waitCappedMessage(event) };
+  return undefined;
 }

@@ -5,10 +5,11 @@ import { createMemoryRateLimiter } from '../../ratelimit/index.js';
 import type { Sink } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { revisitSettings } from '../../sync/plan-businesses.js';
-import { syncBusiness, type BusinessOutcome } from '../../sync/sync-business.js';
+import { syncBusiness } from '../../sync/sync-business.js';
+import type { BusinessOutcome, SyncEventHandler } from '../../sync/sync-event.js';
 import { upstreamFetch } from '../../sync/upstream-fetch.js';
 import { walkSettings } from '../../sync/walkers/index.js';
-import { createUpstreamAgent, createUpstreamClient, waitCappedMessage } from '../../upstream/index.js';
+import { createUpstreamAgent, createUpstreamClient } from '../../upstream/index.js';
 import { planTables } from '../failure/preflight.js';
 import type { BackfillReporter } from './reporter.js';
 
@@ -25,7 +26,7 @@ export interface BackfillOptions {
 /**
  * The one-shot backfill: every planned business at once (up to `backfill.concurrency`), each under
  * its own in-memory budget, all through the one engine. Never throws for a business's failure:
- * each outcome says what happened to it.
+ * each outcome says what happened to it (a stream the signal cut off or never reached is `stopped`).
  */
 export async function runBackfill(options: BackfillOptions): Promise<BusinessOutcome[]> {
   const { config, sink, reporter } = options;
@@ -40,32 +41,9 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
       options.plans.map((plan) =>
         limit(async () => {
           const client = createUpstreamClient({ ...upstream, credentials: plan.credentials, dispatcher });
-          const fetchPayload = upstreamFetch({
-            plan,
-            client,
-            limiter,
-            retry: upstream.retry,
-            maxBudgetWaitMs: Number.POSITIVE_INFINITY,
-            signal: options.signal,
-            onEvent: (event) => {
-              if (event.type === 'response') reporter.request(plan.name, event.status);
-              else if (event.type === 'budget-wait') reporter.waiting(plan.name, event.waitMs, 'budget');
-              else if (event.type === 'wait-capped') reporter.warning(plan.name, event.path.replace(/^\/+/, ''), waitCappedMessage(event));
-              else reporter.waiting(plan.name, event.waitMs, event.reason, event.attempt);
-            },
-          });
-          const outcome = await syncBusiness({
-            plan,
-            fetchPayload,
-            sink,
-            paging,
-            revisit: revisitSettings(config),
-            signal: options.signal,
-            onStreamStart: (stream) => reporter.streamStarted(plan.name, stream),
-            onPage: (progress) => reporter.page(progress),
-            onWarning: (stream, message) => reporter.warning(plan.name, stream, message),
-          });
-          reporter.businessDone(outcome);
+          const onEvent: SyncEventHandler = (event) => reporter.event(plan.name, event);
+          const fetchPayload = upstreamFetch({ plan, client, limiter, retry: upstream.retry, maxBudgetWaitMs: Number.POSITIVE_INFINITY, signal: options.signal, onEvent });
+          const outcome = await syncBusiness({ plan, fetchPayload, sink, paging, revisit: revisitSettings(config), signal: options.signal, onEvent });
           await client.close();
           return outcome;
         }),

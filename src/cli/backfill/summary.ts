@@ -1,5 +1,5 @@
 import type { StreamFailure } from '../../state/index.js';
-import type { BusinessOutcome } from '../../sync/sync-business.js';
+import type { BusinessOutcome } from '../../sync/sync-event.js';
 import { formatTable } from '../text-table.js';
 import { stoppedNote } from './stopped.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BusinessOutcome } from '../../sync/sync-business.js';
+import type { BusinessOutcome } from '../../sync/sync-event.js';
 import { failedBusinesses, formatSummary } from './summary.js';
 
 const ok = { pages: 2, records: 700, written: 700, unchanged: 0, deadLettered: 1, warnings: [], stopped: false };

@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { BusinessPlan } from '../../sync/business-plan.js';
+import type { BusinessOutcome } from '../../sync/sync-event.js';
 import { BusinessProgress, type Phase } from './business-progress.js';
 import type { BackfillReporter } from './reporter.js';
 
@@ -65,30 +66,39 @@ export function createTtyReporter(options: TtyReporterOptions): BackfillReporter
     refresh(business);
   };
   return {
-    streamStarted: (business, stream) => set(business, (p) => p.start(stream, now())),
-    page: (page) => set(page.businessId, (p) => p.recordPage(page.stream, page.records, page.total, now())),
-    request: (business, status) => {
-      if (status !== undefined && status < 300) set(business, (p) => p.answered());
+    event: (business, event) => {
+      switch (event.type) {
+        case 'stream-start':
+          return set(business, (p) => p.start(event.stream, now()));
+        case 'page-stored':
+          return set(business, (p) => p.recordPage(event.page.stream, event.page.records, event.page.total, now()));
+        case 'response':
+          if (event.status !== undefined && event.status < 300) set(business, (p) => p.answered());
+          return;
+        case 'budget-wait':
+          return set(business, (p) => (p.phase = { kind: 'waiting', untilMs: now() + event.waitMs }));
+        case 'retry':
+          return set(business, (p) => (p.phase = { kind: 'retrying', reason: event.reason, attempt: event.attempt, maxAttempts: options.maxAttempts }));
+        case 'business-end':
+          return set(business, (p) => (p.phase = endPhase(event.outcome)));
+        default:
+          // Warnings are logged, and the logs are printed below the bars when they stop.
+          return;
+      }
     },
-    waiting: (business, waitMs, reason, attempt) =>
-      set(business, (p) => {
-        p.phase = reason === 'budget'
-          ? { kind: 'waiting', untilMs: now() + waitMs }
-          : { kind: 'retrying', reason, attempt: attempt ?? 1, maxAttempts: options.maxAttempts };
-      }),
-    warning: () => undefined,
-    businessDone: (outcome) =>
-      set(outcome.business, (p) => {
-        const failure = outcome.failure ?? outcome.streams.find((s) => s.failure !== undefined)?.failure;
-        const stopped = outcome.streams.some((s) => s.result?.stopped === true);
-        p.phase = failure !== undefined ? { kind: 'failed', reason: failure.kind } : stopped ? { kind: 'stopped' } : { kind: 'done' };
-      }),
     stop: () => {
       clearInterval(ticker);
       for (const business of entries.keys()) refresh(business);
       bars.stop();
     },
   };
+}
+
+/** A business's last phase: failed if any stream failed, else stopped if any was stopped, else done. */
+function endPhase(outcome: BusinessOutcome): Phase {
+  const failure = outcome.failure ?? outcome.streams.find((s) => s.failure !== undefined)?.failure;
+  if (failure !== undefined) return { kind: 'failed', reason: failure.kind };
+  return outcome.streams.some((s) => s.result?.stopped === true) ? { kind: 'stopped' } : { kind: 'done' };
 }
 
 /** The bar's last column. */

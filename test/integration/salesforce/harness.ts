@@ -9,7 +9,7 @@ import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
 import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
 import type { CallsyncConfig } from '../../../src/config/index.js';
 import { planBusinesses } from '../../../src/sync/plan-businesses.js';
-import type { BusinessOutcome } from '../../../src/sync/sync-business.js';
+import type { BusinessOutcome } from '../../../src/sync/sync-event.js';
 import { salesforceConfigSchema, type SalesforceConfig } from '../../../connectors/salesforce/config.js';
 import { createSalesforceSink } from '../../../connectors/salesforce/salesforce-sink.js';
 import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';

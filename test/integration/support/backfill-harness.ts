@@ -1,13 +1,12 @@
 import { pino } from 'pino';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
-import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
-import type { BackfillReporter } from '../../../src/cli/backfill/reporter.js';
+import { warningOf, type BackfillReporter } from '../../../src/cli/backfill/reporter.js';
 import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
 import type { CallsyncConfig } from '../../../src/config/index.js';
 import { inlineConfig, simulatorConfigDocument } from '../../../src/cli/demo/demo-config.js';
 import type { Simulator } from '../../../src/simulator/index.js';
 import { planBusinesses } from '../../../src/sync/plan-businesses.js';
-import type { BusinessOutcome } from '../../../src/sync/sync-business.js';
+import type { BusinessOutcome } from '../../../src/sync/sync-event.js';
 
 export interface ConfigOptions {
   readonly pageSize?: number;
@@ -59,8 +58,11 @@ export async function backfillOnce(config: CallsyncConfig<SinkConfig>): Promise<
   const sink = await createSink(config.sink, { logger });
   const warnings: string[] = [];
   const reporter: BackfillReporter = {
-    ...createLogReporter(logger),
-    warning: (business, stream, message) => warnings.push(`${business}/${stream}: ${message}`),
+    event: (business, event) => {
+      const warning = warningOf(event);
+      if (warning !== undefined) warnings.push(`${business}/${warning.stream}: ${warning.message}`);
+    },
+    stop: () => undefined,
   };
   try {
     const outcomes = await runBackfill({ config, plans: planBusinesses(config), sink, reporter });
