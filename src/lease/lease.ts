@@ -7,16 +7,35 @@ for i, key in ipairs(KEYS) do
   if redis.call('SET', key, ARGV[1], 'PX', ARGV[2], 'NX') then out[i] = 1 else out[i] = redis.call('GET', key) or 0 end
 end
 return out`;
+/**
+ * Values read with one MGET per chunk, not one GET per key: an idle business job frees three
+ * keys, and every command inside a script counts on the server. Chunks keep `unpack` within
+ * Lua's stack limit for a backfill holding thousands.
+ */
+const CHUNK_LUA = `local function chunks(keys, size)
+  local out = {}
+  for first = 1, #keys, size do out[#out + 1] = {unpack(keys, first, math.min(first + size - 1, #keys))} end
+  return out
+end
+`;
 /** Extends each key this holder still has; 1 renewed, 0 lost. */
-const RENEW_LUA = `local out = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then out[i] = redis.call('PEXPIRE', key, ARGV[2]) else out[i] = 0 end
+const RENEW_LUA = `${CHUNK_LUA}local out = {}
+local i = 0
+for _, part in ipairs(chunks(KEYS, 500)) do
+  local values = redis.call('MGET', unpack(part))
+  for j, key in ipairs(part) do
+    i = i + 1
+    if values[j] == ARGV[1] then out[i] = redis.call('PEXPIRE', key, ARGV[2]) else out[i] = 0 end
+  end
 end
 return out`;
-/** Deletes each key that still holds `ARGV[1]`, never another holder's. */
-const RELEASE_LUA = `local n = 0
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then n = n + redis.call('DEL', key) end
+/** Deletes each key that still holds `ARGV[1]`, never another holder's: one MGET and one DEL per chunk. */
+const RELEASE_LUA = `${CHUNK_LUA}local n = 0
+for _, part in ipairs(chunks(KEYS, 500)) do
+  local values = redis.call('MGET', unpack(part))
+  local mine = {}
+  for j, key in ipairs(part) do if values[j] == ARGV[1] then mine[#mine + 1] = key end end
+  if #mine > 0 then n = n + redis.call('DEL', unpack(mine)) end
 end
 return n`;
 

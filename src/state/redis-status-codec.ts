@@ -2,43 +2,47 @@ import { isStreamState, type BudgetView } from './stream-status.js';
 import { COUNTERS, type StatusPatch, type StoredStatus } from './status-patch.js';
 
 /**
- * How a stream's status is laid out in its Redis hash: one field per value, a cleared (null) value
- * is an absent field, counters are integers so HINCRBY can add to them, `budget` is JSON.
+ * How a stream's status is laid out in its Redis hash: one field per value, counters are integers
+ * so HINCRBY can add to them, `budget` is JSON. A cleared (null) value is an empty field, set in
+ * the same HSET as the rest (every run's end clears `lastError` and `warning`: an HDEL each would
+ * cost the idle poll a command); an absent field (older versions, or never set) reads as null too.
  */
 const NULLABLE_TEXT = ['lastSuccessAt', 'lastRunAt', 'lastError', 'warning'] as const;
 
-/** The HSET fields, HDEL fields and HINCRBY amounts that together apply `patch`. */
+/** The HSET fields and HINCRBY amounts that together apply `patch`. */
 export interface HashChanges {
   readonly set: Record<string, string>;
-  readonly unset: string[];
   readonly add: Record<string, number>;
 }
 
+const CLEARED = '';
+
 export function encodePatch(business: string, stream: string, patch: StatusPatch, updatedAt: string): HashChanges {
   const set: Record<string, string> = { business, stream, updatedAt };
-  const unset: string[] = [];
   const add: Record<string, number> = {};
   if (patch.state !== undefined) set.state = patch.state;
   for (const field of NULLABLE_TEXT) {
     const value = patch[field];
-    if (value === null) unset.push(field);
-    else if (value !== undefined) set[field] = value;
+    if (value !== undefined) set[field] = value ?? CLEARED;
   }
-  if (patch.difference === null) unset.push('difference');
-  else if (patch.difference !== undefined) set.difference = String(patch.difference);
-  if (patch.budget === null) unset.push('budget');
-  else if (patch.budget !== undefined) set.budget = JSON.stringify(patch.budget);
+  if (patch.difference !== undefined) set.difference = patch.difference === null ? CLEARED : String(patch.difference);
+  if (patch.budget !== undefined) set.budget = patch.budget === null ? CLEARED : JSON.stringify(patch.budget);
   for (const counter of COUNTERS) {
     const value = patch[counter];
     if (value !== undefined) set[counter] = String(value);
     const added = patch.increment?.[counter];
     if (added !== undefined && added !== 0) add[counter] = added;
   }
-  return { set, unset, add };
+  return { set, add };
+}
+
+/** A field's value, or null when it is absent or cleared. */
+function text(value: string | undefined): string | null {
+  return value === undefined || value === CLEARED ? null : value;
 }
 
 function decodeBudget(text: string | undefined): BudgetView | null {
-  if (text === undefined) return null;
+  if (text === undefined || text === CLEARED) return null;
   try {
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null) return null;
@@ -63,14 +67,14 @@ export function decodeStatus(hash: Record<string, string>): StoredStatus | undef
     business,
     stream,
     state: isStreamState(hash.state) ? hash.state : 'idle',
-    lastSuccessAt: hash.lastSuccessAt ?? null,
-    lastRunAt: hash.lastRunAt ?? null,
+    lastSuccessAt: text(hash.lastSuccessAt),
+    lastRunAt: text(hash.lastRunAt),
     recordsSynced: integer(hash.recordsSynced),
     pages: integer(hash.pages),
     deadLetters: integer(hash.deadLetters),
-    lastError: hash.lastError ?? null,
-    warning: hash.warning ?? null,
-    difference: hash.difference === undefined ? null : integer(hash.difference),
+    lastError: text(hash.lastError),
+    warning: text(hash.warning),
+    difference: text(hash.difference) === null ? null : integer(hash.difference),
     budget: decodeBudget(hash.budget),
     updatedAt,
   };

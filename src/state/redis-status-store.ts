@@ -3,6 +3,7 @@ import { keySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { lagSecondsAt, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
 import { decodeStatus, encodePatch } from './redis-status-codec.js';
+import { statusWriter, type StreamWrite } from './redis-status-script.js';
 import {
   ACTIVITY_RETENTION_MINUTES,
   activityMinutes,
@@ -48,7 +49,8 @@ function asHash(value: unknown): Record<string, string> {
  * - `{base}:status:activity:{business}:{minute}`: records written in that minute, expiring
  *   {@link ACTIVITY_RETENTION_MINUTES} after it.
  * Each update is one MULTI: counters move by HINCRBY, so concurrent replicas never lose a count.
- * `write` is the same MULTI without the read-back; `writeMany` puts several in one MULTI.
+ * `write` is the same MULTI without the read-back; `writeMany` (a business job's status) sends
+ * several streams' patches as one script call, as atomic, with one SADD for their index entries.
  */
 export function createRedisStatusStore(options: RedisStatusStoreOptions): StatusStore {
   const { redis } = options;
@@ -61,37 +63,47 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
   const indexKey = (business: string): string => `${base(business)}:streams`;
   const failedKey = (business: string): string => `${base(business)}:failed`;
   const activityKey = (business: string, minute: number): string => `${base(business)}:activity:${enc(business)}:${minute}`;
+  const writeStreams = statusWriter(redis);
   const withLag = (status: StoredStatus, at = now()): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, at) });
-  /** One MULTI: the fields set and cleared, the counters added, the stream in the index. */
-  const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander = redis.multi()): ChainableCommander => {
+  /** The fields set and cleared and the counters added (one HSET, an HINCRBY per counter); the index entry is the caller's. */
+  const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander): ChainableCommander => {
     validatePatch(patch);
     const key = streamKey(business, stream);
     const changes = encodePatch(business, stream, patch, new Date(now()).toISOString());
     multi.hset(key, changes.set);
-    if (changes.unset.length > 0) multi.hdel(key, ...changes.unset);
     for (const [field, amount] of Object.entries(changes.add)) multi.hincrby(key, field, amount);
-    return multi.sadd(indexKey(business), JSON.stringify([business, stream]));
+    return multi;
   };
+  const indexMember = (business: string, stream: string): string => JSON.stringify([business, stream]);
+  /** One MULTI: the stream's patch and its index entry. */
+  const patchOne = (business: string, stream: string, patch: StatusPatch): ChainableCommander =>
+    patchCommands(business, stream, patch, redis.multi()).sadd(indexKey(business), indexMember(business, stream));
 
   return {
     async update(business, stream, patch: StatusPatch) {
-      const multi = patchCommands(business, stream, patch).hgetall(streamKey(business, stream));
+      const multi = patchOne(business, stream, patch).hgetall(streamKey(business, stream));
       const status = decodeStatus(asHash(lastResult(await multi.exec())));
       if (status === undefined) throw new Error(`status of ${business}/${stream} vanished during its update`);
       return withLag(status);
     },
     async write(business, stream, patch: StatusPatch) {
-      lastResult(await patchCommands(business, stream, patch).exec());
+      lastResult(await patchOne(business, stream, patch).exec());
     },
     async writeMany(writes) {
-      // One MULTI per shard (a job's writes are one business's: one MULTI); a MULTI never spans hash slots.
-      const byShard = new Map<number, ChainableCommander>();
+      // One script call per shard (a job's writes are one business's: one call); a call never spans hash slots.
+      const byShard = new Map<number, { index: string; streams: StreamWrite[] }>();
+      const updatedAt = new Date(now()).toISOString();
       for (const { business, stream, patch } of writes) {
+        validatePatch(patch);
         const shard = space.shardOf(business);
-        const multi = byShard.get(shard) ?? redis.multi();
-        byShard.set(shard, patchCommands(business, stream, patch, multi));
+        let batch = byShard.get(shard);
+        if (batch === undefined) {
+          batch = { index: indexKey(business), streams: [] };
+          byShard.set(shard, batch);
+        }
+        batch.streams.push({ key: streamKey(business, stream), member: indexMember(business, stream), changes: encodePatch(business, stream, patch, updatedAt) });
       }
-      for (const multi of byShard.values()) lastResult(await multi.exec());
+      for (const { index, streams } of byShard.values()) await writeStreams(index, streams);
     },
     async get(business, stream) {
       const status = decodeStatus(await redis.hgetall(streamKey(business, stream)));
@@ -118,7 +130,7 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       return statuses.map((status) => withLag(status, at));
     },
     async remove(business, stream) {
-      await redis.multi().del(streamKey(business, stream)).srem(indexKey(business), JSON.stringify([business, stream])).exec();
+      await redis.multi().del(streamKey(business, stream)).srem(indexKey(business), indexMember(business, stream)).exec();
     },
     async recordActivity(business, records, atMs) {
       validateActivity(records, atMs);

@@ -55,6 +55,24 @@ describe('LeaseGroup', () => {
     await group.release();
     expect(await redis.get(key('r2'))).toBe('someone else');
   });
+  it('renews and frees more keys than one script chunk, never a key another holder took meanwhile', async () => {
+    const keys = Array.from({ length: 1_203 }, (_, i) => key(`many-${i}`));
+    const lost: string[] = [];
+    const group = new LeaseGroup({ redis, ttlMs: 3_000, onLost: (k) => lost.push(k), token: 'many' });
+    expect(await group.take(keys)).toEqual(new Map());
+    // A renewal reads every chunk: it finds each key another holder took.
+    const taken = [key('many-7'), key('many-700'), key('many-1202')];
+    for (const k of taken) await redis.set(k, 'someone else');
+    await waitFor('the three lost keys to be reported', () => lost.length === taken.length);
+    expect(lost.sort()).toEqual([...taken].sort());
+    expect(await redis.pttl(key('many-1201'))).toBeGreaterThan(0);
+    expect(await redis.exists(...keys)).toBe(keys.length);
+    await redis.del(key('many-3'));
+    await redis.set(key('many-3'), 'a third holder');
+    await group.release();
+    const left = await redis.mget(...keys);
+    expect(left.filter((value) => value !== null).sort()).toEqual(['a third holder', 'someone else', 'someone else', 'someone else']);
+  });
 });
 
 describe('StreamLeases', () => {

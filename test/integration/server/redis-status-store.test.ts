@@ -82,6 +82,20 @@ describe('Redis status store across connections', () => {
     expect(await redis.pttl(`${prefix}:status:stream:acme:calls`)).toBe(-1);
   });
 
+  it('clears a field by emptying it in the same HSET, and reads an empty or absent field as null', async () => {
+    const prefix = uniqueName('cleared');
+    const redis = connect();
+    const store = createRedisStatusStore({ redis, prefix });
+    const key = `${prefix}:status:stream:acme:calls`;
+    await store.write('acme', 'calls', { state: 'failed', lastError: 'boom', warning: 'gap', difference: 3, budget: { limit: 60, usedThisWindow: 1, resetAt: '2024-05-01T12:01:00.000Z' } });
+    await store.write('acme', 'calls', { state: 'idle', lastError: null, warning: null, difference: null, budget: null });
+    expect(await redis.hmget(key, 'lastError', 'warning', 'difference', 'budget')).toEqual(['', '', '', '']);
+    expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', lastError: null, warning: null, difference: null, budget: null });
+    // A hash an older version wrote, with cleared fields absent.
+    await redis.hdel(key, 'lastError', 'warning', 'difference', 'budget');
+    expect(await store.get('acme', 'calls')).toMatchObject({ lastError: null, warning: null, difference: null, budget: null, lastSuccessAt: null });
+  });
+
   it('ignores a corrupt field written by something else instead of failing the whole read', async () => {
     const prefix = uniqueName('corrupt');
     const redis = connect();
