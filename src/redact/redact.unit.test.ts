@@ -17,6 +17,18 @@ describe('createRedactor', () => {
     expect(redact('abc is too short to be a secret')).toBe('abc is too short to be a secret');
   });
 
+  it('finds any of thousands of secrets sharing a prefix, wherever it stands, and leaves clean text alone', () => {
+    const keys = Array.from({ length: 3_000 }, (_, i) => `ck_live_${String(i).padStart(6, '0')}zz${i % 7}`);
+    const redact = createRedactor([...keys, 'pässwörd', 'abcd']);
+    const clean = JSON.stringify({ level: 30, msg: 'sync done', business: 'b-0042', stream: 'calls', key: 'ck_live_' });
+    expect(redact(clean)).toBe(clean);
+    expect(redact(keys[2_999] ?? '')).toBe('[redacted]');
+    expect(redact(`${keys[0] ?? ''} middle ${keys[1_234] ?? ''}`)).toBe('[redacted] middle [redacted]');
+    expect(redact('x pässwörd')).toBe('x [redacted]');
+    expect(redact('abcd')).toBe('[redacted]');
+    expect(redact('abc')).toBe('abc');
+  });
+
   it('removes credentials from URLs anywhere in a text', () => {
     expect(redactUrlCredentials('connect postgres://app:pw@db:5432/x failed; redis://:tok@r:6379')).toBe(
       'connect postgres://[redacted]@db:5432/x failed; redis://[redacted]@r:6379',
