@@ -3,6 +3,9 @@ export type { Parsed } from './primitives.js';
 export { callColumns, genericColumns, numberColumns, voicemailColumns } from './columns.js';
 export { normalizeV1Call, normalizeV1Generic, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail } from './records.js';
 export {
+  INEXACT_NUMBER_KEY,
+  inexactNumberText,
+  isJsonObject,
   isoSeconds,
   MAX_TEXT_BYTES,
   parseDirection,
@@ -16,5 +19,4 @@ export {
 } from './primitives.js';
 export { canonicalJson } from './canonical-json.js';
 export { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
-export { parseJsonExact } from './exact-json.js';
 export { declaredValue, valueAtPath, withDeclaredColumns, type DeclaredColumn } from './declared-columns.js';

@@ -4,6 +4,7 @@
  * throwing. A problem does not name the field; the record normalizer (`records.ts`) adds it.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { JsonObject } from '../sink.js';
 import { zoneOffsetMs } from './zone-offset.js';
 
 /** Outcome of one primitive; `problem` does not name the field, the record normalizer adds it. */
@@ -33,6 +34,11 @@ export function jsonType(value: unknown): string {
   if (typeof value === 'number') return 'a number';
   if (typeof value === 'boolean') return 'a boolean';
   return typeof value === 'string' ? 'a string' : typeof value;
+}
+
+/** True for a JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { StreamDescriptor } from '../sync/stream-descriptor.js';
 import { revisitSettings } from '../sync/plan-businesses.js';
 import type { StreamRunResult } from '../sync/sync-event.js';
 import { syncStream } from '../sync/sync-stream.js';
-import { upstreamFetch } from '../sync/upstream-fetch.js';
+import { upstreamFetch } from '../upstream/index.js';
 import { failureReason, pausedNow, reconciled, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd, type StatusStore } from '../state/index.js';
 import { walkSettings, type Query } from '../sync/walkers/index.js';
 import { reconcileInRun } from './reconcile-in-run.js';

@@ -4,18 +4,16 @@ import type { CappedWaitNote, ExchangeDecision, ExchangeOutcome, ExchangeRequest
 import { createRedactor, forTerminal } from '../redact/index.js';
 import type { Redact } from '../redact/index.js';
 import type { RateLimitInfo } from '../ratelimit/index.js';
-import { apiKeyAuth } from './auth/api-key.js';
 import { SessionAuth } from './auth/session.js';
 import type { RequestAuth } from './auth/types.js';
-import { v2BearerAuth } from './auth/v2-bearer.js';
 import { classifyFailure, upstreamClassifyPolicy } from './classify.js';
 import type { Classification } from './classify.js';
-import { parseErrorBody, unwrapSuccess } from './envelopes.js';
+import { parseErrorBody } from './envelopes.js';
 import { isUpstreamError, UpstreamError, UpstreamErrorCode } from './errors.js';
 import type { RequestContext } from './errors.js';
 import { createUpstreamAgent } from './http.js';
 import type { JsonObject } from './json.js';
-import { parseJson, readOutcome } from './read-response.js';
+import { parseJson, readOutcome, unwrapSuccess } from './read-response.js';
 import type { ExchangeSettings, RawResponse, UpstreamFailure } from './read-response.js';
 import { classificationOf, upstreamFailure } from './request-error.js';
 import type { FailureDetails } from './request-error.js';
@@ -135,6 +133,21 @@ function loginFailure(error: unknown): UpstreamFailure {
   const classification = isUpstreamError(error) ? classificationOf(error) : undefined;
   if (classification === undefined || !isUpstreamError(error)) throw error;
   return { error, classification };
+}
+
+/** v1 API key: `Authorization: Bearer <key>`; every request counts against the business's budget. */
+export function apiKeyAuth(apiKey: string): RequestAuth {
+  const headers = { authorization: `Bearer ${apiKey}` };
+  return { countsAgainstRateLimit: true, headers: () => Promise.resolve({ ...headers }) };
+}
+
+/**
+ * v2 bearer token: `Authorization: Bearer <token>`. v2 limits are not documented; its requests are
+ * counted against the business's budget so that they can never push v1 into 429s.
+ */
+export function v2BearerAuth(token: string): RequestAuth {
+  const headers = { authorization: `Bearer ${token}` };
+  return { countsAgainstRateLimit: true, headers: () => Promise.resolve({ ...headers }) };
 }
 
 const settleOnce = (attempt: UpstreamAttempt): Promise<ExchangeDecision<UpstreamResponse>> =>

@@ -1,15 +1,4 @@
-import { isJsonObject } from './json.js';
-import type { JsonObject } from './json.js';
-
-/**
- * Accepts both v1 success envelopes: `{ data: {...} }` and a legacy top-level payload (also the
- * shape of v2 and session-style answers). A `data` that is not an object is part of a top-level
- * payload. Returns `undefined` for a body that is not a JSON object.
- */
-export function unwrapSuccess(body: unknown): JsonObject | undefined {
-  if (!isJsonObject(body)) return undefined;
-  return isJsonObject(body.data) ? body.data : body;
-}
+import { isJsonObject } from '../normalize/index.js';
 
 /** The fields callsync keeps from an error body; nothing else of it is ever logged. */
 export interface ErrorBody {

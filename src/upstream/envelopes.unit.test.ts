@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseErrorBody, unwrapSuccess } from './envelopes.js';
+import { parseErrorBody } from './envelopes.js';
+import { unwrapSuccess } from './read-response.js';
 
 describe('unwrapSuccess', () => {
   it('unwraps the data envelope', () => {

@@ -4,6 +4,7 @@ import type { ExchangeDecision, Sleep } from '../http-policy/index.js';
 import type { QueryParams, UpstreamApi, UpstreamAttempt, UpstreamClient, UpstreamResponse } from './client.js';
 import { BudgetWaitError } from './errors.js';
 import type { UpstreamErrorKind } from './errors.js';
+import type { JsonObject } from './json.js';
 
 export interface RetryPolicy {
   /** Attempts in all for transient failures (first try included). */
@@ -129,4 +130,79 @@ export async function fetchWithRetry(options: FetchWithRetryOptions): Promise<Up
       started = now();
     },
   });
+}
+
+// The engine's fetch, bound to one business
+
+/** What `upstreamFetch` needs of a business: its name (the bucket key) and its budget. */
+export interface FetchPlan {
+  readonly name: string;
+  /** The business's request budget; undefined when client-side limiting is off. */
+  readonly bucket: BucketConfig | undefined;
+}
+
+/** Where a page is fetched from: an interface and a path under it (a stream descriptor is one). */
+export interface FetchTarget {
+  readonly api: UpstreamApi;
+  readonly path: string;
+}
+
+/** The engine's fetch: one page's payload of a target, budget, retries and auth behind it. */
+export type FetchPage = (target: FetchTarget, query: QueryParams) => Promise<JsonObject>;
+
+export interface UpstreamFetchOptions {
+  readonly plan: FetchPlan;
+  readonly client: UpstreamClient;
+  readonly limiter: RateLimiter;
+  readonly retry: RetryPolicy;
+  /** Longest wait for budget done in place; longer waits throw `BudgetWaitError` (queue workers). */
+  readonly maxBudgetWaitMs: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: FetchEvent) => void;
+}
+
+const UNLIMITED = { limit: Number.MAX_SAFE_INTEGER, windowMs: 1_000 };
+
+/**
+ * With client-side limiting off (benchmarks) nothing is counted, but a 429 still blocks until
+ * its retry time: turning the budget off must not turn a server's "wait" into a retry storm.
+ */
+function blockOnlyLimiter(): RateLimiter {
+  const blockedUntil = new Map<string, number>();
+  return {
+    take: (key) => {
+      const waitMs = (blockedUntil.get(key) ?? 0) - Date.now();
+      return Promise.resolve(waitMs > 0 ? { granted: false, waitMs } : { granted: true });
+    },
+    observe: () => Promise.resolve(),
+    block: (key, untilMs) => {
+      blockedUntil.set(key, untilMs);
+      return Promise.resolve();
+    },
+    inspect: (key) =>
+      Promise.resolve({ limit: UNLIMITED.limit, remaining: UNLIMITED.limit, resetAtMs: 0, blockedUntilMs: blockedUntil.get(key) ?? null, usedThisWindow: 0 }),
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Binds the upstream client, the business's budget and the retry policy into the engine's fetch. */
+export function upstreamFetch(options: UpstreamFetchOptions): FetchPage {
+  const { plan } = options;
+  const limiter = plan.bucket === undefined ? blockOnlyLimiter() : options.limiter;
+  return async (descriptor, query) => {
+    const response = await fetchWithRetry({
+      client: options.client,
+      api: descriptor.api,
+      path: descriptor.path,
+      query,
+      limiter,
+      bucketKey: plan.name,
+      bucket: plan.bucket ?? UNLIMITED,
+      retry: options.retry,
+      maxBudgetWaitMs: options.maxBudgetWaitMs,
+      signal: options.signal,
+      onEvent: options.onEvent,
+    });
+    return response.payload;
+  };
 }

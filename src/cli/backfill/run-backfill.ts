@@ -7,9 +7,8 @@ import type { BusinessPlan } from '../../sync/business-plan.js';
 import { revisitSettings } from '../../sync/plan-businesses.js';
 import { syncBusiness } from '../../sync/sync-business.js';
 import type { BusinessOutcome, SyncEventHandler } from '../../sync/sync-event.js';
-import { upstreamFetch } from '../../sync/upstream-fetch.js';
 import { walkSettings } from '../../sync/walkers/index.js';
-import { createUpstreamAgent, createUpstreamClient } from '../../upstream/index.js';
+import { createUpstreamAgent, createUpstreamClient, upstreamFetch } from '../../upstream/index.js';
 import { planTables } from '../failure/preflight.js';
 import type { BackfillReporter } from './reporter.js';
 

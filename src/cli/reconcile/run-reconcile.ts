@@ -8,9 +8,8 @@ import { reconcileStream } from '../../reconcile/reconcile-stream.js';
 import { sinkReconcileStore } from '../../reconcile/sink-store.js';
 import type { Sink } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
-import { upstreamFetch } from '../../sync/upstream-fetch.js';
 import { walkSettings } from '../../sync/walkers/index.js';
-import { createUpstreamAgent } from '../../upstream/index.js';
+import { createUpstreamAgent, upstreamFetch } from '../../upstream/index.js';
 import type { CheckRow } from './format-checks.js';
 
 export interface RunReconcileOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonExact } from './exact-json.js';
-import { inexactNumberText, parseId } from './primitives.js';
+import { parseJsonExact } from './read-response.js';
+import { inexactNumberText, parseId } from '../normalize/index.js';
 
 describe('parseJsonExact', () => {
   it.each([
