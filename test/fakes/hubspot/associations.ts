@@ -1,4 +1,5 @@
-import { errorReply, isObject, type Reply } from './errors.js';
+import { isObject, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import { shuffled, type FakeStore } from './store.js';
 
 const spec = { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 194 };

@@ -1,4 +1,5 @@
-import { errorReply, isObject, type Reply } from './errors.js';
+import { isObject, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import { CALL_DEFAULT_PROPERTIES, objectView, requestedProperties, shuffled, type FakeObject, type FakeStore } from './store.js';
 
 export function inputIds(body: unknown): string[] | undefined {

@@ -1,6 +1,7 @@
 import { inputIds } from './batch-archive.js';
 import { conflictMessage, stringValues } from './batch-upsert.js';
-import { errorReply, isObject, type Reply } from './errors.js';
+import { isObject, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import { CALL_DEFAULT_PROPERTIES, objectView, shuffled, type FakeStore } from './store.js';
 import { validateCallProperties } from './validate-call.js';
 

@@ -1,4 +1,5 @@
-import { errorReply, isObject, type Reply } from './errors.js';
+import { isObject, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import { CALL_DEFAULT_PROPERTIES, objectView, shuffled, type FakeStore, type UniqueConflict } from './store.js';
 import { validateCallProperties, type PropertyError } from './validate-call.js';
 

@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { errorReply, isObject, type Reply } from './errors.js';
+import { isObject, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import { CONTACT_DEFAULT_PROPERTIES, objectView, requestedProperties, type FakeObject, type FakeStore } from './store.js';
 
 interface Filter {

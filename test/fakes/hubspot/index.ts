@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { associateDefault, type AssociationErrorStatus } from './associations.js';
 import { batchArchiveCalls, batchReadCalls } from './batch-archive.js';
 import { batchUpdateCalls } from './batch-update.js';
 import { batchUpsertCalls, type InvalidInputMode, type UpsertEcho } from './batch-upsert.js';
 import { createContact, searchContacts, type SearchablePhoneReading } from './contacts.js';
-import { errorReply, type Reply } from './errors.js';
+import { NOT_JSON, serveJson, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import { FakeRateLimits, type Exemptions, type Faults, type FakeLimits, type RequestClass } from './limits.js';
 import { createCallProperty, readCallProperty } from './properties.js';
 import { FakeStore, type ArchivedUniqueValue, type FakeAssociation, type FakeObject, type FakeProperty, type UniqueConflict } from './store.js';
@@ -85,28 +84,21 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promis
   const mode = options.invalidInputs ?? 'multi-status';
   const routes: Routes = { store, mode, readings, failPair: () => limits.takeAssociationFault() };
 
-  const server = createServer((request, response) => {
-    void readBody(request).then((raw) => {
-      const url = new URL(request.url ?? '/', 'http://fake');
-      const method = request.method ?? 'GET';
-      const body = parseJson(raw);
-      const kind = requestClass(url.pathname);
-      let reply: Reply;
-      let headers: Record<string, string> = {};
-      if (request.headers.authorization !== `Bearer ${token}`) {
-        reply = errorReply(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
-      } else {
-        reply = limits.admit(kind) ?? route(routes, method, url, body === PARSE_ERROR ? undefined : body);
-        headers = limits.headers(kind);
-      }
-      log.push({ method, path: url.pathname + url.search, status: reply.status, body: body === PARSE_ERROR ? raw : body });
-      send(response, reply, headers);
-    });
+  const served = await serveJson('application/json;charset=utf-8', ({ method, url, headers, raw, body }) => {
+    const parsed = body === NOT_JSON ? undefined : body;
+    const kind = requestClass(url.pathname);
+    let reply: Reply;
+    if (headers.authorization !== `Bearer ${token}`) {
+      reply = errorReply(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
+    } else {
+      reply = limits.admit(kind) ?? route(routes, method, url, parsed);
+      reply = { ...reply, headers: limits.headers(kind) };
+    }
+    log.push({ method, path: url.pathname + url.search, status: reply.status, body: body === NOT_JSON ? raw : body });
+    return reply;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: served.url,
     token,
     calls: () => [...store.calls.values()].map((call) => structuredClone(call)),
     archivedCalls: () => [...store.archivedCalls.values()].map((call) => structuredClone(call)),
@@ -122,11 +114,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promis
     setFaults: (faults) => limits.setFaults(faults),
     requests: () => [...log],
     refusals: () => limits.refusals(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error === undefined ? resolve() : reject(error)));
-      }),
+    close: () => served.close(),
   };
 }
 
@@ -155,31 +143,4 @@ function route({ store, mode, readings, failPair }: Routes, method: string, url:
   if (method === 'POST' && path === '/crm/v3/objects/contacts') return createContact(store, body);
   if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default') return associateDefault(store, body, readings.associationErrorStatus, failPair);
   return errorReply(404, 'OBJECT_NOT_FOUND', `No route for ${method} ${path}`);
-}
-
-const PARSE_ERROR = Symbol('parse error');
-
-function parseJson(raw: string): unknown {
-  if (raw === '') return undefined;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return PARSE_ERROR;
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function send(response: ServerResponse, reply: Reply, headers: Record<string, string>): void {
-  if (reply.body === undefined) {
-    response.writeHead(reply.status, headers);
-    response.end();
-    return;
-  }
-  response.writeHead(reply.status, { 'content-type': 'application/json;charset=utf-8', ...headers });
-  response.end(JSON.stringify(reply.body));
 }

@@ -1,4 +1,5 @@
-import { errorReply, isObject, type Reply } from './errors.js';
+import { isObject, type Reply } from '../json-service.js';
+import { errorReply } from './errors.js';
 import type { FakeStore } from './store.js';
 
 /** `GET /crm/v3/properties/calls/{name}`. */

@@ -1,5 +1,5 @@
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
-import type { Reply } from './reply.js';
+import type { Reply } from '../json-service.js';
 
 /**
  * The token endpoint (`POST /services/oauth2/token`, form-encoded) for the two server-to-server

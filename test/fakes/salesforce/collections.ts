@@ -1,4 +1,5 @@
-import { apiError, isObject, type Reply } from './reply.js';
+import { isObject, type Reply } from '../json-service.js';
+import { apiError } from './reply.js';
 import { type FakeField, type FakeOrgStore, type FieldValue } from './store.js';
 
 /**

@@ -1,10 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { FakeAuth } from './auth.js';
 import { createRecords, createSingle, deleteRecords, upsertTasks, type CollectionContext, type DuplicateExternalIdReading } from './collections.js';
 import { FakeAllocation } from './limits.js';
 import { FakeQueries } from './query.js';
-import { apiError, isObject, type Reply } from './reply.js';
+import { isObject, NOT_JSON, serveJson, type Reply } from '../json-service.js';
+import { apiError } from './reply.js';
 import { DEFAULT_CUSTOM_TASK_FIELDS, FakeOrgStore, type FakeField, type FieldValue } from './store.js';
 
 export type { FakeField, FieldValue } from './store.js';
@@ -174,35 +173,29 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
     return { status: 200, body: { compositeResponse } };
   };
 
-  const server = createServer((request, response) => {
-    void readBody(request).then((raw) => {
-      const now = Date.now();
-      const url = new URL(request.url ?? '/', 'http://fake');
-      const method = request.method ?? 'GET';
-      let reply: Reply;
-      let counted = false;
-      const headers: Record<string, string> = {};
-      if (url.pathname === '/services/oauth2/token' && method === 'POST') {
-        reply = auth.token(new URLSearchParams(raw), now);
-      } else if (!url.pathname.startsWith(DATA_PREFIX)) {
-        reply = apiError(404, 'NOT_FOUND', 'The requested resource does not exist');
-      } else if (!auth.valid(request.headers.authorization, now)) {
-        reply = apiError(401, 'INVALID_SESSION_ID', 'Session expired or invalid');
-        headers['www-authenticate'] = 'Token';
-      } else if (!allocation.take(now)) {
-        reply = apiError(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.');
-      } else {
-        counted = true;
-        const body = parseJson(raw);
-        reply = body === PARSE_ERROR ? apiError(400, 'JSON_PARSER_ERROR', 'Unexpected character in the request body') : resource(method, url, body, now);
-      }
-      if (url.pathname.startsWith(DATA_PREFIX)) headers['sforce-limit-info'] = allocation.header(now);
-      log.push({ method, path: url.pathname + url.search, status: reply.status, counted, at: now });
-      send(response, reply, headers);
-    });
+  const served = await serveJson('application/json;charset=UTF-8', ({ method, url, headers: requestHeaders, raw, body }) => {
+    const now = Date.now();
+    let reply: Reply;
+    let counted = false;
+    const headers: Record<string, string> = {};
+    if (url.pathname === '/services/oauth2/token' && method === 'POST') {
+      reply = auth.token(new URLSearchParams(raw), now);
+    } else if (!url.pathname.startsWith(DATA_PREFIX)) {
+      reply = apiError(404, 'NOT_FOUND', 'The requested resource does not exist');
+    } else if (!auth.valid(requestHeaders.authorization, now)) {
+      reply = apiError(401, 'INVALID_SESSION_ID', 'Session expired or invalid');
+      headers['www-authenticate'] = 'Token';
+    } else if (!allocation.take(now)) {
+      reply = apiError(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.');
+    } else {
+      counted = true;
+      reply = body === NOT_JSON ? apiError(400, 'JSON_PARSER_ERROR', 'Unexpected character in the request body') : resource(method, url, body, now);
+    }
+    if (url.pathname.startsWith(DATA_PREFIX)) headers['sforce-limit-info'] = allocation.header(now);
+    log.push({ method, path: url.pathname + url.search, status: reply.status, counted, at: now });
+    return { ...reply, headers: { ...headers, ...reply.headers } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = served.url;
   const view = (type: string, deleted: boolean): FakeTask[] =>
     [...store.records.values()].filter((record) => record.type === type && record.deleted === deleted).map((record) => ({ Id: record.Id, fields: structuredClone(record.fields) }));
   return {
@@ -221,32 +214,6 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
     refusedForAllocation: () => allocation.refused,
     tokensIssued: () => ({ ...auth.issued }),
     requests: () => [...log],
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error === undefined ? resolve() : reject(error)));
-      }),
+    close: () => served.close(),
   };
-}
-
-const PARSE_ERROR = Symbol('parse error');
-
-function parseJson(raw: string): unknown {
-  if (raw === '') return undefined;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return PARSE_ERROR;
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function send(response: ServerResponse, reply: Reply, headers: Record<string, string>): void {
-  response.writeHead(reply.status, { 'content-type': 'application/json;charset=UTF-8', ...headers, ...reply.headers });
-  response.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { apiError, type Reply } from './reply.js';
+import type { Reply } from '../json-service.js';
+import { apiError } from './reply.js';
 import { matches, parseSoql, parseSosl, QuerySyntaxError, selectFields } from './soql.js';
 import { valueOf, type FakeOrgStore } from './store.js';
 

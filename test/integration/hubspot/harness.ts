@@ -1,23 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
-import { Agent } from 'undici';
 import { hubspotConfigSchema, type HubSpotConfig } from '../../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
-import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
-import type { ColumnValue, Sink, SyncRecord } from '../../../src/sink.js';
+import type { ColumnValue, SyncRecord } from '../../../src/sink.js';
+import { openCrmSink, type CrmSinkUnderTest } from '../support/crm-sink.fixtures.js';
 import { startFakeHubSpot, type FakeHubSpot, type FakeHubSpotOptions } from '../../fakes/hubspot/index.js';
 
-export interface HubSpotTarget {
+export interface HubSpotTarget extends CrmSinkUnderTest {
   readonly fake: FakeHubSpot;
-  readonly sink: Sink;
-  /** Every log line the sink wrote, as text. */
-  readonly logs: string[];
-  /** A new sink over the same state file and portal, as a re-run in a new process would open it; closed with the target. */
-  reopen(): Promise<Sink>;
-  close(): Promise<void>;
 }
 
 /** A HubSpot sink (own sqlite state file, own undici Agent) against a fresh fake portal. */
@@ -27,7 +18,6 @@ export async function startTarget(
 ): Promise<HubSpotTarget> {
   const fake = await startFakeHubSpot({ limits: { intervalMs: 300 }, ...fakeOptions });
   const dir = await mkdtemp(join(tmpdir(), 'callsync-hubspot-'));
-  const { logger, logs } = capturingLogger();
   const parsed = hubspotConfigSchema.parse({
     type: 'hubspot',
     token: fake.token,
@@ -38,40 +28,11 @@ export async function startTarget(
     trackedNumbers: [TRACKED_NUMBER],
     ...config,
   });
-  const opened: { sink: Sink; dispatcher: Agent }[] = [];
-  const open = async (): Promise<Sink> => {
-    const store = await openSqlStore(parsed.state, logger);
-    const dispatcher = new Agent();
-    const sink = createHubSpotSink(parsed, { logger, dispatcher, store });
-    opened.push({ sink, dispatcher });
-    return sink;
-  };
-  const sink = await open();
-  return {
-    fake,
-    sink,
-    logs,
-    reopen: open,
-    async close() {
-      for (const { sink: each, dispatcher } of opened) {
-        await each.close();
-        await dispatcher.close();
-      }
-      await fake.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-export function capturingLogger(): { logger: Logger; logs: string[] } {
-  const logs: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
+  const opened = await openCrmSink(parsed.state, (deps) => createHubSpotSink(parsed, deps), async () => {
+    await fake.close();
+    await rm(dir, { recursive: true, force: true });
   });
-  return { logger: pino({ level: 'debug' }, stream), logs };
+  return { fake, ...opened };
 }
 
 /** The tracked number `inboundCall` and `voicemail` are received on. */

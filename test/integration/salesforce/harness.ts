@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { Agent } from 'undici';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
 import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
@@ -12,10 +11,8 @@ import { planBusinesses } from '../../../src/sync/plan-businesses.js';
 import type { BusinessOutcome } from '../../../src/sync/sync-event.js';
 import { salesforceConfigSchema, type SalesforceConfig } from '../../../connectors/salesforce/config.js';
 import { createSalesforceSink } from '../../../connectors/salesforce/salesforce-sink.js';
-import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
-import type { Sink } from '../../../src/sink.js';
 import { startFakeSalesforce, type FakeSalesforce, type FakeSalesforceOptions } from '../../fakes/salesforce/index.js';
-import { capturingLogger } from '../hubspot/harness.js';
+import { capturingLogger, openCrmSink, type CrmSinkUnderTest } from '../support/crm-sink.fixtures.js';
 
 /** An RSA key pair as a connected app's certificate and the integration's private key would be. */
 export function keyPair(): { publicKey: string; privateKey: string } {
@@ -58,42 +55,16 @@ export async function startOrg(options: FakeSalesforceOptions = {}): Promise<Fak
   };
 }
 
-export interface SalesforceUnderTest {
+export interface SalesforceUnderTest extends CrmSinkUnderTest {
   readonly org: FakeOrg;
-  readonly sink: Sink;
-  readonly logs: string[];
-  /** A new sink over the same state and org, as a re-run in a new process would open it. */
-  reopen(): Promise<Sink>;
-  close(): Promise<void>;
 }
 
 /** A Salesforce sink (own sqlite state, own Agent) against a fresh fake org; the fake's login URL stands for login.salesforce.com. */
 export async function startSalesforceSink(options: FakeSalesforceOptions = {}, overrides: Record<string, unknown> = {}): Promise<SalesforceUnderTest> {
   const org = await startOrg(options);
-  const { logger, logs } = capturingLogger();
   const config: SalesforceConfig = salesforceConfigSchema.parse(org.sinkSection(overrides));
-  const opened: { sink: Sink; dispatcher: Agent }[] = [];
-  const open = async (): Promise<Sink> => {
-    const store = await openSqlStore(config.state, logger);
-    const dispatcher = new Agent();
-    const sink = createSalesforceSink(config, { logger, dispatcher, store });
-    opened.push({ sink, dispatcher });
-    return sink;
-  };
-  const sink = await open();
-  return {
-    org,
-    sink,
-    logs,
-    reopen: open,
-    async close() {
-      for (const { sink: each, dispatcher } of opened) {
-        await each.close();
-        await dispatcher.close();
-      }
-      await org.close();
-    },
-  };
+  const opened = await openCrmSink(config.state, (deps) => createSalesforceSink(config, deps), () => org.close());
+  return { org, ...opened };
 }
 
 /** How people type a US number `n` (10 digits) into a Contact or Lead: four ways, on either phone field. */
