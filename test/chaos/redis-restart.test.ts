@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { expectExact, figuresOf } from './support/figures.js';
-import { PrivateRedis, freePort } from './support/private-redis.js';
+import { freePort } from '../support/free-port.js';
+import { PrivateRedis } from './support/private-redis.js';
 import { recordRow } from './support/results.js';
 import { chaosRunConfig, collectLogs, readReadiness, spawnRun, stopAll, waitFor, workspace, type Readiness, type RunProcess } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';

@@ -10,7 +10,8 @@ import { countPostgresRows, diffPostgres, dropSchema } from '../chaos/support/po
 import { postgresUrl, redisUrl, uniqueName } from '../integration/services.js';
 import { deleteKeys, waitFor } from '../integration/worker/harness.js';
 import { startCliSimulator, twinSimulator, type CliSimulator, type SimulatorLine } from './support/cli-simulator.js';
-import { freePort, imageUnderTest, inspectField, mainProcessUid, podman, podmanOk, runWorker, workerLogs } from './support/podman.js';
+import { freePort } from '../support/free-port.js';
+import { imageUnderTest, inspectField, mainProcessUid, podman, podmanOk, runWorker, workerLogs } from './support/podman.js';
 
 // Every upstream answer takes 600 ms, so a page is in flight at any moment of the backfill:
 // 2 × 1,500 calls at 50 a page is 30 pages a business, ~20 s, long enough to stop it half way.

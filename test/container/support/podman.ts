@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 
 /** The image `npm run test:container` built; the tests never build one themselves. */
 export function imageUnderTest(): string {
@@ -39,15 +38,6 @@ export async function podmanOk(args: readonly string[], timeoutMs?: number): Pro
  */
 export async function runWorker(name: string, image: string, configPath: string, statusPort: number): Promise<void> {
   await podmanOk(['run', '--detach', '--name', name, '--network', 'host', '--env', `CALLSYNC_HEALTH_PORT=${statusPort}`, '--volume', `${configPath}:/config/callsync.yaml:ro`, image]);
-}
-
-/** A port free on the host's loopback right now (host network: the container's status port). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The container's JSON log lines (pino); other lines are kept as `{ text }`. */

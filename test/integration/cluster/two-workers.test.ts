@@ -1,16 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keySpace } from '../../../src/redis/index.js';
 import type { StatusSnapshot } from '../../../src/state/index.js';
-import { startSimulator } from '../../../src/simulator/index.js';
 import { runCli } from '../support/cli-process.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
-import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
+import { stopAll, waitFor } from '../worker/harness.js';
 import { countRows } from '../worker/measures.js';
-import { RedisCluster } from './redis-cluster.js';
+import { BUDGET, startClusterDeployment, waitForExactMirror } from './cluster-deployment.js';
 import { streamRuns } from './writers.js';
 
 const SHARDS = 6;
-const BUDGET = { limit: 20, windowMs: 1000 };
 const STREAMS = ['calls', 'voicemails', 'numbers'];
 
 describe('callsync run over a real Redis Cluster (three masters), two workers, six queue shards', () => {
@@ -21,24 +19,9 @@ describe('callsync run over a real Redis Cluster (three masters), two workers, s
   });
 
   it('syncs every business exactly, one budget and one writer per stream across both workers, shards on several masters', async () => {
-    const cluster = new RedisCluster(3);
-    cleanup.push(() => cluster.stop());
-    await cluster.start();
-    const sim = await startSimulator({ businesses: 6, calls: 400, voicemails: 30, numbers: 4, rateLimit: BUDGET });
-    const ws = workspace('cluster');
-    const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-    const base = runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: 20, rateLimit: { requests: BUDGET.limit, perMs: BUDGET.windowMs } });
-    const config = ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
-    processes.push(spawnRun(config), spawnRun(config));
-    await Promise.all(processes.map((p) => p.url));
-
-    const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
-    await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
-    await waitFor('the mirror to equal the truth', () => {
-      const diffs = Object.values(diffSqliteAgainstSimulator(ws.dbPath, sim));
-      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
-    }, 60_000, 1000);
+    const deployment = await startClusterDeployment('cluster', { businesses: 6, calls: 400, voicemails: 30, numbers: 4 }, () => ({ shards: SHARDS }), cleanup);
+    const { cluster, sim, ws, processes } = deployment;
+    const expected = await waitForExactMirror(deployment);
     // New records while both workers poll: each picks up jobs of every shard.
     for (const b of sim.businesses) sim.addCalls(b.name, 20);
     await waitFor('the new calls stored', () => (countRows(ws.dbPath, 'calls') >= expected + 20 * sim.businesses.length ? true : undefined), 60_000, 500);
@@ -73,25 +56,10 @@ describe('callsync run over a real Redis Cluster (three masters), two workers, s
   });
 
   it('splits the shards between two workers with queue.consume: each runs only its shards, together every business; status reads every shard', async () => {
-    const cluster = new RedisCluster(3);
-    cleanup.push(() => cluster.stop());
-    await cluster.start();
-    const sim = await startSimulator({ businesses: 6, calls: 100, voicemails: 10, numbers: 2, rateLimit: BUDGET });
-    const ws = workspace('cluster-consume');
-    const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-    const base = runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: 20, rateLimit: { requests: BUDGET.limit, perMs: BUDGET.windowMs } });
     const halves = [[0, 1, 2], [3, 4, 5]];
-    const configs = halves.map((consume, i) => ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS, consume } }, `worker-${i}.json`));
-    processes.push(...configs.map((config) => spawnRun(config)));
-    await Promise.all(processes.map((p) => p.url));
-
-    const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
-    await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
-    await waitFor('the mirror to equal the truth', () => {
-      const diffs = Object.values(diffSqliteAgainstSimulator(ws.dbPath, sim));
-      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
-    }, 60_000, 1000);
+    const deployment = await startClusterDeployment('cluster-consume', { businesses: 6, calls: 100, voicemails: 10, numbers: 2 }, (i) => ({ shards: SHARDS, consume: halves[i] }), cleanup);
+    const { sim, ws, processes, configs } = deployment;
+    await waitForExactMirror(deployment);
     const status = JSON.parse((await runCli(['status', '--config', configs[0]!, '--json'])).stdout) as StatusSnapshot;
     await stopAll(processes);
 

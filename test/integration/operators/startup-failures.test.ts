@@ -1,22 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countLogLines, runCli } from '../support/cli-process.js';
+import { freePort } from '../../support/free-port.js';
 
 const API_KEY = 'ctk_live_5f1d0c8e2b7a4d3c9e6f1a0b8c7d6e5f4a3b2c1d';
 const PG_PASSWORD = 'pw-do-not-show-7c1e';
-
-/** A port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('start-up failures: one or two lines naming the key, the target and the fix, a documented exit code', () => {
   let directory: string;
@@ -45,7 +35,7 @@ describe('start-up failures: one or two lines naming the key, the target and the
 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'callsync-startup-'));
-    deadPort = await closedPort();
+    deadPort = await freePort();
   });
 
   it('PostgreSQL database missing: names sink.url without the password, says how to create it, exit 3', async () => {
@@ -170,7 +160,7 @@ describe('check-config', () => {
 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'callsync-check-'));
-    deadPort = await closedPort();
+    deadPort = await freePort();
   });
 
   const write = (name: string, patch: Record<string, unknown>): string => {

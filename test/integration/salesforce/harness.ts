@@ -12,7 +12,7 @@ import type { BusinessOutcome } from '../../../src/sync/sync-event.js';
 import { salesforceConfigSchema, type SalesforceConfig } from '../../../connectors/salesforce/config.js';
 import { createSalesforceSink } from '../../../connectors/salesforce/salesforce-sink.js';
 import { startFakeSalesforce, type FakeSalesforce, type FakeSalesforceOptions } from '../../fakes/salesforce/index.js';
-import { capturingLogger, openCrmSink, type CrmSinkUnderTest } from '../support/crm-sink.fixtures.js';
+import { capturingLogger, openCrmSink, type CrmSinkUnderTest } from '../support/crm-sink.js';
 
 /** An RSA key pair as a connected app's certificate and the integration's private key would be. */
 export function keyPair(): { publicKey: string; privateKey: string } {
