@@ -1,8 +1,7 @@
 import type { PagingMode } from '../stream-descriptor.js';
 import { walkFullRefresh } from './full-refresh-walker.js';
-import { walkList } from './list-walker.js';
+import { walkList, withRevisit } from './list-walker.js';
 import { walkV2HighWater } from './v2-high-water-walker.js';
-import { withRevisit } from './revisit.js';
 import type { RevisitSettings, Walker } from './walker.js';
 
 export type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker, WalkSettings, Query } from './walker.js';
@@ -10,7 +9,7 @@ export { walkSettings } from './walker.js';
 export { PayloadShapeError } from './pager.js';
 export { summarizePosition, type PositionSummary } from './positions.js';
 
-export { withRevisit } from './revisit.js';
+export { withRevisit } from './list-walker.js';
 
 /** One walker per paging mode; the checkpoint position each stores is documented on the walker. */
 export const walkers: Readonly<Record<PagingMode, Walker>> = {

@@ -1,9 +1,8 @@
 import { isoSeconds } from '../../normalize/index.js';
 import type { JsonObject } from '../../sink.js';
-import { listPages, PayloadShapeError, type ListPage, type Place } from './pager.js';
+import { headMarkOf, listPages, normalizeAll, orderAgainstHead, orderWithin, PayloadShapeError, reachesMark, recordsOf, type ListPage, type Place } from './pager.js';
 import { listPosition, readPosition, storable, type Descent, type HeadMark, type ListOrder, type ListPosition } from './positions.js';
-import { revisitWindowStart } from './revisit.js';
-import { nowOf, type WalkContext, type WalkItem, type WalkPage } from './walker.js';
+import { nowOf, type RevisitSettings, type WalkContext, type WalkItem, type WalkPage, type Walker } from './walker.js';
 
 /**
  * Every v1 list walk (cursor, offset and page paging, built-in or config-declared), whichever
@@ -214,91 +213,89 @@ function describeOrder(order: ListOrder | 'auto'): string {
   return order === 'auto' ? 'auto' : order.replace('_', ' ');
 }
 
-// What the records say about the order of the list
+// The revisit of recent records (oldest-first lists)
 
-/** Ids kept from the head of a list: enough to recognise it again after a few deletions upstream. */
-const HEAD_IDS = 10;
-
-/** The normalized `created_at` of a record (comparable ISO text), when it has one. */
-function createdAt(item: WalkItem): string | undefined {
-  if (!item.result.ok) return undefined;
-  const value = item.result.fields.created_at;
-  return typeof value === 'string' ? value : undefined;
+/** The oldest `created_at` that is still revisited, in the stored timestamp form. */
+export function revisitWindowStart(settings: RevisitSettings): string {
+  return isoSeconds(settings.now() - settings.windowMs);
 }
 
-function idOf(item: WalkItem): string | undefined {
-  return item.result.ok ? item.result.id : undefined;
-}
+/** `[offset of a page's first record, its created_at]`, oldest first. */
+type Mark = [number, string];
+
+const MAX_MARKS = 2_000;
 
 /**
- * What the order of a list's records says: `created_at` only ever rising (with at least one
- * rise) is oldest first, only ever falling is newest first; equal timestamps say nothing, and
- * a list that rises and falls is no evidence either way. `before` is the last record of the
- * previous page, so the boundary between pages counts too. `minSteps` asks for that many
- * rises (or falls) before it counts as evidence.
+ * Wraps a v1 list walker (cursor, offset, page) so that, on an oldest-first list, records created
+ * within the window are read again every `everyMs` (newest-first walks reach down into the window
+ * themselves, see `walkFromHead` in `list-walker.ts`): the walk remembers where each recent page began (`marks`), and when a
+ * revisit is due it re-reads by offset from the page before the window to the stored end. Rows
+ * that did not change are not rewritten (the sinks compare `raw`), so a revisit costs requests in
+ * proportion to the window, once per interval, and never a full re-sync.
  */
-function orderWithin(items: readonly WalkItem[], before?: WalkItem, minSteps = 1): ListOrder | undefined {
-  let rises = 0;
-  let falls = 0;
-  let previous = before === undefined ? undefined : createdAt(before);
-  for (const item of items) {
-    const at = createdAt(item);
-    if (at === undefined) continue;
-    if (previous !== undefined && at > previous) rises += 1;
-    if (previous !== undefined && at < previous) falls += 1;
-    previous = at;
+export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
+  return async function* walk(context: WalkContext, position: JsonObject | undefined): AsyncGenerator<WalkPage> {
+    const now = settings.now();
+    const windowStart = revisitWindowStart(settings);
+    const stored = readPosition(listPosition, position, context.descriptor.name);
+    let marks: Mark[] = stored?.marks ?? [];
+    let revisitedAt = stored?.revisitedAt ?? now;
+    if (stored !== undefined && position !== undefined && byOffset(stored) && now - revisitedAt >= settings.everyMs && marks.length > 0) {
+      revisitedAt = now;
+      const done: ListPosition = { ...stored, marks, revisitedAt };
+      yield* revisitFrom(context, startOffset(marks, windowStart), stored.offset, position, storable(done));
+    }
+    for await (const page of inner(context, position)) {
+      const walked = readPosition(listPosition, page.position, context.descriptor.name);
+      if (walked === undefined) throw new Error(`${context.descriptor.path}: the walk yielded no position`);
+      if (!byOffset(walked)) {
+        yield page;
+        continue;
+      }
+      marks = addMark(marks, walked.offset - page.items.length, page.items, windowStart);
+      const at: ListPosition = { ...walked, marks, revisitedAt };
+      yield { ...page, position: storable(at) };
+    }
+  };
+}
+
+async function* revisitFrom(
+  context: WalkContext,
+  start: number,
+  end: number,
+  storedPosition: JsonObject,
+  finalPosition: JsonObject,
+): AsyncGenerator<WalkPage> {
+  for (let offset = start; offset < end; ) {
+    const raws = recordsOf(await context.fetch({ limit: context.pageSize, offset }), context.descriptor).slice(0, end - offset);
+    offset += raws.length;
+    const last = raws.length === 0 || offset >= end;
+    // Only the last revisit page records that the revisit happened; a cut-off one is redone.
+    yield { items: normalizeAll(context, raws), position: last ? finalPosition : storedPosition };
+    if (last) return;
   }
-  if (rises >= minSteps && falls === 0) return 'oldest_first';
-  if (falls >= minSteps && rises === 0) return 'newest_first';
-  return undefined;
 }
 
-/**
- * What the head page of a list says compared with the head stored by an earlier walk: a record
- * newer than anything stored, or the stored head found further down, means records arrived at
- * the head, so the list is newest first. `unchanged`: the head is as it was (nothing arrived
- * there, whatever the order).
- */
-function orderAgainstHead(items: readonly WalkItem[], head: HeadMark): ListOrder | 'unchanged' | undefined {
-  const first = items[0];
-  if (first === undefined) return undefined;
-  if (head.createdAt !== null && items.some((item) => (createdAt(item) ?? '') > (head.createdAt ?? ''))) return 'newest_first';
-  if (idOf(first) !== undefined && idOf(first) === head.ids[0]) return 'unchanged';
-  const known = new Set(head.ids);
-  return items.slice(1).some((item) => known.has(idOf(item) ?? '')) && !known.has(idOf(first) ?? '') ? 'newest_first' : undefined;
-}
-
-/**
- * The head of a list as its first page shows it: the newest `created_at` and the first ids.
- * Records dated after `futureFrom` (a clock-skewed upstream) are left out: as the mark they would
- * make every later arrival look older than what is stored. They are listed in `future`.
- */
-export function headMarkOf(all: readonly WalkItem[], futureFrom: string): HeadMark | null {
-  const future = all.filter((item) => (createdAt(item) ?? '') > futureFrom).map(idOf).filter((id): id is string => id !== undefined);
-  const items = all.filter((item) => !future.includes(idOf(item) ?? ''));
-  const ids = items.map(idOf).filter((id): id is string => id !== undefined);
-  if (ids.length === 0) return null;
-  let newest: string | null = null;
-  for (const item of items) {
-    const at = createdAt(item);
-    if (at !== undefined && (newest === null || at > newest)) newest = at;
+/** The offset of the last page that began before the window, so the whole window is covered. */
+function startOffset(marks: readonly Mark[], windowStart: string): number {
+  let start = marks[0]?.[0] ?? 0;
+  for (const [offset, createdAt] of marks) {
+    if (createdAt < windowStart) start = offset;
   }
-  const atNewest = items.filter((item) => newest !== null && createdAt(item) === newest).map(idOf);
-  const kept = [...new Set([...ids.slice(0, HEAD_IDS), ...atNewest.filter((id): id is string => id !== undefined)])];
-  return future.length === 0 ? { createdAt: newest, ids: kept } : { createdAt: newest, ids: kept, future: future.slice(0, HEAD_IDS) };
+  return start;
 }
 
-/**
- * Whether a page of a newest-first walk has reached records stored before: one of the stored
- * head's ids, or a record older than its newest `created_at`. Everything after such a page is
- * stored already; the rest of the page is the overlap, rewritten idempotently.
- */
-export function reachesMark(items: readonly WalkItem[], mark: HeadMark): boolean {
-  const known = new Set(mark.ids);
-  return items.some((item) => {
-    const id = idOf(item);
-    if (id !== undefined && known.has(id)) return true;
-    const at = createdAt(item);
-    return mark.createdAt !== null && at !== undefined && at < mark.createdAt;
-  });
+function addMark(marks: readonly Mark[], offset: number, items: readonly WalkItem[], windowStart: string): Mark[] {
+  const first = items.find((item) => item.result.ok && typeof item.result.fields.created_at === 'string');
+  const createdAt = first?.result.ok ? (first.result.fields.created_at as string) : undefined;
+  const next: Mark[] = createdAt === undefined ? [...marks] : [...marks, [offset, createdAt]];
+  // Keep every mark in the window and the last one before it (where a revisit starts).
+  const firstInWindow = next.findIndex(([, at]) => at >= windowStart);
+  const keepFrom = firstInWindow === -1 ? Math.max(0, next.length - 1) : Math.max(0, firstInWindow - 1);
+  return next.slice(keepFrom).slice(-MAX_MARKS);
+}
+
+/** Walks from the head (newest first, or order not known yet) revisit by walking further down instead. */
+function byOffset(position: ListPosition): boolean {
+  return position.order !== 'newest_first' && position.descent === undefined;
 }

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../sink.js';
 
 const count = z.int().nonnegative();
 
-/** `[offset of a page's first record, its created_at]`, oldest first (see `revisit.ts`). */
+/** `[offset of a page's first record, its created_at]`, oldest first (see `withRevisit` in `list-walker.ts`). */
 export const revisitMark = z.tuple([count, z.string()]);
 
 /** What the revisit of recent records keeps beside an oldest-first walk's own position. */

@@ -1,7 +1,7 @@
 import { isoSeconds } from '../../normalize/index.js';
 import type { JsonObject } from '../../sink.js';
 import { isUpstreamError } from '../../upstream/index.js';
-import { revisitWindowStart } from './revisit.js';
+import { revisitWindowStart } from './list-walker.js';
 import { normalizeAll, recordsOf } from './pager.js';
 import { highWaterPosition, readPosition, storable, type HighWaterPosition } from './positions.js';
 import { nowOf, type WalkContext, type WalkItem, type WalkPage } from './walker.js';
