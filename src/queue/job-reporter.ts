@@ -19,10 +19,11 @@ export interface JobReporterOptions {
 }
 
 /**
- * Turns one job's sync events into metrics and status updates. The events come synchronously, so status writes are chained in order and awaited by `flush()`; a failed status
- * write is logged and never fails the sync (the data is already stored). An idle poll costs one
- * write: the `syncing` mark only for a run that lasts ({@link SYNCING_MARK_MS}), the page
- * counters and `lastRunAt` folded into the run's end, nothing read back.
+ * Turns one job's sync events into metrics and status updates. The events come synchronously,
+ * so status writes are chained in order and awaited by `flush()`; a failed status write is
+ * logged and never fails the sync (the data is already stored). An idle poll costs one write:
+ * the `syncing` mark only for a run that lasts ({@link SYNCING_MARK_MS}), the page counters and
+ * `lastRunAt` folded into the run's end, nothing read back.
  */
 export class JobReporter {
   readonly #options: JobReporterOptions;
