@@ -1,11 +1,7 @@
 import type { Logger } from 'pino';
-import { deletionGuard } from '../reconcile/deletion-guard.js';
-import { reconcileStream } from '../reconcile/reconcile-stream.js';
-import type { ReconcileStore } from '../reconcile/reconcile-store.js';
-import { sinkReconcileStore } from '../reconcile/sink-store.js';
-import { describeDrift, type StreamCheck } from '../reconcile/stream-check.js';
-import { isVerifiable } from '../reconcile/upstream-total.js';
-import type { JsonObject } from '../sink.js';
+import { describeDrift, isVerifiable, type StreamCheck } from '../reconcile/check.js';
+import { deletionGuard, loadDeletions, reconcileStream } from '../reconcile/repair.js';
+import type { JsonObject, Sink } from '../sink.js';
 import type { DriftReading } from '../state/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
@@ -51,9 +47,9 @@ async function claim(deps: SyncJobDeps, key: string, ttlMs: number): Promise<boo
  * A drift not walked this time (walked within the hour) keeps saying what the last walk held back,
  * so the operator still reads how many records would be marked and how to confirm.
  */
-async function withHeldDeletions(store: ReconcileStore, business: string, descriptor: StreamDescriptor, check: StreamCheck): Promise<StreamCheck> {
+async function withHeldDeletions(sink: Sink, business: string, descriptor: StreamDescriptor, check: StreamCheck): Promise<StreamCheck> {
   if (check.difference === null || check.difference >= 0) return check;
-  const { held } = await store.loadDeletions(business, descriptor);
+  const { held } = await loadDeletions(sink, business, descriptor);
   return held === null ? check : { ...check, heldDeletions: held };
 }
 
@@ -85,7 +81,7 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
   const base = {
     business: plan.name,
     descriptor,
-    store: sinkReconcileStore(deps.sink),
+    sink: deps.sink,
     fetch: options.fetch,
     normalizeContext: plan.normalizeContext,
     paging: walkSettings(upstream),
@@ -117,7 +113,7 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     const claimKey = deps.keys.repairClaim(plan.name, descriptor.name);
     // The next walk of a persisting drift is also the second walk that deletions below the guard wait for.
     if (!(await claim(deps, claimKey, Math.min(reconcile.every, MAX_REPAIR_INTERVAL_MS, reconcile.deleteAfter)))) {
-      return { difference: check.difference ?? 0, drift: describeDrift(await withHeldDeletions(base.store, plan.name, descriptor, check)) };
+      return { difference: check.difference ?? 0, drift: describeDrift(await withHeldDeletions(deps.sink, plan.name, descriptor, check)) };
     }
     check = await releasingOnCutOff(deps, claimKey, options.signal, () => reconcileStream({ ...base, mode: 'repair' }));
     logCheck(logger, check, check.verdict === 'differs' ? 'drift remains after repair' : 'drift repaired');

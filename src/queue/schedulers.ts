@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import pLimit from 'p-limit';
 import type { BusinessPlan } from '../sync/business-plan.js';
-import { isVerifiable } from '../reconcile/upstream-total.js';
+import { isVerifiable } from '../reconcile/check.js';
 import { isOwnSchedulerId, RECONCILE_JOB, reconcileSchedulerId, schedulerId, SYNC_JOB, type SyncJobData } from './names.js';
 
 export interface SchedulerChanges {

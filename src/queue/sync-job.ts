@@ -1,7 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
 import { describeSink } from '../../connectors/registry.js';
 import { describeHolder, sinkLockKey, StreamLeases, type LockHolder } from '../lease/stream-lease.js';
-import { isVerifiable } from '../reconcile/upstream-total.js';
+import { isVerifiable } from '../reconcile/check.js';
 import { businessStopped, failureReason } from '../state/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';

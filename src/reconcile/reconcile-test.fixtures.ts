@@ -1,47 +1,43 @@
-import type { JsonObject, SyncRecord } from '../sink.js';
+import { pino } from 'pino';
+import { ManagedSink } from '../../connectors/managed-sink.js';
+import { MemoryStateStore } from '../../test/fakes/memory-state-store.js';
+import type { JsonObject } from '../sink.js';
 import { customStream } from '../sync/custom-streams.js';
 import type { Query } from '../sync/walkers/index.js';
-import { NO_DELETIONS, type DeletionGuard, type DeletionState } from './deletion-guard.js';
-import type { ReconcileStore } from './reconcile-store.js';
+import { loadDeletions, loadRepairWalk, type DeletionGuard, type DeletionState } from './repair.js';
 
-/** Shared by the reconcile unit tests: an in-memory sink side and an offset-paged upstream list. */
+/** Shared by the reconcile unit tests: the sink itself over a state store in memory, and an offset-paged upstream list. */
 
 export const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'messages', paging: 'offset', idField: 'id' });
 
-/** The sink side as plain sets: what a store holds, what it marked deleted, its dead letters. */
-export function memoryStore(ids: readonly string[], deadLetterIds: readonly string[] = []) {
-  const rows = new Set(ids);
-  const deleted = new Set<string>();
-  const walk: { position: JsonObject | undefined; deletions: DeletionState } = { position: undefined, deletions: NO_DELETIONS };
-  const store: ReconcileStore = {
-    count: () => Promise.resolve(rows.size),
-    ids: () => [[...rows].sort()],
-    markDeleted(_business, _descriptor, marked) {
-      let newly = 0;
-      for (const id of marked) {
-        if (!rows.delete(id)) continue;
-        newly += 1;
-        deleted.add(id);
-      }
-      return Promise.resolve(newly);
+/**
+ * A managed sink over {@link MemoryStateStore} holding these ids for `acme`/`sms`, synced once (a
+ * position, so a repair may store what is missing), with dead letters of these upstream ids.
+ */
+export async function memorySink(ids: readonly string[], deadLetterIds: readonly string[] = []) {
+  const state = new MemoryStateStore();
+  const sink = new ManagedSink({ type: 'memory', store: state }, pino({ level: 'silent' }));
+  await state.commit(
+    {
+      businessId: 'acme',
+      table: sms.table,
+      records: ids.map((id) => ({ businessId: 'acme', id, source: 'v1', fields: {}, raw: { id } })),
+      deadLetters: deadLetterIds.map((id) => ({ businessId: 'acme', stream: sms.name, reason: 'unparseable', raw: { id } })),
     },
-    store(_business, _descriptor, records: readonly SyncRecord[]) {
-      for (const record of records) rows.add(record.id);
-      return Promise.resolve(records.length);
-    },
-    deadLetterIds: () => Promise.resolve(new Set(deadLetterIds)),
-    loadRepairWalk: () => Promise.resolve(walk.position),
-    saveRepairWalk(_business, _descriptor, position) {
-      walk.position = position ?? undefined;
-      return Promise.resolve();
-    },
-    loadDeletions: () => Promise.resolve(walk.deletions),
-    saveDeletions(_business, _descriptor, state) {
-      walk.deletions = state;
-      return Promise.resolve();
-    },
+    { mode: 'offset', offset: ids.length },
+  );
+  const idsWhere = (deleted: boolean): string[] => [...state.rows.values()].filter((row) => row.deleted === deleted).map((row) => row.record.id).sort();
+  return {
+    sink,
+    /** Ids stored and not marked deleted, sorted. */
+    live: () => idsWhere(false),
+    /** Ids marked deleted, sorted. */
+    deleted: () => idsWhere(true),
+    /** Where an unfinished repair walk stands (undefined once a walk reached the end). */
+    repairWalk: (): Promise<JsonObject | undefined> => loadRepairWalk(sink, 'acme', sms),
+    /** The deletion guard's memory between walks. */
+    deletions: (): Promise<DeletionState> => loadDeletions(sink, 'acme', sms),
   };
-  return { store, rows, deleted, walk };
 }
 
 /** An offset-paged upstream list of these ids, reporting `total` (or a wrong one). */

@@ -1,4 +1,4 @@
-import { HELD_DELETIONS } from '../reconcile/deletion-guard.js';
+import { HELD_DELETIONS } from '../reconcile/check.js';
 import type { StreamState, StreamStatus } from '../state/index.js';
 
 /** Formatting shared by the status page and the terminal table. */

@@ -26,7 +26,12 @@ export class MemoryStateStore implements StateStore {
   };
 
   readonly deadLetters = {
-    list: () => Promise.resolve([...this.letters]),
+    list: (filter: { businessId?: string; stream?: string; limit?: number } = {}) =>
+      Promise.resolve(
+        this.letters
+          .filter((letter) => (filter.businessId === undefined || letter.businessId === filter.businessId) && (filter.stream === undefined || letter.stream === filter.stream))
+          .slice(0, filter.limit),
+      ),
     remove: (ids: readonly number[]) => {
       const kept = this.letters.filter((letter) => !ids.includes(letter.id));
       this.letters.splice(0, this.letters.length, ...kept);

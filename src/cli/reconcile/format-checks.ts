@@ -1,5 +1,4 @@
-import { heldMessage } from '../../reconcile/deletion-guard.js';
-import type { StreamCheck } from '../../reconcile/stream-check.js';
+import { heldMessage, type StreamCheck } from '../../reconcile/check.js';
 import { formatTable } from '../text-table.js';
 
 /** A stream reconcile could not check, and why (an upstream or sink failure). */

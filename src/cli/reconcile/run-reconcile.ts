@@ -3,9 +3,7 @@ import type { Logger } from 'pino';
 import type { CallsyncConfig } from '../../config/index.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
-import { deletionGuard } from '../../reconcile/deletion-guard.js';
-import { reconcileStream } from '../../reconcile/reconcile-stream.js';
-import { sinkReconcileStore } from '../../reconcile/sink-store.js';
+import { deletionGuard, reconcileStream } from '../../reconcile/repair.js';
 import type { Sink } from '../../sink.js';
 import type { BusinessPlan } from '../../sync/business-plan.js';
 import { walkSettings } from '../../sync/walkers/index.js';
@@ -34,7 +32,6 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
   const dispatcher = createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
   const clients = upstreamClients(upstream, dispatcher);
   const limiter = createMemoryRateLimiter();
-  const store = sinkReconcileStore(sink);
   const limit = pLimit(config.backfill.concurrency);
   try {
     const perBusiness = await Promise.all(
@@ -49,7 +46,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
                 await reconcileStream({
                   business: plan.name,
                   descriptor,
-                  store,
+                  sink,
                   fetch: (query) => fetchPayload(descriptor, query),
                   normalizeContext: plan.normalizeContext,
                   paging: walkSettings(upstream),
