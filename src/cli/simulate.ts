@@ -6,7 +6,7 @@ import { addSimulateOptions } from './simulate-flags.js';
 import { describeSwitches, toSimulatorOptions } from './simulate-options.js';
 
 /** Seams for tests: where output goes and which process signals stop the simulator. */
-export interface SimulateDeps {
+interface SimulateDeps {
   write: (text: string) => void;
   /** Called once listening; tests use it to reach and close the simulator. */
   onStarted?: (simulator: Simulator) => void;

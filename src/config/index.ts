@@ -1,4 +1,4 @@
-export { buildConfigSchema, type BusinessConfig, type CallsyncConfig, type ExtraStreamConfig, type GenericSinkConfig, type RateLimitConfig, type UpstreamConfig } from './schema.js';
+export { buildConfigSchema, type CallsyncConfig, type GenericSinkConfig, type UpstreamConfig } from './schema.js';
 export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './loader.js';
 export { resolveConfig, type ResolveOptions, type ResolvedConfig } from './resolve.js';
 export { ConfigError, formatConfigError, type ConfigProblem } from './errors.js';

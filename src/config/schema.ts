@@ -74,7 +74,4 @@ type Resolved = ReturnType<typeof resolveDefaults<Sections & { sink: unknown }>>
 
 /** A validated, defaulted, deeply frozen config; `TSink` is the sink section's type. */
 export type CallsyncConfig<TSink = GenericSinkConfig> = DeepReadonly<Omit<Resolved, 'sink'>> & { readonly sink: TSink };
-export type BusinessConfig = CallsyncConfig['businesses'][number];
-export type ExtraStreamConfig = CallsyncConfig['streams'][number];
 export type UpstreamConfig = CallsyncConfig['upstream'];
-export type RateLimitConfig = UpstreamConfig['rateLimit'];

@@ -3,7 +3,7 @@ import { describeWindow } from './rate-limiter.js';
 import type { Reply } from './responder.js';
 import type { SimState } from './state.js';
 
-export interface AdmitResult {
+interface AdmitResult {
   headers: Record<string, string>;
   /** The 429 reply when the request is refused. */
   refused?: Reply;

@@ -11,7 +11,7 @@ export const NO_BROKEN_PAGING: BrokenPaging = {
 };
 
 /** What the next_cursor of a cursor page points at: a position to encode or the request's own cursor, verbatim. */
-export type NextCursor = { position: number } | { verbatim: string };
+type NextCursor = { position: number } | { verbatim: string };
 
 /** The `next_cursor` and `has_more` a cursor page carries under `broken`. */
 export function brokenCursorPage(

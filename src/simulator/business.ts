@@ -10,7 +10,7 @@ import { callV1Json, voicemailV2Json } from './render.js';
 import type { OutboundToNumber, SimBusiness } from './types.js';
 import { VoicemailStore } from './voicemail-store.js';
 
-export interface BusinessSpec {
+interface BusinessSpec {
   seed: number;
   index: number;
   calls: number;

@@ -1,7 +1,7 @@
 import { mix } from './prng.js';
 
 /** Where a cursor walk stands: how many calls (in ascending order) were already returned. */
-export interface CursorPosition {
+interface CursorPosition {
   position: number;
   issuedMs: number;
 }

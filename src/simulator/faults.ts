@@ -1,7 +1,7 @@
 import { mix, Rng } from './prng.js';
 import type { Faults } from './types.js';
 
-export type FaultKind = 'none' | 'error' | 'truncate' | 'reset' | 'badJson';
+type FaultKind = 'none' | 'error' | 'truncate' | 'reset' | 'badJson';
 
 export interface FaultPlan {
   kind: FaultKind;

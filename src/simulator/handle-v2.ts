@@ -9,8 +9,8 @@ import { serveAdmitted } from './serve.js';
 import type { SimState } from './state.js';
 
 /** v2 page size: default 25 (spec section 8); above 1000 is a 400. */
-export const V2_DEFAULT_LIMIT = 25;
-export const V2_MAX_LIMIT = 1000;
+const V2_DEFAULT_LIMIT = 25;
+const V2_MAX_LIMIT = 1000;
 
 function callsJson(business: BusinessData, limit: number): string {
   const store = business.calls;

@@ -34,7 +34,7 @@ function filler(length: number): string {
 }
 
 /** A long error message holding the request's Authorization header and its bare credential from character `at`. */
-export function echoMessage(req: IncomingMessage, at: number, length: number): string {
+function echoMessage(req: IncomingMessage, at: number, length: number): string {
   const header = req.headers.authorization ?? '';
   const credential = /^Bearer\s+(\S+)/i.exec(header)?.[1] ?? '';
   const leak = `Authorization: ${header} (credential ${credential})`;

@@ -1,14 +1,14 @@
 /** Parses the paging parameters of v1 list endpoints. Every limit is checked, never clamped silently. */
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 500;
 
-export type CallsPaging =
+type CallsPaging =
   | { mode: 'cursor'; limit: number; cursor: string }
   | { mode: 'offset'; limit: number; offset: number }
   | { mode: 'page'; page: number; perPage: number };
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 function integer(query: URLSearchParams, name: string, min: number, max: number): Parsed<number | undefined> {
   const text = query.get(name);

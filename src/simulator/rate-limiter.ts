@@ -1,6 +1,6 @@
 import type { RateLimitOptions } from './types.js';
 
-export interface Admission {
+interface Admission {
   admitted: boolean;
   /** X-RateLimit-* headers; empty when rate limiting is off. */
   headers: Record<string, string>;

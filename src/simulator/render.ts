@@ -13,7 +13,7 @@ export interface RenderOptions {
 }
 
 /** Position (0 = oldest) in its v2 list of the record `v2FractionalUuid` renders with a fraction. */
-export const FRACTIONAL_UUID_INDEX = 16;
+const FRACTIONAL_UUID_INDEX = 16;
 
 /**
  * The uuid as written in the JSON text. Upstream's uuid is declared a string and served as a

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-export type SessionRole = 'owner' | 'viewer';
+type SessionRole = 'owner' | 'viewer';
 
-export interface Session {
+interface Session {
   business: string;
   role: SessionRole;
   email: string;

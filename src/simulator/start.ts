@@ -18,7 +18,7 @@ import { buildTruth } from './truth.js';
 import type { Simulator, SimulatorOptions } from './types.js';
 import { WebhookSender } from './webhook-sender.js';
 
-export const DEFAULT_RECORDINGS_BASE_URL = 'https://media.calltrack.test';
+const DEFAULT_RECORDINGS_BASE_URL = 'https://media.calltrack.test';
 
 function epochSec(date: Date): number {
   return Math.floor(date.getTime() / 1000);

@@ -165,7 +165,7 @@ export interface SimulatorOptions {
 }
 
 /** When added records say they were created. */
-export interface AddRecordsOptions {
+interface AddRecordsOptions {
   /** Their `created_at`; a future date models a clock-skewed upstream. @defaultValue now */
   createdAt?: Date;
 }

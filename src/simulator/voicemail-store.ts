@@ -4,7 +4,7 @@ import { mix, Rng } from './prng.js';
 import { usNumber } from './phone.js';
 import { summary, transcription } from './text.js';
 
-export interface VoicemailContext {
+interface VoicemailContext {
   businessSeed: number;
   numbers: readonly NumberModel[];
   userFolder: string;

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { Rng, mix } from './prng.js';
 
 /** What a delivery announces; callsync reads none of it but the business (and the event, when mapped to a stream). */
-export type WebhookEvent = 'call.created' | 'call.updated' | 'call.deleted' | 'voicemail.created' | 'voicemail.deleted';
+type WebhookEvent = 'call.created' | 'call.updated' | 'call.deleted' | 'voicemail.created' | 'voicemail.deleted';
 
 /**
  * The simulator as a webhook sender (`SimulatorOptions.webhooks`, `--webhooks URL`). The spec

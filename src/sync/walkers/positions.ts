@@ -72,13 +72,11 @@ export const highWaterPosition = z.object({
 /** Full-refresh walks: how many records the last refresh returned (informational). */
 export const fullPosition = z.object({ mode: z.literal('full'), count });
 
-export type RevisitFields = z.infer<typeof revisitFields>;
 export type ListPosition = z.infer<typeof listPosition>;
 export type ListOrder = z.infer<typeof listOrder>;
 export type HeadMark = z.infer<typeof headMark>;
 export type Descent = z.infer<typeof descent>;
 export type HighWaterPosition = z.infer<typeof highWaterPosition>;
-export type FullPosition = z.infer<typeof fullPosition>;
 
 /** A stored position that does not match its walker's schema; the stream stops with this message. */
 export class StoredPositionError extends Error {
