@@ -1,7 +1,17 @@
-import { classifyHttp, HUBSPOT_TRAITS, servicePolicy } from '../../src/http-policy/index.js';
+import { classifyHttp, servicePolicy, type ServiceTraits } from '../../src/http-policy/index.js';
 import type { FailureKind, HttpFailureKind } from '../../src/http-policy/index.js';
 import { truncate } from '../../src/redact/index.js';
 import type { HubSpotRetryPolicy } from './config.js';
+
+/** HubSpot: at least a second after an unexplained 429; server waits get jitter (portal-wide limits). */
+export const HUBSPOT_TRAITS: ServiceTraits = {
+  service: 'hubspot',
+  maxWaitKey: 'the 15-minute wait cap',
+  minRateLimitWaitMs: 1_000,
+  jitterServerWaits: true,
+  abortIsTransient: true,
+  retryUnknownErrors: false,
+};
 
 /** What went wrong with a HubSpot request, as far as the caller must act on it: the kinds of the one vocabulary HubSpot can meet. */
 export type HubSpotErrorKind = Extract<

@@ -1,6 +1,14 @@
 import { classifyHttp } from '../../src/http-policy/index.js';
-import type { ServicePolicy } from '../../src/http-policy/index.js';
+import type { ServicePolicy, ServiceTraits } from '../../src/http-policy/index.js';
 import { truncate } from '../../src/redact/index.js';
+
+/** A webhook receiver: attempts are timed out by signal, so an abort is a timeout to retry. */
+export const WEBHOOK_TRAITS: ServiceTraits = {
+  service: 'webhook',
+  maxWaitKey: 'the 15-minute wait cap',
+  abortIsTransient: true,
+  retryUnknownErrors: false,
+};
 
 /** What one HTTP attempt produced: a response, or the error that replaced it. */
 export type AttemptResult =

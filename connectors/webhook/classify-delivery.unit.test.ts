@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
-import { classifyDelivery, type AttemptResult, type DeliveryDecision } from './classify-delivery.js';
+import { servicePolicy } from '../../src/http-policy/index.js';
+import { classifyDelivery, WEBHOOK_TRAITS, type AttemptResult, type DeliveryDecision } from './classify-delivery.js';
 
 const now = Date.parse('2025-01-01T00:00:00Z');
 const context = { nowMs: now, policy: servicePolicy(WEBHOOK_TRAITS, { baseDelayMs: 500, maxDelayMs: 30_000 }) };

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
-import { send, servicePolicy, WEBHOOK_TRAITS } from '../../src/http-policy/index.js';
+import { send, servicePolicy } from '../../src/http-policy/index.js';
 import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/index.js';
 import { createRedactor, forTerminal } from '../../src/redact/index.js';
-import { classifyDelivery } from './classify-delivery.js';
+import { classifyDelivery, WEBHOOK_TRAITS } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import type { PreparedDelivery } from './payload.js';
 import { attemptResult, MAX_ANSWER_BYTES, signedPost, type PostOptions } from './post-batch.js';

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { classifyHttp } from './classify.js';
 import type { AttemptContext, HttpOutcome, HttpVerdict } from './classify.js';
-import { HUBSPOT_TRAITS, servicePolicy, UPSTREAM_TRAITS, WEBHOOK_TRAITS } from './services.js';
+// Each service's traits live with its client; this table shows how the one policy reads them side by side.
+import { HUBSPOT_TRAITS } from '../../connectors/hubspot/classify.js';
+import { WEBHOOK_TRAITS } from '../../connectors/webhook/classify-delivery.js';
+import { servicePolicy, UPSTREAM_TRAITS } from './services.js';
 
 const NOW = Date.UTC(2025, 10, 22, 3, 0, 0);
 const backoff = { baseDelayMs: 100, maxDelayMs: 1_000 };

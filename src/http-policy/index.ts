@@ -6,7 +6,7 @@ export { describeThrown, TRANSIENT_ERROR_CODES } from './network-errors.js';
 export type { ThrownFailure, ThrownKind } from './network-errors.js';
 export { capRateLimitInfo, capWait, DEFAULT_MAX_WAIT_MS, headerValue, parseRateLimitHeaders, parseRetryAfter } from './server-wait.js';
 export type { CappedWait, CappedWaitNote, HeaderBag } from './server-wait.js';
-export { HUBSPOT_TRAITS, servicePolicy, UPSTREAM_TRAITS, WEBHOOK_TRAITS } from './services.js';
+export { servicePolicy, UPSTREAM_TRAITS } from './services.js';
 export type { ServiceTraits } from './services.js';
 export { reachHttp } from './reach.js';
 export type { ReachOptions, ReachRetry } from './reach.js';

@@ -1,7 +1,8 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reachHttp, type ReachOptions, type ReachRetry } from './reach.js';
-import { servicePolicy, UPSTREAM_TRAITS, WEBHOOK_TRAITS } from './services.js';
+import { WEBHOOK_TRAITS } from '../../connectors/webhook/classify-delivery.js';
+import { servicePolicy, UPSTREAM_TRAITS } from './services.js';
 
 const ORIGIN = 'https://receiver.example';
 const URL_ = `${ORIGIN}/hooks/callsync`;

@@ -1,7 +1,10 @@
 import type { ServicePolicy } from './classify.js';
 import { DEFAULT_MAX_WAIT_MS } from './server-wait.js';
 
-/** What differs between the services, as data; backoff and the wait cap come from each one's config. */
+/**
+ * What differs between the services, as data; backoff and the wait cap come from each one's config.
+ * Each connector declares its own beside its client (`connectors/<name>/`); the upstream's is here.
+ */
 export type ServiceTraits = Omit<ServicePolicy, 'backoff' | 'maxWaitMs'>;
 
 /**
@@ -14,24 +17,6 @@ export const UPSTREAM_TRAITS: ServiceTraits = {
   rateLimitDefaultWaitMs: 60_000,
   abortIsTransient: false,
   retryUnknownErrors: true,
-};
-
-/** HubSpot: at least a second after an unexplained 429; server waits get jitter (portal-wide limits). */
-export const HUBSPOT_TRAITS: ServiceTraits = {
-  service: 'hubspot',
-  maxWaitKey: 'the 15-minute wait cap',
-  minRateLimitWaitMs: 1_000,
-  jitterServerWaits: true,
-  abortIsTransient: true,
-  retryUnknownErrors: false,
-};
-
-/** A webhook receiver: attempts are timed out by signal, so an abort is a timeout to retry. */
-export const WEBHOOK_TRAITS: ServiceTraits = {
-  service: 'webhook',
-  maxWaitKey: 'the 15-minute wait cap',
-  abortIsTransient: true,
-  retryUnknownErrors: false,
 };
 
 /** A service's full policy from its traits and config. */

@@ -66,4 +66,28 @@ describe('source structure', () => {
     );
     expect(wrong).toEqual([]);
   });
+
+  it('keeps connector facts in connectors/: no sink name or database error code in a string of src/ code', () => {
+    // Named here on purpose: the demo is SQLite by design and reads its file back as a warehouse user
+    // would; the command's one-line description; table-name prefixes the SQL engines own, reserved for every sink.
+    const allowed = new Set(['src/cli/demo.ts', 'src/cli/demo/demo-config.ts', 'src/cli/demo/table-counts.ts', 'src/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.', 'src/config/sections.ts|sqlite_']);
+    const connectorName = /hubspot|salesforce|postgres|sqlite/i;
+    const errorCode = /^[0-9][0-9A-Z]{4}$|^SQLITE_/; // a Postgres SQLSTATE (28P01, 3D000) or an SQLite result code
+    const code = files.filter((file) => file.startsWith('src/') && !/\.test\.ts$|\.unit\.ts$|\.fixtures\.ts$|\.child\.ts$|test-fixtures\.ts$/.test(file));
+    const found: string[] = [];
+    for (const file of code) {
+      const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) {
+          const inImport = ts.isImportDeclaration(node.parent) || ts.isExportDeclaration(node.parent);
+          const named = connectorName.test(node.text) || errorCode.test(node.text);
+          if (named && !inImport && !allowed.has(file) && !allowed.has(`${file}|${node.text}`)) found.push(`${file}: '${node.text}'`);
+        }
+        node.forEachChild(visit);
+      };
+      visit(source);
+    }
+    expect(code).toContain('src/http-policy/services.ts');
+    expect(found).toEqual([]);
+  });
 });
