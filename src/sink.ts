@@ -213,10 +213,6 @@ export interface SinkDeps {
   readonly dispatcher?: Dispatcher;
 }
 
-/**
- * What every `connectors/<name>/index.ts` exports. `configSchema` validates the `sink:` section
- * (including `type`); the registry builds the config file's sink union from these schemas.
- */
 /** The sink as its config names it, for an operator's message. */
 export interface SinkDescription {
   /** The config key an operator edits to point callsync elsewhere, e.g. `sink.url`. */
@@ -243,6 +239,10 @@ export interface SinkFailureExplanation {
   readonly cause: 'unreachable' | 'filesystem';
 }
 
+/**
+ * What every `connectors/<name>/index.ts` exports. `configSchema` validates the `sink:` section
+ * (including `type`); the registry builds the config file's sink union from these schemas.
+ */
 export interface SinkFactory<Config extends { type: string } = { type: string }> {
   readonly type: Config['type'];
   readonly configSchema: ZodType<Config>;
