@@ -36,3 +36,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     options.destination ?? (options.bufferMs ? pino.destination({ dest: 2, minLength: BUFFER_BYTES, periodicFlush: options.bufferMs }) : pino.destination(2)),
   );
 }
+
+/**
+ * Writes what a buffered logger ({@link LoggerOptions.bufferMs}) holds, now: before an error report
+ * that goes straight to standard error, so the lines come first, as they happened.
+ */
+export function flushLogs(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
+  try {
+    stream?.flushSync?.();
+  } catch {
+    // A destination not open yet or already closed holds nothing to write.
+  }
+}

@@ -6,7 +6,7 @@ import { explainFailure } from './failure/explain.js';
 import { openSink, pingRedis, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createRedactor } from '../redact/index.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogs } from './logger.js';
 import { onShutdownSignal } from './shutdown.js';
 
 /**
@@ -24,15 +24,19 @@ export function registerRunCommand(program: Command): void {
       // A line per stream poll: written in batches, at most a quarter second late.
       const logger = createLogger({ level: config.log.level, secrets, bufferMs: 250 });
       for (const warning of configWarnings(config)) logger.warn(warning);
-      await pingRedis(config.redis);
-      const sink = await openSink(config.sink, planTables(planBusinesses(config)), logger);
+      let sink: Awaited<ReturnType<typeof openSink>> | undefined;
       let worker: Awaited<ReturnType<typeof startRunWorker>>;
       try {
+        await pingRedis(config.redis);
+        sink = await openSink(config.sink, planTables(planBusinesses(config)), logger);
         worker = await startRunWorker({ config, sink, logger, redact: createRedactor(secrets) });
       } catch (error) {
-        await sink.close();
+        await sink?.close();
+        // The lines logged so far come before the error report, as they happened.
+        flushLogs(logger);
         throw portInUse(error) ? explainFailure(error, { key: 'server.port', service: 'the status server', shown: `${config.server.host}:${config.server.port}` }) : error;
       }
+      const opened = sink;
       await new Promise<void>((resolve) => {
         const stopListening = onShutdownSignal(() => {
           logger.info({ deadlineMs: config.worker.shutdownTimeoutMs }, 'shutting down after the pages in flight are stored');
@@ -43,7 +47,7 @@ export function registerRunCommand(program: Command): void {
           deadline.unref();
           worker
             .shutdown()
-            .then(() => sink.close())
+            .then(() => opened.close())
             .then(() => {
               stopListening();
               logger.info('stopped');

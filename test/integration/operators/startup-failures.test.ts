@@ -67,6 +67,15 @@ describe('start-up failures: one or two lines naming the key, the target and the
     expectPlain(result);
   });
 
+  it('Redis down for run after a warning: the warning line comes first, as logged (run buffers its log lines)', async () => {
+    const config = write('redis-down-warned.json', { redis: { url: `redis://127.0.0.1:${deadPort}`, prefix: 'startup-redis-down' }, server: { host: '0.0.0.0' } });
+    const result = await runCli(['run', '--config', config]);
+    const [first = '', ...rest] = result.stderr.split('\n');
+    expect(JSON.parse(first)).toMatchObject({ level: 40 });
+    expect(rest.join('\n')).toBe(`error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n`);
+    expect(result.code).toBe(3);
+  });
+
   it('a SQLite path whose parent is a file: exit 4', async () => {
     const file = join(directory, 'a-file');
     writeFileSync(file, 'not a directory');
