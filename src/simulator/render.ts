@@ -1,6 +1,6 @@
 import type { CallModel, NumberModel, SmsModel, VoicemailModel } from './models.js';
 import { mix } from './prng.js';
-import { hms, isoSeconds, v2Time } from './time-format.js';
+import { hms, isoFromUnixSeconds, v2Time } from './time-format.js';
 
 /** How records look on the wire. v1 fields of calls and numbers are not in the spec: this is our shape. */
 export interface RenderOptions {
@@ -48,8 +48,8 @@ export function callV1(call: CallModel, options: RenderOptions): Record<string, 
     duration_seconds: call.durationSec,
     recording_url: call.recordingPath === null ? null : options.recordingsBaseUrl + call.recordingPath,
     transcription_text: call.transcription,
-    created_at: isoSeconds(call.createdAtSec),
-    updated_at: isoSeconds(call.updatedAtSec),
+    created_at: isoFromUnixSeconds(call.createdAtSec),
+    updated_at: isoFromUnixSeconds(call.updatedAtSec),
     tracking_number_id: call.trackingNumber.id,
     ...custom,
   };
@@ -70,7 +70,7 @@ export function callV1Json(call: CallModel, options: RenderOptions): string {
     `{"id":"${call.id}","to_number":"${call.toNumber}","from_number":"${call.fromNumber}",` +
     `"direction":"${call.direction}","status":"${call.status}","duration_seconds":${call.durationSec},` +
     `"recording_url":${recording},"transcription_text":${JSON.stringify(call.transcription)},` +
-    `"created_at":"${isoSeconds(call.createdAtSec)}","updated_at":"${isoSeconds(call.updatedAtSec)}",` +
+    `"created_at":"${isoFromUnixSeconds(call.createdAtSec)}","updated_at":"${isoFromUnixSeconds(call.updatedAtSec)}",` +
     `"tracking_number_id":"${call.trackingNumber.id}"${customJson(call)}}`
   );
 }
@@ -124,7 +124,7 @@ export function numberV1(n: NumberModel): Record<string, unknown> {
     name: n.name,
     type: n.type,
     status: 'active',
-    created_at: isoSeconds(n.createdAtSec),
+    created_at: isoFromUnixSeconds(n.createdAtSec),
   };
 }
 
@@ -137,6 +137,6 @@ export function smsV1(sms: SmsModel): Record<string, unknown> {
     body: sms.body,
     status: 'delivered',
     tracking_number_id: sms.trackingNumber.id,
-    created_at: isoSeconds(sms.createdAtSec),
+    created_at: isoFromUnixSeconds(sms.createdAtSec),
   };
 }

@@ -1,7 +1,7 @@
 /** The two time shapes of the service and the v2 duration shape. All times are UTC. */
 
 /** v1 shape `YYYY-MM-DDTHH:MM:SSZ` from unix seconds. */
-export function isoSeconds(unixSeconds: number): string {
+export function isoFromUnixSeconds(unixSeconds: number): string {
   return `${new Date(unixSeconds * 1000).toISOString().slice(0, 19)}Z`;
 }
 

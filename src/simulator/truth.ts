@@ -2,7 +2,7 @@ import type { BusinessData } from './business.js';
 import type { ListOrder } from './call-list.js';
 import type { CallModel } from './models.js';
 import { callV1, callV2, numberV1, smsV1, v2UuidText, voicemailV2 } from './render.js';
-import { isoSeconds } from './time-format.js';
+import { isoFromUnixSeconds } from './time-format.js';
 import type { Truth, TruthRecord } from './types.js';
 
 /** Expected v1-form fields from the canonical model, never from the rendering. */
@@ -13,7 +13,7 @@ function callExpected(call: CallModel, recordingsBaseUrl: string): TruthRecord['
     direction: call.direction,
     recording_url: call.recordingPath === null ? null : recordingsBaseUrl + call.recordingPath,
     transcription_text: call.transcription === '' ? null : call.transcription,
-    created_at: isoSeconds(call.createdAtSec),
+    created_at: isoFromUnixSeconds(call.createdAtSec),
   };
 }
 
@@ -52,7 +52,7 @@ function voicemails(business: BusinessData): TruthRecord[] {
         recording_url: base + vm.recordingPath,
         api_recording_url: vm.apiRecordingUrl,
         duration_seconds: vm.durationSec,
-        created_at: isoSeconds(vm.createdAtSec),
+        created_at: isoFromUnixSeconds(vm.createdAtSec),
       },
     }))
     .reverse();
@@ -74,7 +74,7 @@ export function buildTruth(business: BusinessData, v1Order: ListOrder): Truth {
     sms: (v1Order === 'oldest' ? business.sms : [...business.sms].reverse()).map((m) => ({
       id: m.id,
       raw: smsV1(m),
-      expected: { to_number: m.toNumber, from_number: m.fromNumber, direction: m.direction, created_at: isoSeconds(m.createdAtSec) },
+      expected: { to_number: m.toNumber, from_number: m.fromNumber, direction: m.direction, created_at: isoFromUnixSeconds(m.createdAtSec) },
     })),
   };
   Object.defineProperty(truth, 'calls', { enumerable: true, get: () => (v1 ??= calls(business, false, length, v1Order === 'newest')) });
