@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Batch, StreamTable, SyncRecord } from '../src/sink.js';
 import { MemoryStateStore } from '../test/fakes/memory-state-store.js';
 import { ManagedSink } from './managed-sink.js';
-import type { Target, TargetOutcome } from './parts.js';
+import type { StoreBatch, Target, TargetOutcome } from './parts.js';
 import { InvalidBatchError, SinkClosedError } from './sink-errors.js';
 
 const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [] };
@@ -128,6 +128,30 @@ describe('ManagedSink', () => {
     expect(target.sent).toEqual([['ok']]);
     expect(result).toEqual({ written: 1, unchanged: 0, deadLettered: 1 });
     expect(store.letters.map((letter) => letter.reason)).toEqual(['raw: JSON nested deeper than 1000 levels']);
+  });
+
+  it('judges storability from each record\'s JSON text and hands the store that same text', async () => {
+    const store = new MemoryStateStore();
+    const sink = new ManagedSink({ type: 'memory', store }, logger);
+    const records = [
+      record('paired', { t: '\u{1F600}' }),
+      record('lone', { t: 'a\uD800' }),
+      // A literal backslash before "ud800" looks like an escaped lone surrogate in the text: the walk clears it.
+      record('backslash', { t: '\\ud800' }),
+      record('deep-enough', nested(1000)),
+      record('too-deep', nested(1001)),
+      record('long-lone-key', { ['k\uDC00']: 'x'.repeat(3000) }),
+    ];
+    const result = await sink.write({ ...batch(0), records }, {});
+    expect(result).toEqual({ written: 3, unchanged: 0, deadLettered: 3 });
+    const [commit] = store.commits as StoreBatch[];
+    expect(commit?.records.map((stored) => stored.id)).toEqual(['paired', 'backslash', 'deep-enough']);
+    expect(commit?.rawTexts).toEqual(commit?.records.map((stored) => JSON.stringify(stored.raw)));
+    expect(store.letters.map((letter) => letter.reason)).toEqual([
+      'raw.t: lone surrogate in a string (not valid Unicode)',
+      'raw: JSON nested deeper than 1000 levels',
+      'raw: lone surrogate in a string (not valid Unicode)',
+    ]);
   });
 
   it('asks the target to delete before marking rows deleted in the store, and skips an empty list', async () => {

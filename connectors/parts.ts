@@ -74,6 +74,15 @@ export interface StoreRecords extends StoredRecords {
 }
 
 /**
+ * A batch as the managed sink commits it: checked, one record per id, every record storable.
+ * `rawTexts[i]`, when given, is `records[i].raw` as JSON text (`JSON.stringify`), made once for
+ * the storability check and stored as it is, so no record is serialised twice.
+ */
+export interface StoreBatch extends Batch {
+  readonly rawTexts?: readonly string[];
+}
+
+/**
  * Checkpoints, dead letters, counts and the copy of stored records, committed together.
  * `records.markDeleted` only marks rows here; the managed sink asks the target first.
  */
@@ -89,7 +98,7 @@ export interface StateStore {
    * adds `written` (the target's `counts` when given, else the rows this commit changed) to
    * `recordsSynced`.
    */
-  commit(batch: Batch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult>;
+  commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

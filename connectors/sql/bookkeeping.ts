@@ -14,7 +14,7 @@ import { qualifiedTable, quoteIdentifier } from './schema.js';
 import type { StoreRecords } from '../parts.js';
 import type { SinkDatabase, SqlAdapter } from './sql-dialect.js';
 
-/** The reads and operator actions of a SQL store; the write path (`write-batch.ts`) moves checkpoints inside its transaction. */
+/** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */
 
 /** Default page of {@link SqlDeadLetterStore.list}. */
 export const DEFAULT_DEAD_LETTER_LIMIT = 100;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { NormalizeContext } from '../normalize/index.js';
 import { storedIdPages, type JsonObject, type Sink, type SyncRecord } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
-import { chunk, toPageRecords } from '../sync/to-batch.js';
+import { chunk, toPageRecords } from '../sync/store-page.js';
 import { walkers, type Query, type WalkSettings } from '../sync/walkers/index.js';
 import { accountedCount, checkStream, heldMessage, isVerifiable, judge, rawId, type HeldDeletions, type StreamCheck } from './check.js';
 

@@ -1,7 +1,7 @@
 import type { NormalizeContext } from '../normalize/index.js';
 import type { Sink, StoredDeadLetter } from '../sink.js';
 import type { BusinessPlan } from './business-plan.js';
-import { toPageRecords } from './to-batch.js';
+import { toPageRecords } from './store-page.js';
 
 export interface ReplayOutcome {
   readonly id: number;

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { RAW_COLUMNS, rawRow, rawWalk } from './raw-walk.js';
 
 // The connector's calls table as a fresh file gets it (migration 004 added the last four columns).
-const DDL = `create table if not exists calls (
+export const CALLS_DDL = `create table if not exists calls (
   business_id text not null, id text not null, source text not null,
   to_number text, from_number text, direction text, recording_url text, transcription_text text, created_at text,
   raw text not null, synced_at text not null, deleted_at text,
@@ -19,7 +19,7 @@ export async function rawSqliteBaseline(path: string, baseUrl: string, apiKey: s
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec(DDL);
+    db.exec(CALLS_DDL);
     const insert = db.prepare(`insert into calls (${RAW_COLUMNS.join(', ')}) values (${RAW_COLUMNS.map(() => '?').join(', ')})`);
     const writePage = db.transaction((rows: (string | number | null)[][]) => {
       for (const row of rows) insert.run(row);

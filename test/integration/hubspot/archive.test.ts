@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chunk } from '../../../src/sync/to-batch.js';
+import { chunk } from '../../../src/sync/store-page.js';
 import { callsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, type HubSpotTarget } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LEFT_VOICEMAIL_DISPOSITION } from '../../../connectors/hubspot/mapping.js';
 import type { StreamTable } from '../../../src/sink.js';
-import { chunk } from '../../../src/sync/to-batch.js';
+import { chunk } from '../../../src/sync/store-page.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, voicemail, type HubSpotTarget } from './harness.js';
 

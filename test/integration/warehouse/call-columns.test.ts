@@ -4,7 +4,7 @@ import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { sinkMigrator } from '../../../connectors/sql/migrations.js';
 import { openSqlStoreParts } from './old-database.js';
 import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
-import { StatementCache } from '../../../connectors/sql/statements.js';
+import { StatementCache } from '../../../connectors/sql/sql-store.js';
 import { inlineConfig } from '../../../src/cli/demo/demo-config.js';
 import { normalizeV1Call } from '../../../src/normalize/index.js';
 import type { JsonObject, SyncRecord } from '../../../src/sink.js';

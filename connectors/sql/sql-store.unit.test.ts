@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresAdapter } from '../postgres/postgres-adapter.js';
 import { sqliteAdapter } from '../sqlite/sqlite-adapter.js';
 import { assertIdentifier, assertStreamTable } from './schema.js';
-import { StatementCache, checkpointAdvanceSql, deadLetterUpsertSql, recordUnnestUpsertSql, recordUpsertSql } from './statements.js';
+import { StatementCache, checkpointAdvanceSql, deadLetterUpsertSql, recordUnnestUpsertSql, recordUpsertSql } from './sql-store.js';
 
 const sms = { stream: 'sms', table: 'sms', columns: [{ name: 'created_at', type: 'timestamp' as const }] };
 

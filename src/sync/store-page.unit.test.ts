@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, toPageRecords } from './to-batch.js';
+import { chunk, toPageRecords } from './store-page.js';
 
 describe('toPageRecords', () => {
   it('keeps records in page order, repeats included (the sink collapses them), and dead-letters failures with their reason', () => {

@@ -1,0 +1,96 @@
+/**
+ * The write side of figure 3 alone, CPU per record: `npx tsx test/bench/write-side.ts [rounds] [calls]`.
+ * Pages are fetched once from a simulator child and normalized once; then rounds alternate the
+ * raw baseline's insert loop and `storePage` into the SQLite sink over the same pages, with no
+ * network in either, so a change to the sink shows even on a busy machine (compare medians).
+ */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createSink } from '../../connectors/registry.js';
+import { parseJsonExact } from '../../src/upstream/read-response.js';
+import type { JsonObject } from '../../src/sink.js';
+import { builtinStreams } from '../../src/sync/builtin-streams.js';
+import { storePage } from '../../src/sync/store-page.js';
+import type { WalkPage } from '../../src/sync/walkers/index.js';
+import { CALLS_DDL } from './raw-sqlite-baseline.js';
+import { RAW_COLUMNS, rawRow, rawWalk, type RawCall } from './raw-walk.js';
+import { silentLogger } from './silent-logger.js';
+import { startSimulatorChild } from './simulator-child.js';
+
+const rounds = Number(process.argv[2] ?? 12);
+const calls = Number(process.argv[3] ?? 40_000);
+const sim = await startSimulatorChild({ calls, seed: 3 });
+const business = sim.businesses[0]!;
+const pages: RawCall[][] = [];
+try {
+  await rawWalk(sim.baseUrl, business.apiKey, 500, (page) => void pages.push(page));
+} finally {
+  await sim.close();
+}
+const descriptor = builtinStreams.get('calls')!;
+const context = { recordingsBaseUrl: 'https://recordings.example', v2TimeZone: 'UTC' };
+// Parsed again as the engine parses a body, so the sink sees values of the same shapes.
+const walkPages: WalkPage[] = pages.map((page, index) => {
+  const raws = parseJsonExact(JSON.stringify(page)) as JsonObject[];
+  return { items: raws.map((raw) => ({ raw, result: descriptor.normalize(raw, context) })), position: { cursor: String(index) } };
+});
+
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+function removeDatabase(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+/** Both loops yield a turn per page, as the pipeline does between pages. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function rawLoop(path: string): Promise<void> {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(CALLS_DDL);
+  const insert = db.prepare(`insert into calls (${RAW_COLUMNS.join(', ')}) values (${RAW_COLUMNS.map(() => '?').join(', ')})`);
+  const writePage = db.transaction((rows: (string | number | null)[][]) => {
+    for (const row of rows) insert.run(row);
+  });
+  for (const page of pages) {
+    const now = new Date().toISOString();
+    writePage(page.map((call) => rawRow(business.name, call, now)));
+    await turn();
+  }
+  db.close();
+}
+
+async function sinkLoop(path: string): Promise<void> {
+  const sink = await createSink({ type: 'sqlite', path }, { logger: silentLogger() });
+  let position: JsonObject | undefined;
+  for (const page of walkPages) {
+    await storePage(sink, business.name, descriptor, page, position);
+    position = page.position;
+    await turn();
+  }
+  await sink.close();
+}
+
+const perRecord = { raw: [] as number[], sink: [] as number[] };
+for (let round = 0; round < rounds; round++) {
+  for (const [side, loop] of [['raw', rawLoop], ['sink', sinkLoop]] as const) {
+    const path = join(tmpdir(), `callsync-write-side-${process.pid}-${side}-${round}.db`);
+    const started = cpuMicros();
+    try {
+      await loop(path);
+    } finally {
+      removeDatabase(path);
+    }
+    // The first round warms both sides up and is left out.
+    if (round > 0) perRecord[side].push((cpuMicros() - started) / calls);
+  }
+}
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const [raw, sink] = [median(perRecord.raw), median(perRecord.sink)];
+process.stdout.write(`median CPU per record over ${rounds - 1} rounds: raw ${raw.toFixed(2)} µs, sink ${sink.toFixed(2)} µs, sink - raw ${(sink - raw).toFixed(2)} µs\n`);
