@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ratelimit/index.js';
 import type { BucketConfig, RateLimiter } from '../../../src/ratelimit/index.js';
-import { redisUrl, uniqueName } from '../services.js';
+import { uniqueName } from '../services.js';
+import { redisConnections } from '../support/redis-connections.js';
 
 /** Two limiters of one deployment: the same object in memory, two connections (replicas) with Redis. */
 interface Pair {
@@ -154,14 +154,10 @@ rateLimiterContract('memory', () => {
   return { first: limiter, second: limiter };
 });
 
-const connections: Redis[] = [];
+const connect = redisConnections();
 const prefix = uniqueName('ratelimit');
-afterAll(async () => {
-  await Promise.all(connections.map((c) => c.quit()));
-});
 
 rateLimiterContract('redis', () => {
-  const [a, b] = [new Redis(redisUrl), new Redis(redisUrl)];
-  connections.push(a, b);
+  const [a, b] = [connect(), connect()];
   return { first: createRedisRateLimiter({ redis: a, prefix }), second: createRedisRateLimiter({ redis: b, prefix }) };
 });

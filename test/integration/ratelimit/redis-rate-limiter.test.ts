@@ -1,9 +1,9 @@
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisRateLimiter } from '../../../src/ratelimit/index.js';
 import type { BucketConfig } from '../../../src/ratelimit/index.js';
 import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
 import { redisUrl, uniqueName } from '../services.js';
+import { redisConnections } from '../support/redis-connections.js';
 
 /**
  * MONITOR on a raw socket (ioredis's `monitor()` throws "Command queue state error" when a busy
@@ -20,15 +20,7 @@ async function watch(prefix: string): Promise<{ seen: { args: string[]; source: 
 }
 
 const HOUR: BucketConfig = { limit: 100, windowMs: 3_600_000 };
-const connections: Redis[] = [];
-function connect(): Redis {
-  const redis = new Redis(redisUrl);
-  connections.push(redis);
-  return redis;
-}
-afterAll(async () => {
-  await Promise.all(connections.map((c) => c.quit()));
-});
+const connect = redisConnections();
 
 describe('Redis rate limiter', () => {
   it('is atomic under concurrent callers on eight connections: exactly the limit, remaining never negative', async () => {

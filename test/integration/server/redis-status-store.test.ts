@@ -1,18 +1,11 @@
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisStatusStore } from '../../../src/state/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { describeStatusStoreContract } from './status-store-contract.js';
+import { redisConnections } from '../support/redis-connections.js';
 
-const connections: Redis[] = [];
-function connect(): Redis {
-  const redis = new Redis(redisUrl);
-  connections.push(redis);
-  return redis;
-}
-afterAll(async () => {
-  await Promise.all(connections.map((c) => c.quit()));
-});
+const connect = redisConnections();
 
 describeStatusStoreContract('Redis', (now) =>
   Promise.resolve(createRedisStatusStore({ redis: connect(), prefix: uniqueName('status'), now })),

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Simulator } from '../../../src/simulator/index.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { CallsPage } from './http.js';
-import { call, cursorWalk } from './http.js';
-
-async function offsetIds(sim: Simulator, limit: number): Promise<{ ids: string[]; total: number }> {
-  const token = sim.businesses[0]!.apiKey;
-  const ids: string[] = [];
-  for (let offset = 0; ; offset += limit) {
-    const res = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=${limit}&offset=${offset}`, { token });
-    ids.push(...res.body.data.calls.map((c) => c.id));
-    if (!res.body.data.has_more) return { ids, total: res.body.data.total };
-  }
-}
+import { call, cursorWalk, offsetWalk } from './http.js';
 
 describe.each(['oldest', 'newest'] as const)('simulator records deleted upstream (v1Order %s)', (order) => {
   it('deleteCalls removes calls from every list, total and truth; a cursor issued before still walks the rest', async () => {
@@ -25,7 +14,7 @@ describe.each(['oldest', 'newest'] as const)('simulator records deleted upstream
       sim.deleteCalls('biz-1', gone);
       const kept = before.filter((id) => !gone.includes(id));
       expect(sim.truth('biz-1').calls.map((c) => c.id)).toEqual(kept);
-      expect(await offsetIds(sim, 70)).toEqual({ ids: kept, total: 296 });
+      expect(await offsetWalk(sim.baseUrl, sim.businesses[0]!.apiKey, 70)).toEqual({ ids: kept, total: 296 });
       expect(await cursorWalk(sim.baseUrl, token, 70)).toEqual(kept);
       let cursor = first.body.data.next_cursor ?? '';
       const rest: string[] = [];

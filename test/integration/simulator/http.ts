@@ -32,6 +32,17 @@ export interface CallsPage {
   data: { calls: { id: string; created_at: string }[]; total: number; has_more: boolean; next_cursor?: string };
 }
 
+/** Walks `/calls` by offset from the start; returns every id seen in order and the last page's total. */
+export async function offsetWalk(baseUrl: string, token: string, limit: number, between?: () => void): Promise<{ ids: string[]; total: number }> {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += limit) {
+    const res = await call<CallsPage>(`${baseUrl}/api/v1/calls?limit=${limit}&offset=${offset}`, { token });
+    ids.push(...res.body.data.calls.map((c) => c.id));
+    if (!res.body.data.has_more) return { ids, total: res.body.data.total };
+    between?.();
+  }
+}
+
 /** Walks `/calls` by cursor from the start; returns every id seen in order. */
 export async function cursorWalk(baseUrl: string, token: string, limit: number, between?: () => void): Promise<string[]> {
   const ids: string[] = [];

@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../../../src/simulator/index.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { CallsPage } from './http.js';
-import { call, cursorWalk } from './http.js';
-
-async function offsetWalk(sim: Simulator, limit: number): Promise<{ ids: string[]; total: number }> {
-  const token = sim.businesses[0]!.apiKey;
-  const ids: string[] = [];
-  for (let offset = 0; ; offset += limit) {
-    const res = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=${limit}&offset=${offset}`, { token });
-    ids.push(...res.body.data.calls.map((c) => c.id));
-    if (!res.body.data.has_more) return { ids, total: res.body.data.total };
-  }
-}
+import { call, cursorWalk, offsetWalk } from './http.js';
 
 async function cursorTotal(sim: Simulator): Promise<number> {
   return (await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=1`, { token: sim.businesses[0]!.apiKey })).body.data.total;
@@ -28,7 +18,7 @@ describe.each(['oldest', 'newest'] as const)('simulator hostile.listShare: an ou
       const oldestFirst = order === 'oldest' ? all : [...all].reverse();
       const third = oldestFirst.filter((_, i) => i % 3 === 2);
       const listed = order === 'oldest' ? third : [...third].reverse();
-      expect(await offsetWalk(sim, 70)).toEqual({ ids: listed, total: 200 });
+      expect(await offsetWalk(sim.baseUrl, sim.businesses[0]!.apiKey, 70)).toEqual({ ids: listed, total: 200 });
       expect(await cursorWalk(sim.baseUrl, token, 70)).toEqual(listed);
       expect(await cursorTotal(sim)).toBe(200);
       const page = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?page=3&per_page=90`, { token });
@@ -44,7 +34,7 @@ describe.each(['oldest', 'newest'] as const)('simulator hostile.listShare: an ou
       expect(await cursorTotal(sim)).toBe(201);
 
       sim.setHostile({ listShare: 1 });
-      const whole = await offsetWalk(sim, 100);
+      const whole = await offsetWalk(sim.baseUrl, sim.businesses[0]!.apiKey, 100);
       expect(whole.total).toBe(603);
       expect(whole.ids).toEqual(sim.truth('biz-1').calls.map((c) => c.id));
     } finally {
