@@ -130,6 +130,31 @@ describe('zoneOffsetMs', () => {
     expect(zoneOffsetMs(Date.UTC(2024, 6, 15), 'UTC')).toBe(0);
   });
 
+  it('matches a fresh Intl reading every 7 s around changes off the UTC hour', () => {
+    const reference = (ms: number, timeZone: string): number => {
+      const format = new Intl.DateTimeFormat('en-US', {
+        timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      });
+      const part = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, Number(p.value)]));
+      const local = new Date(0);
+      local.setUTCFullYear(part.year ?? 0, (part.month ?? 1) - 1, part.day ?? 1);
+      local.setUTCHours(part.hour ?? 0, part.minute ?? 0, part.second ?? 0, 0);
+      return local.getTime() - ms;
+    };
+    const changes: [string, number][] = [
+      ['America/St_Johns', Date.UTC(2024, 10, 3, 4, 30)], // -2:30 -> -3:30 at :30 UTC
+      ['Australia/Lord_Howe', Date.UTC(2024, 3, 6, 15)], // a 30-minute DST change
+      ['Asia/Kathmandu', Date.UTC(1985, 11, 31, 18, 30)], // +5:30 -> +5:45
+      ['Europe/Amsterdam', Date.UTC(1937, 5, 30, 23, 40, 28)], // +0:19:32 -> +0:20, off the minute
+    ];
+    for (const [zone, change] of changes) {
+      // Inside the change's hour first, so the memo is filled from a point on either side.
+      const instants = [change - 1000, change, change + 1000];
+      for (let ms = change - 2 * 3_600_000; ms <= change + 2 * 3_600_000; ms += 7_000) instants.push(ms);
+      for (const ms of instants) expect(zoneOffsetMs(ms, zone), `${zone} at ${ms}`).toBe(reference(ms, zone));
+    }
+  });
+
   it('validates zone names', () => {
     expect(isValidTimeZone('Europe/Berlin')).toBe(true);
     expect(isValidTimeZone('Europe/Nowhere')).toBe(false);
