@@ -67,14 +67,16 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
       if (step.done === true) break;
       const page = step.value;
       const stopping = aborted();
+      const nothingToStore = unchanged(page, position);
       if (!stopping) {
         pending = walk.next();
         // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
         pending.catch(() => undefined);
-        await requestOnTheWire();
+        // Without a write there is nothing for the request to overlap: no hops (an idle poll's page).
+        if (!nothingToStore) await requestOnTheWire();
       }
       if (page.warning !== undefined) warn(page.warning);
-      const result = unchanged(page, position) ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
+      const result = nothingToStore ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
       position = page.position;
       totals.pages += 1;
       totals.records += page.items.length;
