@@ -91,13 +91,3 @@ export async function dumpPostgresSchema(url: string, schema: string): Promise<A
     await client.end();
   }
 }
-
-export async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
