@@ -27,7 +27,7 @@ declare global {
 }
 
 /** What a connector hands the managed sink: its state store and, unless the store is the target (SQL), its target. */
-export interface SinkParts {
+interface SinkParts {
   /** Connector type as in config (`sqlite`, `hubspot`, …); used in logs and errors. */
   readonly type: string;
   readonly store: StateStore;

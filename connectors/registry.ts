@@ -18,7 +18,7 @@ export const sinkFactories = {
   webhook: webhookSinkFactory,
 } as const;
 
-export type SinkType = keyof typeof sinkFactories;
+type SinkType = keyof typeof sinkFactories;
 
 /** The config file's `sink:` section: exactly one connector's schema, chosen by `type`. */
 export const sinkConfigSchema = z.discriminatedUnion('type', [
@@ -32,7 +32,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;
 
 /** The configured sink as its connector names it, with the connector's own reading of its error codes. */
-export interface DescribedSink extends SinkDescription {
+interface DescribedSink extends SinkDescription {
   /** The connector's explanation of a failure carrying its codes; `undefined` when it has none. */
   explain(codes: readonly string[]): SinkFailureExplanation | undefined;
 }

@@ -1,9 +1,9 @@
 /** How long "nobody has this number" is believed before the CRM is asked again. */
 export const NEGATIVE_CACHE_MS = 10 * 60_000;
 /** Numbers whose answer is kept; the oldest are dropped beyond it, so a long-lived worker's memory stays bounded. */
-export const MAX_CACHED_NUMBERS = 50_000;
+const MAX_CACHED_NUMBERS = 50_000;
 
-export interface NumberCacheOptions {
+interface NumberCacheOptions {
   /**
    * Asks the CRM about numbers not known yet; resolves with an id, or null for nobody, per number.
    * A rejection is no answer: those numbers are asked again at the next lookup.

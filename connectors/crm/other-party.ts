@@ -33,7 +33,7 @@ export interface PartyInput {
 export type PartyBasis = 'tracked' | 'direction' | 'none';
 
 /** The other party of a call. */
-export interface OtherParty {
+interface OtherParty {
   /** The customer's number in E.164, or null when that side is empty or not a phone number. */
   readonly number: string | null;
   /** Which field it came from; null with basis `none`. */
@@ -76,7 +76,7 @@ export function otherParty(input: PartyInput, isTracked: (e164: string) => boole
 }
 
 /** {@link SinkNote.code} of calls whose customer the direction decided. */
-export const DIRECTION_DECIDED = 'party_by_direction';
+const DIRECTION_DECIDED = 'party_by_direction';
 
 /**
  * The note a CRM target returns for a batch in which `count` calls had both or neither number

@@ -3,10 +3,10 @@ import type { StoreRecords } from '../parts.js';
 import { toE164 } from './other-party.js';
 
 /** The built-in stream of a business's tracked numbers and its column holding the number. */
-export const NUMBERS_STREAM = 'numbers';
+const NUMBERS_STREAM = 'numbers';
 const NUMBER_COLUMN = 'number';
 
-export interface TrackedNumbersOptions {
+interface TrackedNumbersOptions {
   /** The CRM sink's state store, where the `numbers` stream's records are kept. */
   readonly records: Pick<StoreRecords, 'columnValues'>;
   /**

@@ -14,7 +14,7 @@ export interface FailedPair extends CallContactPair {
   readonly reason: string;
 }
 
-export interface AssociateOptions {
+interface AssociateOptions {
   readonly http: HubSpotHttp;
   readonly clock: Clock;
   /** Rounds per pair including the first; a pair that fails them all is returned as failed. */

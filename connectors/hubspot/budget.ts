@@ -2,7 +2,7 @@ import type { HubSpotLimits } from './config.js';
 import { RollingWindow, type Clock } from './rolling-window.js';
 
 /** How long a seen `Daily-Remaining: 0` stops requests locally before HubSpot is asked again. */
-export const DAILY_PAUSE_MS = 15 * 60_000;
+const DAILY_PAUSE_MS = 15 * 60_000;
 
 /**
  * Added to each window: requests granted at exactly the limit's pace can reach HubSpot closer

@@ -30,7 +30,7 @@ export type HubSpotFailure =
     }
   | { readonly error: unknown };
 
-export interface FailureContext {
+interface FailureContext {
   /** 1 for the first retry. */
   readonly retry: number;
   readonly policy: HubSpotRetryPolicy;
@@ -105,7 +105,7 @@ interface BodyFields {
 }
 
 /** Whitelist of HubSpot error body fields; nothing else of a body reaches an error or a log. Cleaned, then cut. */
-export function bodyFields(body: unknown, clean: (text: string) => string): BodyFields {
+function bodyFields(body: unknown, clean: (text: string) => string): BodyFields {
   if (typeof body !== 'object' || body === null) return {};
   const record = body as Record<string, unknown>;
   const fields: BodyFields = {};

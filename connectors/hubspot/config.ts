@@ -8,7 +8,7 @@ const propertyName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'expected a 
  * Overrides of the default call mapping (`mapping.ts`): a key set to another property name
  * writes that value there; `null` leaves the value out. Keys not given keep their default.
  */
-export const hubspotMappingSchema = z.strictObject({
+const hubspotMappingSchema = z.strictObject({
   timestamp: propertyName.optional(),
   direction: propertyName.nullable().optional(),
   durationMs: propertyName.nullable().optional(),
@@ -26,7 +26,7 @@ export const hubspotMappingSchema = z.strictObject({
 });
 
 /** Client-side budget at HubSpot's published limits; HubSpot's headers lower it further when the portal is shared. */
-export const hubspotLimitsSchema = z.strictObject({
+const hubspotLimitsSchema = z.strictObject({
   /** Requests per rolling 10 seconds (HubSpot's `TEN_SECONDLY_ROLLING` policy): 100 Free/Starter, 190 Professional/Enterprise, 250 with the API limit increase. @defaultValue 100 */
   requestsPer10s: z.int().min(1).default(100),
   /** CRM search requests per second (search has its own limit, outside the 10-s window). @defaultValue 5 */
@@ -34,7 +34,7 @@ export const hubspotLimitsSchema = z.strictObject({
 });
 
 /** Retry policy for 429 (ten-secondly and secondly), 5xx and network errors. */
-export const hubspotRetrySchema = z.strictObject({
+const hubspotRetrySchema = z.strictObject({
   /** Attempts per request including the first. @defaultValue 6 */
   maxAttempts: z.int().min(1).max(100).default(6),
   /** Backoff cap of the first retry; doubles per attempt (full jitter). @defaultValue 500 */

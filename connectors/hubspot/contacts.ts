@@ -7,7 +7,7 @@ import { propertyOf } from './read-by-unique.js';
 import type { Clock } from './rolling-window.js';
 
 /** Caller numbers per contact search: HubSpot's `IN` takes at most 100 values. */
-export const NUMBERS_PER_SEARCH = 100;
+const NUMBERS_PER_SEARCH = 100;
 /** Results per search page (HubSpot's maximum `limit`). */
 const PAGE_SIZE = 200;
 
@@ -15,7 +15,7 @@ const PAGE_SIZE = 200;
 const SEARCHABLE = { phone: 'hs_searchable_calculated_phone_number', mobile: 'hs_searchable_calculated_mobile_number' } as const;
 const RETURNED = ['phone', 'mobilephone', SEARCHABLE.phone, SEARCHABLE.mobile];
 
-export interface ContactResolverOptions {
+interface ContactResolverOptions {
   readonly http: HubSpotHttp;
   readonly createContacts: boolean;
   readonly clock: Clock;

@@ -31,9 +31,9 @@ export interface HubSpotHttpOptions {
 }
 
 /** `maxBodyBytes` default. */
-export const DEFAULT_HUBSPOT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+const DEFAULT_HUBSPOT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export interface HubSpotResponse {
+interface HubSpotResponse {
   /** 2xx status; 207 for a batch with some failed inputs. */
   readonly status: number;
   readonly body: unknown;

@@ -6,7 +6,7 @@ import type { HubSpotConfig } from './config.js';
 import { HubSpotTarget } from './hubspot-target.js';
 import type { Clock } from './rolling-window.js';
 
-export interface HubSpotSinkDeps extends SinkDeps {
+interface HubSpotSinkDeps extends SinkDeps {
   /** The opened state store (SQLite or Postgres); the HubSpot sink closes it. */
   readonly store: StateStore;
   /** Time source for limiters and backoff. @defaultValue the system clock */

@@ -17,7 +17,7 @@ import { systemClock, type Clock } from './rolling-window.js';
 import { ensureUniqueProperty } from './unique-property.js';
 import { upsertCalls, type CallInput } from './upsert.js';
 
-export interface HubSpotTargetOptions {
+interface HubSpotTargetOptions {
   readonly config: HubSpotConfig;
   readonly dispatcher: Dispatcher;
   /** Close the dispatcher on `close()` (true when the connector created it). */
@@ -30,7 +30,7 @@ export interface HubSpotTargetOptions {
 }
 
 /** Association attempts per pair (the first and two retries) before the call becomes a dead letter. */
-export const ASSOCIATION_ROUNDS = 3;
+const ASSOCIATION_ROUNDS = 3;
 const NO_NUMBERS: ReadonlySet<string> = new Set();
 /** HubSpot refused the request itself: retrying the same request cannot help. */
 const REFUSALS: ReadonlySet<string> = new Set(['invalid', 'conflict', 'not_found']);

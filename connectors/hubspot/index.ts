@@ -4,11 +4,6 @@ import { openSqlStore } from '../sql/open-sql-store.js';
 import { hubspotConfigSchema, type HubSpotConfig } from './config.js';
 import { createHubSpotSink } from './hubspot-sink.js';
 
-export type { HubSpotConfig } from './config.js';
-export { hubspotConfigSchema } from './config.js';
-export { createHubSpotSink, type HubSpotSinkDeps } from './hubspot-sink.js';
-export { HubSpotError, isHubSpotError } from './errors.js';
-
 /** `sink: { type: hubspot, token, state, … }`: calls and voicemails as HubSpot Calls engagements. */
 export const hubspotSinkFactory = {
   type: 'hubspot' as const,

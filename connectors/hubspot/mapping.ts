@@ -46,7 +46,7 @@ export function resolveMapping(overrides: HubSpotMappingOverrides | undefined): 
   return Object.freeze({ ...defaultCallMapping, ...Object.fromEntries(defined) });
 }
 
-export type MappedCall =
+type MappedCall =
   | {
       readonly ok: true;
       /** Value of the unique property: `${businessId}:${stream}:${id}`. */

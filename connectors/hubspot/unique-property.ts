@@ -2,7 +2,7 @@ import { HubSpotError, isHubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
 
 /** The definition created when the unique property is missing. */
-export function uniquePropertyDefinition(name: string): Record<string, string | boolean> {
+function uniquePropertyDefinition(name: string): Record<string, string | boolean> {
   return {
     name,
     label: 'callsync ID',

@@ -6,8 +6,6 @@ import { openSqlStore } from '../sql/open-sql-store.js';
 import { postgresConfigSchema } from './postgres-config.js';
 import type { PostgresSinkConfig } from './postgres-config.js';
 
-export type { PostgresSinkConfig } from './postgres-config.js';
-
 /** `sink: { type: postgres, url, schema?, poolSize? }`: a shared warehouse; the schema and tables come with `prepare`. */
 export const postgresSinkFactory = {
   type: 'postgres' as const,

@@ -1,12 +1,12 @@
 import type { SalesforceLimits } from './config.js';
 
 /** Time source; tests pass their own. */
-export interface AllocationClock {
+interface AllocationClock {
   now(): number;
 }
 
 /** Why a request may not go now, and when it may. */
-export interface AllocationWait {
+interface AllocationWait {
   readonly untilMs: number;
   /** One line for a person: what is used up, by what config key, and when it goes on. */
   readonly reason: string;

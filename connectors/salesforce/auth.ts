@@ -11,7 +11,7 @@ export const RENEW_MARGIN_MS = 5 * 60_000;
 /** Lifetime of a JWT assertion: Salesforce accepts an `exp` at most a few minutes ahead. */
 const ASSERTION_SECONDS = 180;
 
-export interface SalesforceAuthOptions {
+interface SalesforceAuthOptions {
   readonly auth: SalesforceAuthConfig;
   readonly loginUrl: string;
   readonly sessionMinutes: number;

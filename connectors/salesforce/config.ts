@@ -9,7 +9,7 @@ const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}(__c)?$/, { error
  * OAuth 2.0 JWT bearer flow: the connected app's consumer key, the integration user, and the
  * private key whose certificate is uploaded to the connected app (README: one-time org setup).
  */
-export const jwtAuthSchema = z.strictObject({
+const jwtAuthSchema = z.strictObject({
   flow: z.literal('jwt'),
   /** The connected app's consumer key (`iss`). */
   consumerKey: z.string().min(1),
@@ -20,7 +20,7 @@ export const jwtAuthSchema = z.strictObject({
 });
 
 /** OAuth 2.0 client credentials flow: the connected app's key and secret, run as its "Run As" user. */
-export const clientCredentialsAuthSchema = z.strictObject({
+const clientCredentialsAuthSchema = z.strictObject({
   flow: z.literal('clientCredentials'),
   consumerKey: z.string().min(1),
   /** Never logged. */
@@ -28,7 +28,7 @@ export const clientCredentialsAuthSchema = z.strictObject({
 });
 
 /** Which Contacts and Leads a call's other party is looked up in. */
-export const whoSchema = z.strictObject({
+const whoSchema = z.strictObject({
   /** Objects searched, in order of preference: a Contact wins over a Lead by default. @defaultValue ['Contact', 'Lead'] */
   objects: z.array(z.enum(['Contact', 'Lead'])).min(1).default(['Contact', 'Lead']),
   /** Phone fields compared on both objects; custom ones must exist on both. @defaultValue ['Phone', 'MobilePhone'] */
@@ -45,7 +45,7 @@ export const whoSchema = z.strictObject({
  * The org's API allocation as callsync may use it. Salesforce counts every REST request (a
  * composite request once) against a rolling 24-hour allocation shared by every integration.
  */
-export const salesforceLimitsSchema = z.strictObject({
+const salesforceLimitsSchema = z.strictObject({
   /** Share of the org's allocation (learnt from `Sforce-Limit-Info`) callsync may use. @defaultValue 0.5 */
   share: z.number().gt(0).max(1).default(0.5),
   /** A fixed ceiling of requests per window on top of `share`; null: `share` alone. @defaultValue null */
@@ -57,7 +57,7 @@ export const salesforceLimitsSchema = z.strictObject({
 });
 
 /** Retries of 5xx, network errors and `UNABLE_TO_LOCK_ROW`. */
-export const salesforceRetrySchema = z.strictObject({
+const salesforceRetrySchema = z.strictObject({
   /** Attempts including the first. @defaultValue 5 */
   maxAttempts: z.int().min(1).max(20).default(5),
   /** @defaultValue 500 */

@@ -8,7 +8,7 @@ import { HttpError, type FailureKind } from '../../src/http-policy/index.js';
  * - `refused`: Salesforce refused a request as malformed (its `errorCode` and message);
  * - `transient`: 5xx, network errors and locks that outlived the retries.
  */
-export type SalesforceErrorKind = 'auth' | 'setup' | 'allocation' | 'refused' | 'transient';
+type SalesforceErrorKind = 'auth' | 'setup' | 'allocation' | 'refused' | 'transient';
 
 /** Each Salesforce problem in the exchange's one failure vocabulary, which the engine reads. */
 const FAILURE_KIND: Readonly<Record<SalesforceErrorKind, FailureKind>> = {

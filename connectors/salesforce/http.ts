@@ -11,7 +11,7 @@ import { isSalesforceError, SalesforceError, salesforceProblem } from './errors.
  * requests and its `decide` hooks.
  */
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Largest answer read: a query batch of 2,000 records or 200 upsert results is far below it. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -21,7 +21,7 @@ const TIMEOUT_MS = 120_000;
 const TOKEN_ATTEMPTS = 3;
 
 /** One complete answer: status, lower-case headers and the parsed body (text when not JSON). */
-export interface Answer {
+interface Answer {
   readonly status: number;
   readonly body: unknown;
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -55,7 +55,7 @@ export interface TokenSource {
   invalidate(accessToken: string): void;
 }
 
-export interface SalesforceHttpOptions {
+interface SalesforceHttpOptions {
   readonly dispatcher: Dispatcher;
   readonly tokens: TokenSource;
   readonly allocation: ApiAllocation;
