@@ -70,7 +70,7 @@ interface SalesforceHttpOptions {
 }
 
 /** A 2xx or 300 answer of the REST API. */
-export interface ApiAnswer {
+interface ApiAnswer {
   readonly status: number;
   readonly body: unknown;
 }

@@ -4,11 +4,6 @@ import { openSqlStore } from '../sql/open-sql-store.js';
 import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
 import { createSalesforceSink } from './salesforce-sink.js';
 
-export type { SalesforceConfig } from './config.js';
-export { salesforceConfigSchema } from './config.js';
-export { createSalesforceSink, type SalesforceSinkDeps } from './salesforce-sink.js';
-export { SalesforceError, isSalesforceError } from './errors.js';
-
 /** `sink: { type: salesforce, auth, state, … }`: calls and voicemails as Salesforce Tasks. */
 export const salesforceSinkFactory = {
   type: 'salesforce' as const,

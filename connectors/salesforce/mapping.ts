@@ -9,7 +9,7 @@ const SUBJECT_MAX = 255;
 const TEXT_MAX = 255;
 const DESCRIPTION_MAX = 32_000;
 /** A long text area holds at most 131,072 characters. */
-export const RECORD_FIELD_MAX = 131_072;
+const RECORD_FIELD_MAX = 131_072;
 
 /** What the mapping writes besides the standard fields; from the config. */
 export interface TaskMappingOptions {
@@ -25,7 +25,7 @@ export interface TaskMappingOptions {
 
 export type TaskFieldValue = string | number | boolean;
 
-export type MappedTask =
+type MappedTask =
   | { readonly ok: true; readonly externalId: string; readonly fields: Readonly<Record<string, TaskFieldValue>> }
   | { readonly ok: false; readonly reason: string };
 
@@ -85,7 +85,7 @@ export function taskExternalId(businessId: string, stream: string, id: string): 
  * `CallDisposition` (free text, 255) for an upstream call status; unknown statuses are written
  * as they came, so nothing a person could read is lost.
  */
-export function callDisposition(status: string | null): string | null {
+function callDisposition(status: string | null): string | null {
   if (status === null) return null;
   const known: Readonly<Record<string, string>> = {
     completed: 'Completed',

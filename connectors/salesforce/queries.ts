@@ -2,10 +2,10 @@ import { SalesforceError, salesforceProblem } from './errors.js';
 import type { SalesforceHttp } from './http.js';
 
 /** Salesforce counts a composite request once, whatever it holds: up to 25 subrequests, at most 5 of them queries. */
-export const QUERIES_PER_COMPOSITE = 5;
+const QUERIES_PER_COMPOSITE = 5;
 
 /** One query's rows, or Salesforce's refusal of it (`QUERY_TIMEOUT`, `MALFORMED_QUERY`, …). */
-export type QueryOutcome = { readonly rows: Record<string, unknown>[] } | { readonly refused: { readonly errorCode: string; readonly message: string } };
+type QueryOutcome = { readonly rows: Record<string, unknown>[] } | { readonly refused: { readonly errorCode: string; readonly message: string } };
 
 /**
  * Runs SOQL queries, up to five in one composite request (one API request for all of them),
@@ -85,7 +85,7 @@ export function soqlString(value: string): string {
 export const COLLECTIONS_PER_COMPOSITE = 5;
 
 /** One sObject Collections answer: its status and body (a failed one too, when it came inside a composite request). */
-export interface CollectionAnswer {
+interface CollectionAnswer {
   readonly status: number;
   readonly body: unknown;
 }

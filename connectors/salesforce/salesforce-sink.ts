@@ -9,7 +9,7 @@ import type { SalesforceConfig } from './config.js';
 import { SalesforceHttp } from './http.js';
 import { SalesforceTarget } from './salesforce-target.js';
 
-export interface SalesforceSinkDeps extends SinkDeps {
+interface SalesforceSinkDeps extends SinkDeps {
   /** The opened state store (SQLite or Postgres); the Salesforce sink closes it. */
   readonly store: StateStore;
   /** Time source for the allocation, token renewal and backoff. @defaultValue the system clock */

@@ -10,7 +10,7 @@ import { checkTaskFields } from './task-fields.js';
 import { upsertTasks, type TaskInput } from './upsert.js';
 import { WhoResolver } from './who.js';
 
-export interface SalesforceTargetOptions {
+interface SalesforceTargetOptions {
   readonly config: SalesforceConfig;
   readonly http: SalesforceHttp;
   /** The state store's records (tracked numbers) and checkpoints (the Leads callsync created). */

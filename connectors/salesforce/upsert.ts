@@ -6,13 +6,13 @@ import { COLLECTIONS_PER_COMPOSITE, sendCollections } from './queries.js';
 import type { TaskFieldValue } from './mapping.js';
 
 /** Records per sObject Collections upsert (Salesforce's limit). */
-export const UPSERT_MAX = 200;
+const UPSERT_MAX = 200;
 
 /**
  * Per-record `statusCode`s worth another attempt: a row another transaction holds, or a
  * request Salesforce gave up on; the rest describe the record itself and become dead letters.
  */
-export const TRANSIENT_RECORD_CODES: ReadonlySet<string> = new Set(['UNABLE_TO_LOCK_ROW', 'REQUEST_RUNNING_TOO_LONG', 'SERVER_UNAVAILABLE', 'ALL_OR_NONE_OPERATION_ROLLED_BACK']);
+const TRANSIENT_RECORD_CODES: ReadonlySet<string> = new Set(['UNABLE_TO_LOCK_ROW', 'REQUEST_RUNNING_TOO_LONG', 'SERVER_UNAVAILABLE', 'ALL_OR_NONE_OPERATION_ROLLED_BACK']);
 
 export interface TaskInput<T> {
   readonly externalId: string;
@@ -20,12 +20,12 @@ export interface TaskInput<T> {
   readonly item: T;
 }
 
-export interface UpsertOutcome<T> {
+interface UpsertOutcome<T> {
   readonly stored: TaskInput<T>[];
   readonly rejected: { readonly input: TaskInput<T>; readonly reason: string }[];
 }
 
-export interface UpsertOptions {
+interface UpsertOptions {
   readonly http: SalesforceHttp;
   readonly apiVersion: string;
   readonly externalIdField: string;

@@ -16,9 +16,9 @@ export const MAX_QUERY_URL = 15_000;
 /** Records per sObject Collections request. */
 const COLLECTION_MAX = 200;
 /** The state-store "business" under which the Leads callsync created are kept, one entry per number. */
-export const LEDGER_BUSINESS = '~salesforce-leads';
+const LEDGER_BUSINESS = '~salesforce-leads';
 
-export interface WhoResolverOptions {
+interface WhoResolverOptions {
   readonly http: SalesforceHttp;
   readonly apiVersion: string;
   readonly who: WhoConfig;

@@ -17,7 +17,7 @@ import type { SinkDatabase, SqlAdapter } from './sql-dialect.js';
 /** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */
 
 /** Default page of {@link SqlDeadLetterStore.list}. */
-export const DEFAULT_DEAD_LETTER_LIMIT = 100;
+const DEFAULT_DEAD_LETTER_LIMIT = 100;
 
 /** Ids per `markDeleted` statement, well under every bind limit. */
 const MARK_CHUNK = 500;

@@ -117,7 +117,7 @@ async function createBookkeeping(db: Kysely<unknown>, adapter: SqlAdapter): Prom
 }
 
 /** Every migration in run order; the test of upgrades runs a prefix of them. */
-export class SinkMigrationProvider implements MigrationProvider {
+class SinkMigrationProvider implements MigrationProvider {
   readonly #adapter: SqlAdapter;
 
   constructor(adapter: SqlAdapter) {

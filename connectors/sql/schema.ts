@@ -81,7 +81,7 @@ export async function addMissingColumns<DB>(db: Kysely<DB>, adapter: SqlAdapter,
 }
 
 /** How {@link fillFromRaw} computes one column: the first of `sources` (paths into `raw`) that converts. */
-export interface RawFill {
+interface RawFill {
   readonly name: string;
   readonly sources: readonly (readonly string[])[];
   readonly conversion: RawConversion;

@@ -6,8 +6,6 @@ import { openSqlStore } from '../sql/open-sql-store.js';
 import { sqliteConfigSchema } from './sqlite-config.js';
 import type { SqliteSinkConfig } from './sqlite-config.js';
 
-export type { SqliteSinkConfig } from './sqlite-config.js';
-
 /** `sink: { type: sqlite, path, busyTimeoutMs? }`: a local warehouse file; tables are created by `prepare` (or the first write). */
 export const sqliteSinkFactory = {
   type: 'sqlite' as const,

@@ -32,9 +32,9 @@ export type DeliveryDecision =
   | { readonly action: 'fail'; readonly reason: string };
 
 /** Longest response excerpt kept in a dead letter's reason. */
-export const maxReasonBodyChars = 500;
+const maxReasonBodyChars = 500;
 
-export interface DeliveryContext {
+interface DeliveryContext {
   readonly nowMs: number;
   readonly policy: ServicePolicy;
   /** 1 for the first retry. @defaultValue 1 */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
 
 /** Headers the connector sets itself; a configured header may not replace them. */
-export const reservedHeaders: readonly string[] = Object.freeze([
+const reservedHeaders: readonly string[] = Object.freeze([
   'content-type',
   'content-length',
   'idempotency-key',
@@ -11,7 +11,7 @@ export const reservedHeaders: readonly string[] = Object.freeze([
 ]);
 
 /** Retry policy for 5xx, 429, network errors and timeouts. */
-export const webhookRetrySchema = z.strictObject({
+const webhookRetrySchema = z.strictObject({
   /** Attempts per batch including the first. @defaultValue 8 */
   maxAttempts: z.int().min(1).max(100).default(8),
   /** Backoff cap of the first retry; doubles per attempt (full jitter). @defaultValue 500 */

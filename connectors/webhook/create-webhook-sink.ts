@@ -9,7 +9,7 @@ import { bindEndpoint } from './endpoint-binding.js';
 import { WebhookTarget, defaultBatchId, type WebhookRuntime } from './webhook-target.js';
 
 /** Replacements for tests: a state store, a clock, deterministic jitter, instant sleeps. */
-export type WebhookOverrides = Partial<Pick<WebhookRuntime, 'now' | 'sleep' | 'random' | 'newBatchId'>> & { readonly store?: StateStore };
+type WebhookOverrides = Partial<Pick<WebhookRuntime, 'now' | 'sleep' | 'random' | 'newBatchId'>> & { readonly store?: StateStore };
 
 /**
  * Builds the webhook sink: the webhook target composed with the state store opened from

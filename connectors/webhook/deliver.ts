@@ -9,7 +9,7 @@ import type { PreparedDelivery } from './payload.js';
 import { attemptResult, MAX_ANSWER_BYTES, signedPost, type PostOptions } from './post-batch.js';
 import { WebhookDeliveryError, describeEndpoint } from './webhook-errors.js';
 
-export interface DeliverOptions extends PostOptions {
+interface DeliverOptions extends PostOptions {
   readonly retry: WebhookRetryConfig;
   readonly logger: Logger;
   readonly sleep: (ms: number) => Promise<void>;
@@ -17,7 +17,7 @@ export interface DeliverOptions extends PostOptions {
 }
 
 /** How a delivery ended when it did not throw. */
-export type DeliveryOutcome =
+type DeliveryOutcome =
   | { readonly delivered: true; readonly attempts: number; readonly acknowledgement: Acknowledgement }
   | { readonly delivered: false; readonly attempts: number; readonly reason: string };
 

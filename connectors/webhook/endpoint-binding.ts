@@ -6,7 +6,7 @@ import { describeEndpoint } from './webhook-errors.js';
 const BINDING = { businessId: '(webhook)', stream: 'endpoint' } as const;
 
 /** The state database belongs to another receiver than `sink.url`; the operator must choose. */
-export class EndpointChangedError extends Error {
+class EndpointChangedError extends Error {
   override readonly name = 'EndpointChangedError';
   readonly code = 'ENDPOINT_CHANGED';
 

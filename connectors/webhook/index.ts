@@ -2,14 +2,9 @@ import { showUrl, urlPlace } from '../../src/redact/index.js';
 import type { SinkDeps, SinkFactory } from '../../src/sink.js';
 import { webhookConfigSchema, type WebhookConfig } from './config.js';
 import { createWebhookSink } from './create-webhook-sink.js';
-
-export type { WebhookConfig, WebhookRetryConfig } from './config.js';
 export { webhookConfigSchema } from './config.js';
-export { createWebhookSink, type WebhookOverrides } from './create-webhook-sink.js';
-export { verifyWebhookSignature, type VerifyWebhookSignatureInput } from './verify-webhook-signature.js';
-export { signWebhookPayload } from './sign.js';
-export type { WebhookPayload, WebhookRecord } from './payload.js';
-export { WebhookDeliveryError } from './webhook-errors.js';
+export { createWebhookSink } from './create-webhook-sink.js';
+export { verifyWebhookSignature } from './verify-webhook-signature.js';
 
 /**
  * `sink: { type: webhook, url, secret, state?, timeoutMs?, batchSize?, headers?, retry? }`:

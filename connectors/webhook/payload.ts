@@ -2,7 +2,7 @@ import type { Batch, ColumnValue, Json, RecordSource } from '../../src/sink.js';
 import { deletionIdempotencyKey, idempotencyKey } from './idempotency-key.js';
 
 /** One record as the receiver sees it: the normalized columns flattened beside the reserved keys. */
-export interface WebhookRecord {
+interface WebhookRecord {
   readonly id: string;
   readonly source: RecordSource;
   readonly raw: Json;
@@ -11,7 +11,7 @@ export interface WebhookRecord {
 }
 
 /** The JSON body of one POST. */
-export interface WebhookPayload {
+interface WebhookPayload {
   readonly business_id: string;
   readonly stream: string;
   /** Records to store; empty in a `deleted` event, so a receiver that ignores `event` changes nothing. */

@@ -5,7 +5,7 @@ import { WEBHOOK_TRAITS } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import { describeEndpoint } from './webhook-errors.js';
 
-export interface PingOptions {
+interface PingOptions {
   readonly timeoutMs: number;
   readonly retry: WebhookRetryConfig;
   readonly dispatcher: Dispatcher;

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /** The signature scheme version; receivers compare the whole `v1=<hex>` value. */
-export const signatureVersion = 'v1';
+const signatureVersion = 'v1';
 
 /**
  * Signs one delivery attempt: `v1=` + hex HMAC-SHA256 of `${timestamp}.${body}` under `secret`.

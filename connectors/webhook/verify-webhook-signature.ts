@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export interface VerifyWebhookSignatureInput {
+interface VerifyWebhookSignatureInput {
   /** The shared secret configured as `sink.secret`. */
   readonly secret: string;
   /** The `X-Callsync-Timestamp` header (unix seconds). */

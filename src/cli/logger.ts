@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import { createRedactor, forTerminal } from '../redact/index.js';
 
-export interface LoggerOptions {
+interface LoggerOptions {
   readonly level?: LevelWithSilent;
   /** Every secret value from the config; any log line containing one has it replaced. */
   readonly secrets?: readonly string[];

@@ -10,7 +10,7 @@ export type Phase =
   | { readonly kind: 'stopped' };
 
 /** The span the rate is measured over: long enough to smooth pages, short enough to show a stall. */
-export const RATE_WINDOW_MS = 30_000;
+const RATE_WINDOW_MS = 30_000;
 
 /** Progress of one business in a backfill, and the figures the bar shows; pure, clock injected. */
 export class BusinessProgress {

@@ -6,7 +6,7 @@ import { createLogReporter } from './log-reporter.js';
 import type { BackfillReporter } from './reporter.js';
 import { createHeldLines, createTtyReporter } from './tty-reporter.js';
 
-export interface BackfillOutput {
+interface BackfillOutput {
   readonly logger: Logger;
   readonly reporter: BackfillReporter;
   /** After the reporter stopped: log lines held back while the bars were drawn, below them. */

@@ -12,7 +12,7 @@ import { createUpstreamAgent, createUpstreamClient, upstreamFetch } from '../../
 import { planTables } from '../failure/preflight.js';
 import type { BackfillReporter } from './reporter.js';
 
-export interface BackfillOptions {
+interface BackfillOptions {
   readonly config: CallsyncConfig<unknown>;
   readonly plans: readonly BusinessPlan[];
   readonly sink: Sink;

@@ -6,7 +6,7 @@ import type { BusinessPlan } from '../../sync/business-plan.js';
 import { EXIT, OperatorError } from '../failure/exit-codes.js';
 import { showUrl } from '../failure/explain.js';
 
-export interface StreamLocksOptions {
+interface StreamLocksOptions {
   readonly config: CallsyncConfig;
   readonly plans: readonly BusinessPlan[];
   /** Wait for a held lock instead of exiting. */

@@ -6,7 +6,7 @@ import type { BackfillReporter } from './reporter.js';
 
 const FORMAT = '{business} |{bar}| {value}/{total} records | {rate} rec/s | ETA {etaText} | {status}';
 
-export interface TtyReporterOptions {
+interface TtyReporterOptions {
   readonly plans: readonly BusinessPlan[];
   readonly pageSize: number;
   /** `upstream.retry.maxAttempts`, the m of "retrying n/m". */
@@ -102,7 +102,7 @@ function endPhase(outcome: BusinessOutcome): Phase {
 }
 
 /** The bar's last column. */
-export function phaseText(phase: Phase, stream: string): string {
+function phaseText(phase: Phase, stream: string): string {
   switch (phase.kind) {
     case 'syncing':
       return `syncing ${stream}`;

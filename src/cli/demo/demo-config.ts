@@ -9,7 +9,7 @@ export interface SimulatorEndpoint {
   readonly businesses: readonly { readonly name: string; readonly apiKey: string; readonly v2Token: string }[];
 }
 
-export interface SimulatorDocumentOptions {
+interface SimulatorDocumentOptions {
   readonly sink: Readonly<Record<string, unknown>>;
   /** @defaultValue the default streams (`DEFAULT_STREAMS`) */
   readonly streams?: readonly string[];
@@ -20,7 +20,7 @@ export interface SimulatorDocumentOptions {
 }
 
 /** The sections a config for a simulator has before validation; callers add their own. */
-export interface SimulatorConfigDocument {
+interface SimulatorConfigDocument {
   readonly upstream: { readonly baseUrl: string; readonly v2BaseUrl: string; readonly recordingsBaseUrl: string; readonly [key: string]: unknown };
   readonly businesses: Array<{ name: string; apiKey: string; v2Token: string; streams: string[] }>;
   readonly sink: Readonly<Record<string, unknown>>;

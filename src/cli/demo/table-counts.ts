@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 
-export interface TableCount {
+interface TableCount {
   readonly table: string;
   readonly business: string;
   readonly rows: number;

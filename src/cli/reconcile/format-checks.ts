@@ -2,7 +2,7 @@ import { heldMessage, type StreamCheck } from '../../reconcile/check.js';
 import { formatTable } from '../text-table.js';
 
 /** A stream reconcile could not check, and why (an upstream or sink failure). */
-export interface FailedCheck {
+interface FailedCheck {
   readonly business: string;
   readonly stream: string;
   readonly error: string;

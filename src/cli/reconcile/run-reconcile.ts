@@ -10,7 +10,7 @@ import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent, upstreamFetch } from '../../upstream/index.js';
 import type { CheckRow } from './format-checks.js';
 
-export interface RunReconcileOptions {
+interface RunReconcileOptions {
   readonly config: CallsyncConfig<unknown>;
   readonly plans: readonly BusinessPlan[];
   readonly sink: Sink;

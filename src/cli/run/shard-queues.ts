@@ -11,7 +11,7 @@ import type { BusinessPlan } from '../../sync/business-plan.js';
 /** BullMQ events kept in its stream (BullMQ's default is 10,000). */
 const EVENTS_KEPT = 100;
 
-export interface ShardQueuesOptions {
+interface ShardQueuesOptions {
   /** BullMQ's connection: retries forever (`maxRetriesPerRequest: null`), single Redis or Cluster. */
   readonly connection: RedisClient;
   readonly keys: QueueKeys;
@@ -25,7 +25,7 @@ export interface ShardQueuesOptions {
   readonly onRestore: () => Promise<unknown>;
 }
 
-export interface ShardWorkersOptions {
+interface ShardWorkersOptions {
   readonly processor: Processor<SyncJobData, SyncJobResult>;
   /** Jobs at once in this process, over all its shards. */
   readonly concurrency: number;
