@@ -12,7 +12,7 @@ const headerName = z
  * signature scheme, so every part is configurable; the defaults are the common HMAC shape
  * (hex SHA-256 of `timestamp.body` in one header, the Unix time in another).
  */
-export const hookSignatureSchema = z.strictObject({
+const hookSignatureSchema = z.strictObject({
   header: headerName.default('x-webhook-signature'),
   algorithm: z.enum(['sha256', 'sha1']).default('sha256'),
   encoding: z.enum(['hex', 'base64']).default('hex'),

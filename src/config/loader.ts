@@ -5,7 +5,7 @@ import { ConfigError } from './errors.js';
 import { parseConfigText } from './parse-text.js';
 import { resolveConfig, type ResolvedConfig } from './resolve.js';
 
-export interface LoadConfigOptions<S extends z.ZodType> {
+interface LoadConfigOptions<S extends z.ZodType> {
   /** Validates the `sink:` section; the connector registry builds it. */
   readonly sinkSchema: S;
   /** @defaultValue process.env */

@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import type { ConfigProblem } from './errors.js';
 
-export type ParsedText = { ok: true; value: unknown } | { ok: false; problems: ConfigProblem[] };
+type ParsedText = { ok: true; value: unknown } | { ok: false; problems: ConfigProblem[] };
 
 interface YamlIssue {
   readonly message: string;

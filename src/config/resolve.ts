@@ -6,7 +6,7 @@ import { problemsOf } from './issues.js';
 import { buildConfigSchema, type CallsyncConfig } from './schema.js';
 import { substitute, type ReadSecretFile } from './substitute.js';
 
-export interface ResolveOptions<S extends z.ZodType> {
+interface ResolveOptions<S extends z.ZodType> {
   readonly sinkSchema: S;
   /** Where `${NAME}` values come from. @defaultValue process.env (the loader passes it) */
   readonly env: NodeJS.ProcessEnv;

@@ -68,7 +68,7 @@ export function buildConfigSchema<S extends z.ZodType>(sinkSchema: S) {
 }
 
 /** The `sink` section when the connector is not known statically. */
-export type GenericSinkConfig = { type: string } & Record<string, unknown>;
+type GenericSinkConfig = { type: string } & Record<string, unknown>;
 
 type Resolved = ReturnType<typeof resolveDefaults<Sections & { sink: unknown }>>;
 

@@ -8,13 +8,13 @@ import { parseDurationMs } from './duration.js';
 export { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from '../sync/builtin-streams.js';
 
 /** Table names an extra stream may not take: the built-ins, the bookkeeping tables and the report views. */
-export const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters', ...VIEW_NAMES];
+const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters', ...VIEW_NAMES];
 
 /** Prefixes of tables the SQL engines and the migrator own (`kysely_migration`, `sqlite_stat1`, `pg_*`). */
-export const RESERVED_STREAM_PREFIXES: readonly string[] = ['kysely_', 'sqlite_', 'pg_'];
+const RESERVED_STREAM_PREFIXES: readonly string[] = ['kysely_', 'sqlite_', 'pg_'];
 
 /** An error message that says `required` for a missing value and the found type otherwise. */
-export function expected(what: string): (issue: { input?: unknown }) => string {
+function expected(what: string): (issue: { input?: unknown }) => string {
   return (issue) => {
     if (issue.input === undefined) return `required (${what})`;
     const found = issue.input === null ? 'null' : Array.isArray(issue.input) ? 'an array' : typeof issue.input;
@@ -27,7 +27,7 @@ const httpUrl = z
   // One canonical form so that joins never produce `//`.
   .transform((url) => url.replace(/\/+$/, ''));
 
-export const rateLimitSchema = z.union(
+const rateLimitSchema = z.union(
   [
     z.literal(false),
     z.strictObject({
@@ -145,7 +145,7 @@ export const reconcileSchema = z.strictObject({
 });
 
 /** Where `redis.url` points when neither it nor `redis.cluster` is given. */
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 const clusterNode = z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, such as 10.0.0.5:6379');
 

@@ -6,12 +6,12 @@ import { isSecretPath, urlPassword } from './secret-fields.js';
 /** Reads a secret file; throws (any error with an optional `code`) when it cannot. */
 export type ReadSecretFile = (path: string) => string;
 
-export interface SubstituteOptions {
+interface SubstituteOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly readFile: ReadSecretFile;
 }
 
-export interface Substituted {
+interface Substituted {
   readonly value: unknown;
   readonly problems: readonly ConfigProblem[];
   /** Values that must never be logged: substituted into or written in secret fields, and URL passwords (each at least MIN_SECRET_LENGTH long). */

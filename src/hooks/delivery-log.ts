@@ -2,7 +2,7 @@ import type { RedisClient } from '../redis/index.js';
 import type { DeliveryOutcome } from './receiver.js';
 
 /** The last delivery a business received, for the status page. */
-export interface LastDelivery {
+interface LastDelivery {
   readonly atMs: number;
   readonly outcome: DeliveryOutcome;
 }

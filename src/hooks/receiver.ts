@@ -28,7 +28,7 @@ export interface HookSettings {
   readonly rateLimit: { readonly requests: number; readonly perMs: number };
 }
 
-export interface HookReceiverOptions {
+interface HookReceiverOptions {
   readonly settings: HookSettings;
   readonly businesses: ReadonlyMap<string, HookBusiness>;
   /** Starts (or coalesces into) a sync of these streams; the receiver never waits for it. */

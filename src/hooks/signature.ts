@@ -24,7 +24,7 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 }
 
 /** What is signed: the raw body, or `timestamp.body` when a timestamp header binds the time. */
-export function signedContent(body: Buffer, timestamp: string | undefined): Buffer {
+function signedContent(body: Buffer, timestamp: string | undefined): Buffer {
   return timestamp === undefined ? body : Buffer.concat([Buffer.from(`${timestamp}.`, 'utf8'), body]);
 }
 

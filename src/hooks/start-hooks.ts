@@ -9,7 +9,7 @@ import type { RedisClient } from '../redis/index.js';
 
 type HooksConfig = NonNullable<CallsyncConfig['hooks']>;
 
-export interface HooksOptions {
+interface HooksOptions {
   readonly hooks: HooksConfig;
   readonly businesses: CallsyncConfig['businesses'];
   /** Each business's streams as planned (config order). */
@@ -21,7 +21,7 @@ export interface HooksOptions {
   readonly logger: Logger;
 }
 
-export interface RunningHooks {
+interface RunningHooks {
   /** Set when the receiver shares the operators' server (`hooks.port` absent). */
   readonly routes?: ExtraRoutes;
   /** The receiver's own server, when `hooks.port` is set. */

@@ -67,7 +67,7 @@ export async function clearLease(redis: RedisClient, key: string, value: string)
   await scripts(redis).callsyncLeaseRelease(1, key, value);
 }
 
-export interface LeaseGroupOptions {
+interface LeaseGroupOptions {
   readonly redis: RedisClient;
   /** Expiry; renewed every third of it, so a killed holder frees its keys within `ttlMs`. */
   readonly ttlMs: number;

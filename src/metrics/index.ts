@@ -1,2 +1,2 @@
-export { createMetrics, JOB_DURATION_BUCKETS } from './metrics.js';
-export type { CallsyncMetrics, MetricsOptions, StreamReading, BusinessLabels, StreamLabels, SyncTrigger } from './metrics.js';
+export { createMetrics } from './metrics.js';
+export type { CallsyncMetrics } from './metrics.js';

@@ -2,10 +2,10 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { STREAM_STATES, type StreamState } from '../state/index.js';
 
 /** Label values a caller gives; typed so a label cannot be misspelled or forgotten. */
-export interface BusinessLabels {
+interface BusinessLabels {
   readonly business: string;
 }
-export interface StreamLabels extends BusinessLabels {
+interface StreamLabels extends BusinessLabels {
   readonly stream: string;
 }
 
@@ -18,7 +18,7 @@ export interface StreamReading extends StreamLabels {
   readonly difference?: number | null;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /**
    * Read at every scrape to set `callsync_lag_seconds` and `callsync_reconcile_difference` (e.g.
    * from the status store), so every replica reports the same fresh values even between runs.
@@ -46,10 +46,10 @@ export interface MetricsOptions {
 }
 
 /** How long one status read serves `/metrics` scrapes. */
-export const DEFAULT_STATUS_CACHE_MS = 15_000;
+const DEFAULT_STATUS_CACHE_MS = 15_000;
 
 /** Buckets for whole sync jobs: a quiet incremental run takes ~1 s, a rate-limited backfill page walk many minutes. */
-export const JOB_DURATION_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+const JOB_DURATION_BUCKETS = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
 /** The metrics the worker updates. Each helper names its labels, so no caller can misspell one. */
 export interface CallsyncMetrics {
@@ -86,10 +86,10 @@ export interface CallsyncMetrics {
 }
 
 /** Which path started a sync. */
-export type SyncTrigger = 'webhook' | 'schedule';
+type SyncTrigger = 'webhook' | 'schedule';
 
 /** Buckets for trigger-to-synced: a webhook's sync lands in about a second, a schedule's reaches its interval. */
-export const TRIGGER_TO_SYNCED_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
+const TRIGGER_TO_SYNCED_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
 
 /** Builds a fresh registry with every callsync metric; call once per process (or per test). */
 export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {

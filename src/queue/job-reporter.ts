@@ -7,9 +7,9 @@ import { waitCappedMessage } from '../upstream/index.js';
 /** Longest a page's counters wait before they reach the status store. */
 const COUNTER_FLUSH_MS = 500;
 /** A run shorter than this never shows `syncing`: its one status write at the end says everything. */
-export const SYNCING_MARK_MS = 1_000;
+const SYNCING_MARK_MS = 1_000;
 
-export interface JobReporterOptions {
+interface JobReporterOptions {
   readonly business: string;
   readonly stream: string;
   readonly metrics: CallsyncMetrics;

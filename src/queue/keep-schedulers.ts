@@ -4,7 +4,7 @@ import type { BusinessPlan } from '../sync/business-plan.js';
 import type { SyncJobData } from './names.js';
 import { reconcileSchedulers, wantedSchedulers } from './schedulers.js';
 
-export interface KeepSchedulersOptions {
+interface KeepSchedulersOptions {
   readonly queue: Queue<SyncJobData>;
   readonly plans: readonly BusinessPlan[];
   readonly everyMs: number;

@@ -12,13 +12,13 @@ import type { SyncJobDeps } from './job-deps.js';
 import { JobReporter } from './job-reporter.js';
 
 /** A stream job's end: it reached the end of its stream, a full reconciliation ran, or one of the domain's run ends. */
-export type StreamJobEnd =
+type StreamJobEnd =
   | { readonly kind: 'synced'; readonly result: StreamRunResult }
   | { readonly kind: 'reconciled'; readonly drift: string | null }
   | RunEnd;
 
 /** What the streams of one business job share: where status goes, and the budget. */
-export interface JobShared {
+interface JobShared {
   readonly status: Pick<StatusStore, 'write'>;
   readonly limiter: RateLimiter;
 }

@@ -5,7 +5,7 @@ import type { BusinessPlan } from '../sync/business-plan.js';
 import { isVerifiable } from '../reconcile/check.js';
 import { isOwnSchedulerId, RECONCILE_JOB, reconcileSchedulerId, schedulerId, SYNC_JOB, type SyncJobData } from './names.js';
 
-export interface SchedulerChanges {
+interface SchedulerChanges {
   /** Schedulers written (missing or not as wanted); those already as wanted are left alone. */
   readonly upserted: readonly string[];
   /** Schedulers the config asks for. */

@@ -8,7 +8,7 @@ export const WEBHOOK_JOB = 'webhook';
 /** How long a webhook sync that found its stream busy keeps asking again before it gives up (the schedule is the safety net). */
 export const WEBHOOK_BUSY_RETRY_FOR_MS = 300_000;
 
-export interface TriggerSyncDeps {
+interface TriggerSyncDeps {
   readonly queue: Queue<SyncJobData>;
   readonly redis: RedisClient;
   /** Where the business's keys start: `redis.prefix`, or its shard's hash tag in a tagged key space (`KeySpace.base`). */

@@ -3,7 +3,7 @@ import type { UpstreamConfig } from '../config/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/index.js';
 
-export interface UpstreamClients {
+interface UpstreamClients {
   /** The business's client, created on first use; session logins are reused across jobs. */
   readonly get: (plan: BusinessPlan) => UpstreamClient;
   close(): Promise<void>;

@@ -47,7 +47,7 @@ function limitOf(state: WindowState, config: BucketConfig): number {
 }
 
 /** Moves to the window that holds `now` (windows keep the phase of the last known reset) and refills. */
-export function advance(state: WindowState, config: BucketConfig, now: number, guard: number): WindowState {
+function advance(state: WindowState, config: BucketConfig, now: number, guard: number): WindowState {
   if (now < state.windowEndMs + guard) return { ...state, windowMs: config.windowMs };
   const skipped = Math.floor((now - guard - state.windowEndMs) / config.windowMs) + 1;
   return {

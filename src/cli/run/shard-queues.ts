@@ -35,7 +35,7 @@ interface ShardWorkersOptions {
 }
 
 /** The queues of every shard, and the workers of the shards one `run` process consumes. */
-export interface ShardQueues {
+interface ShardQueues {
   /** The queue of the business's shard (consumed here or not), e.g. to add a webhook's sync. */
   queueOf(business: string): Queue<SyncJobData, SyncJobResult>;
   /**

@@ -16,7 +16,7 @@ import { startHooks } from '../../hooks/start-hooks.js';
 import { configKeySpace, connectRedis } from '../../redis/index.js';
 import { openShardQueues } from './shard-queues.js';
 
-export interface RunWorkerOptions {
+interface RunWorkerOptions {
   readonly config: CallsyncConfig;
   /** Owned by the caller: `shutdown()` leaves it open. */
   readonly sink: Sink;
@@ -27,7 +27,7 @@ export interface RunWorkerOptions {
   readonly dispatcher?: Dispatcher;
 }
 
-export interface RunWorker {
+interface RunWorker {
   /** The status server's base URL. */
   readonly url: string;
   /** Where webhooks are posted (`{url}/{business}`), when `hooks` is configured. */
