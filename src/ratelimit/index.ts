@@ -1,4 +1,3 @@
 export type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from './types.js';
 export { createMemoryRateLimiter } from './memory-rate-limiter.js';
 export { clearRateLimitBlock, createRedisRateLimiter } from './redis-rate-limiter.js';
-export { guardFor } from './fixed-window.js';

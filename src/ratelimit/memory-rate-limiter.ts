@@ -3,7 +3,7 @@ import { blockUntil, clampState, emptyState, guardFor, observeInfo, takeToken, t
 import type { WindowState } from './fixed-window.js';
 import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult, TokensTaken } from './types.js';
 
-export interface MemoryRateLimiterOptions {
+interface MemoryRateLimiterOptions {
   /** Clock in epoch ms. @defaultValue `Date.now` */
   readonly now?: () => number;
   /** Guard around window boundaries, capped at a tenth of the window. @defaultValue 25 */

@@ -4,7 +4,7 @@ import { DEFAULT_GUARD_MS } from './fixed-window.js';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from './redis-scripts.js';
 import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult, TokensTaken } from './types.js';
 
-export interface RedisRateLimiterOptions {
+interface RedisRateLimiterOptions {
   /** A connection owned by the caller; `close()` leaves it open. */
   readonly redis: RedisClient;
   /** Namespace of this deployment's keys; the bucket of `key` lives at `${prefix}:ratelimit:${key}`. */

@@ -1,7 +1,7 @@
 /** Turns text that might carry a secret into text that does not. */
 export type Redact = (text: string) => string;
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /**
  * Shorter values are not secrets: redacting `p` or `123` would mangle every line, and no real

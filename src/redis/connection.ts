@@ -11,7 +11,7 @@ export interface RedisTarget {
 }
 
 /** How a connection behaves when Redis is away; the same meaning for a single Redis and a cluster. */
-export interface ConnectOptions {
+interface ConnectOptions {
   /** Connect on the first command (or `connect()`) rather than at once. @defaultValue false */
   readonly lazyConnect?: boolean;
   /** Reconnections a command waits through before it fails; `null` waits forever (BullMQ's blocking connections need that). @defaultValue 20 */

@@ -1,2 +1,2 @@
-export { connectRedis, describeTarget, type ConnectOptions, type RedisClient, type RedisTarget } from './connection.js';
-export { asKeySpace, bySlotTag, configKeySpace, keySpace, type KeySpace, type KeySpaceSettings } from './key-space.js';
+export { connectRedis, describeTarget, type RedisClient, type RedisTarget } from './connection.js';
+export { asKeySpace, bySlotTag, configKeySpace, keySpace, type KeySpace } from './key-space.js';

@@ -21,7 +21,7 @@ export interface KeySpace {
   base(business: string): string;
 }
 
-export interface KeySpaceSettings {
+interface KeySpaceSettings {
   readonly prefix: string;
   /** @defaultValue 1 */
   readonly shards?: number;

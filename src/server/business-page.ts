@@ -6,7 +6,7 @@ import { renderActivityChart } from './status-chart.js';
 import { headRow, stoppedNotice, streamRow } from './status-rows.js';
 import { attentionOf } from './status-summary.js';
 
-export interface BusinessPageOptions extends PageOptions {
+interface BusinessPageOptions extends PageOptions {
   /** The lag from which a stream counts as waiting long. */
   readonly lateAfterSeconds: number;
   /** Shown when `run` receives webhooks: the business's last delivery (null: none yet). */

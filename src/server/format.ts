@@ -43,7 +43,7 @@ export function formatBudget(budget: { readonly limit: number; readonly usedThis
 }
 
 /** `07:15:02 UTC` from an ISO time; the date is left out, as the window is at most a day. */
-export function formatClock(iso: string): string {
+function formatClock(iso: string): string {
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? '?' : `${at.toISOString().slice(11, 19)} UTC`;
 }

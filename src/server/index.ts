@@ -1,14 +1,8 @@
 export { startStatusServer } from './http-server.js';
 export type { ExtraRoutes, StatusServer, StatusServerOptions } from './http-server.js';
-export { runReadinessChecks, DEFAULT_READINESS_TIMEOUT_MS } from './readiness.js';
-export type { ReadinessCheck, ReadinessReport } from './readiness.js';
-export { renderStatusPage } from './status-page.js';
-export { renderBusinessPage } from './business-page.js';
 export { formatStatusTable, formatStatusJson } from './status-table.js';
 export { formatStatusSummary } from './status-summary-text.js';
-export { statusDocument, STATUS_PAGE_LIMIT } from './status-json.js';
+export { statusDocument } from './status-json.js';
 export type { StatusDocument } from './status-json.js';
-export { lateAfterSeconds, summarize } from './status-summary.js';
-export type { StatusSummary } from './status-summary.js';
-export { redactUrlCredentials } from '../redact/index.js';
+export { lateAfterSeconds } from './status-summary.js';
 export type { Redact } from '../redact/index.js';

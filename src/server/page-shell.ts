@@ -7,7 +7,7 @@ export interface PageOptions {
   readonly refreshSeconds?: number;
 }
 
-export interface PageParts {
+interface PageParts {
   readonly title: string;
   readonly generatedAt: string;
   /** The way back to `/` from this page (`''` at `/`, `'../'` one level down); links stay relative so a proxy's path prefix keeps working. */

@@ -1,10 +1,10 @@
 /** A dependency check: resolves when the dependency is usable, rejects with the reason otherwise. */
 export type ReadinessCheck = () => Promise<void>;
 
-export type CheckOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
+type CheckOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /** The body of `GET /readyz`. */
-export interface ReadinessReport {
+interface ReadinessReport {
   readonly ready: boolean;
   /** Names of the checks that failed or timed out, in the order given. */
   readonly failing: readonly string[];

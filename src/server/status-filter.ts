@@ -6,7 +6,7 @@ import { attentionOf } from './status-summary.js';
 /** What `?state=` may name: a state, `waiting_long`, or `needs_person` (every stream that needs a person). */
 export type StateChoice = StreamState | 'waiting_long' | 'needs_person';
 
-export const STATE_CHOICES: readonly StateChoice[] = [...STREAM_STATES, 'waiting_long', 'needs_person'];
+const STATE_CHOICES: readonly StateChoice[] = [...STREAM_STATES, 'waiting_long', 'needs_person'];
 
 /** Human wording of each choice, shared by the page and the terminal. */
 export const CHOICE_LABELS: Readonly<Record<StateChoice, string>> = { ...STATE_LABELS, waiting_long: 'waiting long', needs_person: 'needs a person' };

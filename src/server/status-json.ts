@@ -28,7 +28,7 @@ export interface StatusDocument extends StatusSnapshot {
 
 const PARAMS = ['state', 'business', 'limit', 'cursor'] as const;
 
-export function encodeCursor(after: string): string {
+function encodeCursor(after: string): string {
   return Buffer.from(after, 'utf8').toString('base64url');
 }
 

@@ -1,7 +1,7 @@
 import type { StreamState } from '../state/index.js';
 
 /** Background and text colour per state: green is healthy, blue busy, amber waiting, red needs a human. */
-export const STATE_COLOURS: Readonly<Record<StreamState, { readonly bg: string; readonly fg: string }>> = {
+const STATE_COLOURS: Readonly<Record<StreamState, { readonly bg: string; readonly fg: string }>> = {
   idle: { bg: '#e3f4e6', fg: '#1d5b2a' },
   syncing: { bg: '#e0ecfb', fg: '#1a4f8f' },
   waiting_for_budget: { bg: '#fdf1d6', fg: '#7a5200' },

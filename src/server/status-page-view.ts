@@ -5,9 +5,9 @@ import { byLag, summarize, type StatusSummary } from './status-summary.js';
 /** Streams listed per page of the summary page; one screen with room for the summary above. */
 export const STREAMS_PER_PAGE = 50;
 /** Matching business names shown before "and N more". */
-export const NAMES_SHOWN = 20;
+const NAMES_SHOWN = 20;
 /** Stopped businesses shown before "and N more" (each is also in the list of streams, as auth failed). */
-export const STOPPED_SHOWN = 5;
+const STOPPED_SHOWN = 5;
 
 /** The summary page's query: `?business=&state=&page=`. */
 export interface SummaryQuery {

@@ -7,7 +7,7 @@ import { STREAMS_PER_PAGE, type SummaryQuery, type SummaryView } from './status-
 import { businessHref, headRow, streamRow } from './status-rows.js';
 import { attentionOf, SUMMARY_ORDER, summaryCount } from './status-summary.js';
 
-export type StatusPageOptions = PageOptions;
+type StatusPageOptions = PageOptions;
 
 
 /** `?business=acme&state=failed&page=2`, leaving out what is default. */

@@ -4,7 +4,7 @@ import { escapeHtml } from './html.js';
 
 /** The pieces of a stream table both pages share: the summary's problem list and a business's page. */
 
-export const STATE_HELP: Readonly<Record<StreamStatus['state'], string>> = {
+const STATE_HELP: Readonly<Record<StreamStatus['state'], string>> = {
   idle: 'between runs; the last run finished without error',
   syncing: 'a run is in progress',
   waiting_for_budget: "paused until the business's rate-limit window resets",
@@ -35,7 +35,7 @@ function messageCell(status: StreamStatus, waitingLong: boolean): string {
   return `<td class="message">${parts.join('') || '-'}</td>`;
 }
 
-export interface RowOptions {
+interface RowOptions {
   /** Show the business column, linking to its page (the summary's list spans businesses). */
   readonly business?: { readonly base: string };
   /** The stream's lag is past the waiting-long threshold. */

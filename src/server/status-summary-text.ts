@@ -4,7 +4,7 @@ import { CHOICE_LABELS } from './status-filter.js';
 import { ATTENTIONS, attentionOf, byLag, SUMMARY_ORDER, summarize, summaryCount, type Attention } from './status-summary.js';
 import { formatStreamRows, shorten, terminalSafe } from './status-table.js';
 
-export interface StatusSummaryTextOptions {
+interface StatusSummaryTextOptions {
   /** Widest line produced, in characters. @defaultValue 120 */
   readonly width?: number;
   /** The lag from which a stream counts as waiting long. */

@@ -4,7 +4,7 @@ import { STATE_LABELS } from './format.js';
 import type { StatusSnapshot } from '../state/index.js';
 import { formatAgo, formatBudget, formatCount, formatLag, formatWalk, stateFix } from './format.js';
 
-export interface StatusTableOptions {
+interface StatusTableOptions {
   /** Widest line produced, in characters. @defaultValue 120 */
   readonly width?: number;
 }

@@ -9,7 +9,7 @@ export function businessConfigHash(business: unknown): string {
   return createHash('sha256').update(canonicalJson(business)).digest('hex');
 }
 
-export interface FailedBusinessesOptions {
+interface FailedBusinessesOptions {
   readonly redis: RedisClient;
   readonly statusStore: StatusStore;
   /** The deployment's Redis prefix; the config hashes live in `{prefix}:queue:failed-config`. */

@@ -14,7 +14,7 @@ import {
   type StatusStore,
 } from './status-store.js';
 
-export interface RedisStatusStoreOptions {
+interface RedisStatusStoreOptions {
   /** A connection owned by the caller; `close()` leaves it open. */
   readonly redis: RedisClient;
   /** Namespace of this deployment's keys; everything lives under `${prefix}:status:`. */

@@ -2,7 +2,7 @@ import type { BudgetView, StreamState, StreamStatus } from './stream-status.js';
 
 /** The counters a patch can set or add to. */
 export const COUNTERS = ['recordsSynced', 'pages', 'deadLetters'] as const;
-export type Counter = (typeof COUNTERS)[number];
+type Counter = (typeof COUNTERS)[number];
 
 /**
  * A change to one stream's status. Omitted fields keep their value; `null` clears a field.

@@ -19,9 +19,9 @@ export interface StatusSnapshot {
 }
 
 /** How far back the activity chart reaches. */
-export const ACTIVITY_WINDOW_MS = 60 * 60_000;
+const ACTIVITY_WINDOW_MS = 60 * 60_000;
 
-export interface ReadStatusOptions {
+interface ReadStatusOptions {
   /**
    * Read each business's activity (one read per business). Off, every `activity` is empty: the
    * summary views of 10,000 businesses need only the streams; see {@link readActivity}.

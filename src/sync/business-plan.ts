@@ -3,7 +3,7 @@ import type { BucketConfig } from '../ratelimit/index.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 
 /** Credentials of one business; at most one of apiKey and session is set. */
-export interface BusinessCredentials {
+interface BusinessCredentials {
   readonly apiKey?: string;
   readonly session?: { readonly email: string; readonly password: string };
   readonly v2Token?: string;

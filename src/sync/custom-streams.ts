@@ -2,7 +2,7 @@ import { genericColumns, normalizeV1Generic } from '../normalize/index.js';
 import type { OrderSetting, StreamDescriptor } from './stream-descriptor.js';
 
 /** A config-declared v1 list endpoint (`streams:` in the config file). */
-export interface CustomStreamSpec {
+interface CustomStreamSpec {
   readonly name: string;
   readonly path: string;
   readonly recordsKey: string;

@@ -3,7 +3,7 @@ import type { Sink, StoredDeadLetter } from '../sink.js';
 import type { BusinessPlan } from './business-plan.js';
 import { toPageRecords } from './store-page.js';
 
-export interface ReplayOutcome {
+interface ReplayOutcome {
   readonly id: number;
   readonly business: string;
   readonly stream: string;

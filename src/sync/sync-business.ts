@@ -4,7 +4,7 @@ import { describeStreamFailure } from '../state/index.js';
 import type { BusinessOutcome, StreamOutcome, StreamRunResult, SyncEventHandler } from './sync-event.js';
 import { syncStream, type FetchPayload, type StreamRunOptions } from './sync-stream.js';
 
-export interface BusinessRunOptions {
+interface BusinessRunOptions {
   readonly plan: BusinessPlan;
   readonly fetchPayload: FetchPayload;
   readonly sink: Sink;

@@ -10,20 +10,20 @@ import type { JsonObject } from '../../sink.js';
 const count = z.int().nonnegative();
 
 /** `[offset of a page's first record, its created_at]`, oldest first (see `withRevisit` in `list-walker.ts`). */
-export const revisitMark = z.tuple([count, z.string()]);
+const revisitMark = z.tuple([count, z.string()]);
 
 /** What the revisit of recent records keeps beside an oldest-first walk's own position. */
-export const revisitFields = z.object({
+const revisitFields = z.object({
   marks: z.array(revisitMark).optional(),
   /** Epoch ms of the last completed revisit. */
   revisitedAt: z.number().optional(),
 });
 
 /** Which end of a v1 list comes first; the spec does not say (v2 lists are newest first). */
-export const listOrder = z.enum(['oldest_first', 'newest_first']);
+const listOrder = z.enum(['oldest_first', 'newest_first']);
 
 /** The head of a list as a walk saw it: its newest `created_at` and the ids at the top. */
-export const headMark = z.object({
+const headMark = z.object({
   createdAt: z.string().nullable(),
   ids: z.array(z.string()),
   /** Ids at the head dated beyond the allowed clock skew: left out of the mark, warned about once. */
@@ -35,7 +35,7 @@ export const headMark = z.object({
  * the new head once the walk is done), `stopAt` the head of the walk before it, where it stops.
  * `revisitFrom` lowers the stop to the start of the revisit window when a revisit is due.
  */
-export const descent = z.object({ top: headMark.nullable(), stopAt: headMark.nullable(), revisitFrom: z.string().optional() });
+const descent = z.object({ top: headMark.nullable(), stopAt: headMark.nullable(), revisitFrom: z.string().optional() });
 
 const listFields = revisitFields.extend({
   /** Detected (with `order: auto`) or configured; absent while the records have not shown it. */
@@ -52,8 +52,8 @@ const listFields = revisitFields.extend({
  * (`offset` counts records consumed, the fallback when a cursor is rejected); newest first,
  * they are the place of the walk in progress.
  */
-export const offsetPosition = listFields.extend({ mode: z.literal('offset'), offset: count });
-export const cursorPosition = listFields.extend({ mode: z.literal('cursor'), cursor: z.string().min(1), offset: count });
+const offsetPosition = listFields.extend({ mode: z.literal('offset'), offset: count });
+const cursorPosition = listFields.extend({ mode: z.literal('cursor'), cursor: z.string().min(1), offset: count });
 
 export const listPosition = z.discriminatedUnion('mode', [cursorPosition, offsetPosition]);
 
@@ -69,9 +69,6 @@ export const highWaterPosition = z.object({
   future: z.array(z.string()).optional(),
 });
 
-/** Full-refresh walks: how many records the last refresh returned (informational). */
-export const fullPosition = z.object({ mode: z.literal('full'), count });
-
 export type ListPosition = z.infer<typeof listPosition>;
 export type ListOrder = z.infer<typeof listOrder>;
 export type HeadMark = z.infer<typeof headMark>;
@@ -79,7 +76,7 @@ export type Descent = z.infer<typeof descent>;
 export type HighWaterPosition = z.infer<typeof highWaterPosition>;
 
 /** A stored position that does not match its walker's schema; the stream stops with this message. */
-export class StoredPositionError extends Error {
+class StoredPositionError extends Error {
   override readonly name = 'StoredPositionError';
 }
 
