@@ -36,7 +36,7 @@ export type HttpOutcome =
   | { readonly error: unknown };
 
 /** A 2xx whose body could not be used: ended early, was not the JSON expected, or exceeded the size bound. */
-export type BodyProblem = 'truncated' | 'bad_json' | 'too_large';
+type BodyProblem = 'truncated' | 'bad_json' | 'too_large';
 
 /**
  * How the shared policy reads one failed attempt, finer than the one failure vocabulary
@@ -48,7 +48,7 @@ export type HttpFailureKind =
   | 'rate_limited' | 'transient' | 'auth' | 'forbidden' | 'not_found' | 'conflict' | 'bad_request' | 'rejected'
   | 'aborted' | 'tls' | 'bad_options' | 'unknown';
 
-export type WaitSource = 'body' | 'Retry-After' | 'X-RateLimit-Reset' | 'documented' | 'default' | 'backoff' | 'none';
+type WaitSource = 'body' | 'Retry-After' | 'X-RateLimit-Reset' | 'documented' | 'default' | 'backoff' | 'none';
 
 export interface HttpVerdict {
   readonly kind: HttpFailureKind;
@@ -82,7 +82,7 @@ export interface AttemptContext {
 }
 
 /** 408 and every 5xx: the server may answer the same request later. The one transient-status rule. */
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return status === 408 || (status >= 500 && status <= 599);
 }
 

@@ -24,7 +24,7 @@ export interface ExchangeResponse extends ExchangeHead {
 }
 
 /** An attempt that produced no complete answer. */
-export interface ExchangeFailure {
+interface ExchangeFailure {
   /** What was thrown: a network error, the deadline's or the caller's abort reason, a `BodyTooLargeError`, a truncated body's error. */
   readonly error: unknown;
   /** The whole-request deadline (`timeoutMs`) passed, and not because the caller cancelled. */
@@ -213,7 +213,7 @@ export class BodyTooLargeError extends Error {
 }
 
 /** A response body as undici gives it. */
-export interface BodyStream extends AsyncIterable<Uint8Array> {
+interface BodyStream extends AsyncIterable<Uint8Array> {
   destroy(error?: Error): unknown;
 }
 
@@ -222,7 +222,7 @@ export interface BodyStream extends AsyncIterable<Uint8Array> {
  * `content-length` already says so) it destroys the stream and throws `BodyTooLargeError`, so no
  * more than `maxBytes` is ever held.
  */
-export async function readBoundedBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): Promise<Buffer> {
+async function readBoundedBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): Promise<Buffer> {
   const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
   if (Number.isFinite(declared) && declared > maxBytes) {
     body.destroy();
@@ -245,7 +245,7 @@ export async function readBoundedBody(body: BodyStream, maxBytes: number, conten
  * Reads at most `maxBytes` of a body and discards the rest unread (the stream is destroyed): for an
  * answer whose first bytes are all that is used (a webhook receiver's acknowledgement).
  */
-export async function readBodyPrefix(body: BodyStream, maxBytes: number): Promise<Buffer> {
+async function readBodyPrefix(body: BodyStream, maxBytes: number): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -20,7 +20,7 @@ export type FailureKind =
   | 'not_found'
   | 'internal';
 
-export interface HttpErrorOptions<K extends FailureKind = FailureKind> {
+interface HttpErrorOptions<K extends FailureKind = FailureKind> {
   /** Which service answered (`upstream`, `hubspot`, `webhook`, …). */
   readonly service: string;
   readonly kind: K;

@@ -1,5 +1,5 @@
 /** Connection-level failures a later attempt can get past (undici and Node codes). */
-export const TRANSIENT_ERROR_CODES: ReadonlySet<string> = new Set([
+const TRANSIENT_ERROR_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
   'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
@@ -16,9 +16,9 @@ const ABORT_CODES: ReadonlySet<string> = new Set(['UND_ERR_ABORTED', 'ABORT_ERR'
 const TIMEOUT_NAMES: ReadonlySet<string> = new Set(['TimeoutError', 'ConnectTimeoutError', 'HeadersTimeoutError', 'BodyTimeoutError']);
 
 /** What a thrown error says about the request, read through up to five `cause`s. */
-export type ThrownKind = 'timeout' | 'aborted' | 'network' | 'tls' | 'bad_options' | 'unknown';
+type ThrownKind = 'timeout' | 'aborted' | 'network' | 'tls' | 'bad_options' | 'unknown';
 
-export interface ThrownFailure {
+interface ThrownFailure {
   readonly kind: ThrownKind;
   /** The code or name that decided the kind; the first code found otherwise. */
   readonly label: string;

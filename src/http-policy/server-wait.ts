@@ -50,7 +50,7 @@ export function parseRateLimitHeaders(headers: HeaderBag | undefined, now: numbe
 }
 
 /** A wait after the cap: `askedMs` is set when the server asked for more than `maxWaitMs`. */
-export interface CappedWait {
+interface CappedWait {
   readonly waitMs: number;
   readonly askedMs?: number;
 }

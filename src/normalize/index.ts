@@ -1,5 +1,4 @@
 export type { NormalizeContext, NormalizeResult, Normalizer } from './records.js';
-export type { Parsed } from './primitives.js';
 export { callColumns, genericColumns, numberColumns, voicemailColumns } from './columns.js';
 export { normalizeV1Call, normalizeV1Generic, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail } from './records.js';
 export {
@@ -7,16 +6,11 @@ export {
   inexactNumberText,
   isJsonObject,
   isoSeconds,
-  MAX_TEXT_BYTES,
-  parseDirection,
   parseDuration,
   parseId,
-  parseIsoTimestamp,
   parsePhone,
-  parseRecordingUrl,
-  parseText,
   parseV2Timestamp,
 } from './primitives.js';
 export { canonicalJson } from './canonical-json.js';
-export { isValidTimeZone, zoneOffsetMs } from './zone-offset.js';
-export { declaredValue, valueAtPath, withDeclaredColumns, type DeclaredColumn } from './declared-columns.js';
+export { zoneOffsetMs } from './zone-offset.js';
+export { declaredValue, withDeclaredColumns, type DeclaredColumn } from './declared-columns.js';

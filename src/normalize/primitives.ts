@@ -13,12 +13,12 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 const PARSED_NULL: Parsed<null> = Object.freeze({ ok: true, value: null });
 /** A success; null (most absent fields) is one shared object, as records are normalized by the million. */
 export const parsed = <T>(value: T): Parsed<T> => (value === null ? (PARSED_NULL as Parsed<T>) : { ok: true, value });
-export const problem = (text: string): Parsed<never> => ({ ok: false, problem: text });
+const problem = (text: string): Parsed<never> => ({ ok: false, problem: text });
 
 const SHOWN_LENGTH = 60;
 
 /** Quotes a value for a reason, short enough for a log line and a dead-letter row. */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = JSON.stringify(value.length > SHOWN_LENGTH ? `${value.slice(0, SHOWN_LENGTH)}…` : value);
   else if (value === null || typeof value !== 'object') text = String(value);

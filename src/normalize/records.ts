@@ -38,7 +38,7 @@ export interface NormalizeContext {
 export type Normalizer = (raw: Json, context: NormalizeContext) => NormalizeResult;
 
 /** How one column is read from an upstream record. */
-export interface FieldRule {
+interface FieldRule {
   readonly column: string;
   /**
    * Upstream field names, canonical first. Later names are aliases seen on other instances;
@@ -51,7 +51,7 @@ export interface FieldRule {
   readonly required?: boolean;
 }
 
-export interface RecordRules {
+interface RecordRules {
   readonly idSources: readonly string[];
   readonly fields: readonly FieldRule[];
 }
@@ -73,7 +73,7 @@ function pick(record: { [key: string]: Json }, sources: readonly string[]): numb
  * Applies `rules` to one raw record: the id first, then every field in order; the first
  * problem fails the record with a reason naming the upstream field. Unknown fields are ignored.
  */
-export function normalizeRecord(raw: Json, context: NormalizeContext, rules: RecordRules): NormalizeResult {
+function normalizeRecord(raw: Json, context: NormalizeContext, rules: RecordRules): NormalizeResult {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, reason: `record: expected an object, got ${jsonType(raw)}` };
   }

@@ -11,7 +11,7 @@ import type { SyncJobDeps } from './job-deps.js';
 /** At most one automatic repair per stream this often, so a drift that persists is not walked after every run. */
 const MAX_REPAIR_INTERVAL_MS = 60 * 60_000;
 
-export interface ReconcileInRunOptions {
+interface ReconcileInRunOptions {
   readonly deps: SyncJobDeps;
   readonly plan: BusinessPlan;
   readonly descriptor: StreamDescriptor;

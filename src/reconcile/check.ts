@@ -135,7 +135,7 @@ export async function accountedCount(sink: Sink, businessId: string, descriptor:
   return rows + dead.size;
 }
 
-export interface CheckStreamOptions {
+interface CheckStreamOptions {
   readonly business: string;
   readonly descriptor: StreamDescriptor;
   readonly sink: Sink;

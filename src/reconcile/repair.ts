@@ -147,7 +147,7 @@ async function storeMissing(sink: Sink, businessId: string, descriptor: StreamDe
   return written;
 }
 
-export interface RepairStreamOptions {
+interface RepairStreamOptions {
   readonly business: string;
   readonly descriptor: StreamDescriptor;
   readonly sink: Sink;
@@ -302,7 +302,7 @@ function earliest(values: Iterable<number>): number {
   return least;
 }
 
-export interface ReconcileStreamOptions extends Omit<RepairStreamOptions, 'repair'> {
+interface ReconcileStreamOptions extends Omit<RepairStreamOptions, 'repair'> {
   /**
    * `count`: compare counts only (at most one request); `walk`: also compare ids over the whole
    * list, whatever the counts say; `repair`: walk and fix what the ids show.
