@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unimportedExports, type ExportKey } from './export-graph.js';
-import { ROOT, sourceFiles } from './source-graph.js';
+import { unimportedExports } from './export-graph.js';
+import { sourceFiles } from './source-graph.js';
 
 /**
  * Test code: what the build leaves out (tsconfig.build.json) and everything under test/. It counts
@@ -16,15 +14,6 @@ function isTestCode(file: string): boolean {
 const files = sourceFiles(['src', 'connectors', 'test']);
 const subjects = files.filter((file) => (file.startsWith('src/') || file.startsWith('connectors/')) && !isTestCode(file));
 
-/**
- * Dead exports found on 2026-11-25 and not yet removed, by folder (see the file's header): the list
- * only shrinks. Removing one of them means removing its line too; a new dead export fails the test.
- */
-function knownDebt(): Set<ExportKey> {
-  const text = readFileSync(join(ROOT, 'test/unit/dead-exports.debt.txt'), 'utf8');
-  return new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')) as ExportKey[]);
-}
-
 describe('exports of src/ and connectors/', () => {
   it('names an export nobody imports, and follows re-exports to what they name', () => {
     const pair = ['src/simulator/index.ts', 'src/simulator/start.ts'];
@@ -35,11 +24,8 @@ describe('exports of src/ and connectors/', () => {
   });
 
   // A whole-tree parse: seconds on a loaded two-core machine, more than the unit project's default.
-  it('has no dead export beyond the listed debt, and the list holds only dead ones', { timeout: 120_000 }, () => {
-    const dead = unimportedExports(subjects, files);
-    const debt = knownDebt();
+  it('has no dead export', { timeout: 120_000 }, () => {
     expect(subjects).toContain('src/cli/main.ts');
-    expect(dead.filter((key) => !debt.has(key))).toEqual([]);
-    expect([...debt].filter((key) => !dead.includes(key))).toEqual([]);
+    expect(unimportedExports(subjects, files)).toEqual([]);
   });
 });
