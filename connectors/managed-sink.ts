@@ -89,30 +89,38 @@ export class ManagedSink implements Sink {
   }
 
   write(batch: Batch, position: JsonObject): Promise<WriteResult> {
-    return this.#run('write', async () => {
-      assertValidBatch(batch, position, this.capabilities.maxBatchSize);
-      const { storable, rawTexts, unstorable } = splitStorable(batch, lastPerId(batch.records));
-      const { store, target } = this.#parts;
-      const deadLetters = [...batch.deadLetters, ...unstorable];
-      let result: WriteResult;
-      if (target === undefined || !writes(target, batch.table)) {
-        result = await store.commit({ ...batch, records: storable, rawTexts, deadLetters }, position);
-      } else {
-        const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await this.#send(target, { ...batch, records: storable, deadLetters: [] });
-        const committed = { ...batch, records: outcome.stored, deadLetters: [...deadLetters, ...outcome.rejected] };
-        result = await store.commit(outcome.stored === storable ? { ...committed, rawTexts } : committed, position, outcome.counts);
-        if (outcome.notes !== undefined && outcome.notes.length > 0) result = { ...result, notes: outcome.notes };
-      }
-      const refused = result.deadLettered - batch.deadLetters.length;
-      const context = { businessId: batch.businessId, stream: batch.table.stream, ...result };
-      if (refused > 0) this.#logger.warn(context, `${this.#parts.type} could not store ${refused} record(s); kept as dead letters`);
-      else this.#logger.debug(context, 'batch written');
-      return result;
-    }, [batch.table]);
+    return this.#run(
+      'write',
+      async () => {
+        assertValidBatch(batch, position, this.capabilities.maxBatchSize);
+        const { storable, rawTexts, unstorable } = splitStorable(batch, lastPerId(batch.records));
+        const { store, target } = this.#parts;
+        const deadLetters = [...batch.deadLetters, ...unstorable];
+        let result: WriteResult;
+        if (target === undefined || !writes(target, batch.table)) {
+          result = await store.commit({ ...batch, records: storable, rawTexts, deadLetters }, position);
+        } else {
+          const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await this.#send(target, { ...batch, records: storable, deadLetters: [] });
+          const committed = { ...batch, records: outcome.stored, deadLetters: [...deadLetters, ...outcome.rejected] };
+          result = await store.commit(outcome.stored === storable ? { ...committed, rawTexts } : committed, position, outcome.counts);
+          if (outcome.notes !== undefined && outcome.notes.length > 0) result = { ...result, notes: outcome.notes };
+        }
+        const refused = result.deadLettered - batch.deadLetters.length;
+        const context = { businessId: batch.businessId, stream: batch.table.stream, ...result };
+        if (refused > 0) this.#logger.warn(context, `${this.#parts.type} could not store ${refused} record(s); kept as dead letters`);
+        else this.#logger.debug(context, 'batch written');
+        return result;
+      },
+      [batch.table],
+    );
   }
 
   async #send(target: Target, batch: Batch): Promise<TargetOutcome> {
-    const revived = await this.#parts.store.records.deletedAmong(batch.businessId, batch.table, batch.records.map((record) => record.id));
+    const revived = await this.#parts.store.records.deletedAmong(
+      batch.businessId,
+      batch.table,
+      batch.records.map((record) => record.id),
+    );
     return target.send(batch, revived);
   }
 
@@ -334,7 +342,9 @@ function locate(raw: Json): { problem: Problem; path: string } {
       if (problem !== undefined) return { problem, path: shorten(path) };
     } else if (value !== null && typeof value === 'object') {
       if (depth >= MAX_JSON_DEPTH) return { problem: 'depth', path: '' };
-      const children: [string, Json][] = Array.isArray(value) ? value.map((item, index) => [`[${index}]`, item]) : Object.entries(value).map(([key, item]) => [`.${key}`, item]);
+      const children: [string, Json][] = Array.isArray(value)
+        ? value.map((item, index) => [`[${index}]`, item])
+        : Object.entries(value).map(([key, item]) => [`.${key}`, item]);
       for (const [step, item] of children) {
         const problem = stringProblem(step);
         if (problem !== undefined) return { problem, path: shorten(path) };

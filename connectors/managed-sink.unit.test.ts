@@ -130,7 +130,7 @@ describe('ManagedSink', () => {
     expect(store.letters.map((letter) => letter.reason)).toEqual(['raw: JSON nested deeper than 1000 levels']);
   });
 
-  it('judges storability from each record\'s JSON text and hands the store that same text', async () => {
+  it("judges storability from each record's JSON text and hands the store that same text", async () => {
     const store = new MemoryStateStore();
     const sink = new ManagedSink({ type: 'memory', store }, logger);
     const records = [

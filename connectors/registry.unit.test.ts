@@ -44,7 +44,9 @@ describe('describeSink: each connector names its own sink', () => {
 
   it('names the config key and the value an operator sees, without credentials or query', () => {
     expect(sink({ type: 'postgres', url: 'postgres://app:pw@db.example/warehouse?sslmode=require' })).toMatchObject({
-      key: 'sink.url', service: 'PostgreSQL', shown: 'postgres://db.example/warehouse',
+      key: 'sink.url',
+      service: 'PostgreSQL',
+      shown: 'postgres://db.example/warehouse',
     });
     expect(sink({ type: 'sqlite', path: '/data/callsync.db' })).toMatchObject({ key: 'sink.path', service: 'SQLite', shown: '/data/callsync.db' });
   });

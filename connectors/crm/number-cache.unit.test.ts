@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { NEGATIVE_CACHE_MS, NumberCache } from './number-cache.js';
 
 function cacheWith(directory: Record<string, string>, options: { perLookup?: number; maxCached?: number } = {}) {
-  const clock = { at: 0, now() { return this.at; } };
+  const clock = {
+    at: 0,
+    now() {
+      return this.at;
+    },
+  };
   const asked: string[][] = [];
   let failNext = false;
   const cache = new NumberCache({
@@ -24,8 +29,19 @@ describe('CRM number cache', () => {
   it('asks once for concurrent lookups of a number, in chunks of perLookup, and keeps found ids', async () => {
     const { cache, asked } = cacheWith({ '+1': 'c1', '+3': 'c3' }, { perLookup: 2 });
     const [first, second] = await Promise.all([cache.resolveAll(['+1', '+2', '+3']), cache.resolveAll(['+3', '+1'])]);
-    expect(first).toEqual(new Map([['+1', 'c1'], ['+2', null], ['+3', 'c3']]));
-    expect(second).toEqual(new Map([['+3', 'c3'], ['+1', 'c1']]));
+    expect(first).toEqual(
+      new Map([
+        ['+1', 'c1'],
+        ['+2', null],
+        ['+3', 'c3'],
+      ]),
+    );
+    expect(second).toEqual(
+      new Map([
+        ['+3', 'c3'],
+        ['+1', 'c1'],
+      ]),
+    );
     expect(asked).toEqual([['+1', '+2'], ['+3']]);
     await cache.resolveAll(['+1', '+3']);
     expect(asked).toHaveLength(2);

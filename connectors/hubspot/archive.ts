@@ -19,15 +19,26 @@ const UPDATE = '/crm/v3/objects/calls/batch/update';
 export async function archiveCalls(http: HubSpotHttp, idProperty: string, uniqueValues: readonly string[]): Promise<number> {
   let archived = 0;
   for (let start = 0; start < uniqueValues.length; start += HUBSPOT_BATCH_LIMIT) {
-    const live = [...(await readCallIdsByUnique(http, idProperty, uniqueValues.slice(start, start + HUBSPOT_BATCH_LIMIT)))].map(([value, id]) => ({ id, value }));
+    const live = [...(await readCallIdsByUnique(http, idProperty, uniqueValues.slice(start, start + HUBSPOT_BATCH_LIMIT)))].map(([value, id]) => ({
+      id,
+      value,
+    }));
     if (live.length === 0) continue;
-    const moved = await setUniqueValues(http, idProperty, live.map(({ id, value }) => ({ id, value: tombstoneValue(value, id) })));
+    const moved = await setUniqueValues(
+      http,
+      idProperty,
+      live.map(({ id, value }) => ({ id, value: tombstoneValue(value, id) })),
+    );
     try {
       if (moved.refused.length > 0) throw refusal(idProperty, moved.refused);
       if (moved.updated.size === 0) continue;
       await http.send('POST', '/crm/v3/objects/calls/batch/archive', { inputs: [...moved.updated].map((id) => ({ id })) });
     } catch (error) {
-      await setUniqueValues(http, idProperty, live.filter(({ id }) => moved.updated.has(id))).catch(() => undefined);
+      await setUniqueValues(
+        http,
+        idProperty,
+        live.filter(({ id }) => moved.updated.has(id)),
+      ).catch(() => undefined);
       throw error;
     }
     archived += moved.updated.size;
@@ -39,7 +50,11 @@ export async function archiveCalls(http: HubSpotHttp, idProperty: string, unique
  * Sets the unique property of calls by object id: the ids HubSpot updated, and its errors other
  * than OBJECT_NOT_FOUND (a call archived meanwhile is simply not there any more).
  */
-async function setUniqueValues(http: HubSpotHttp, idProperty: string, values: readonly { id: string; value: string }[]): Promise<{ updated: Set<string>; refused: unknown[] }> {
+async function setUniqueValues(
+  http: HubSpotHttp,
+  idProperty: string,
+  values: readonly { id: string; value: string }[],
+): Promise<{ updated: Set<string>; refused: unknown[] }> {
   if (values.length === 0) return { updated: new Set(), refused: [] };
   const { body } = await http.send('POST', UPDATE, { inputs: values.map(({ id, value }) => ({ id, properties: { [idProperty]: value } })) });
   const { results, errors } = batchParts(body);
@@ -49,7 +64,17 @@ async function setUniqueValues(http: HubSpotHttp, idProperty: string, values: re
 
 function refusal(idProperty: string, errors: readonly unknown[]): HubSpotError {
   const reason = `HubSpot refused to move ${idProperty} aside before archiving: ${errorMessageFor([], errors)}`;
-  return new HubSpotError({ method: 'POST', path: UPDATE }, {
-    kind: 'invalid', retry: false, waitMs: 0, batchRejection: false, reason, hubspotMessage: undefined, correlationId: undefined, policyName: undefined,
-  });
+  return new HubSpotError(
+    { method: 'POST', path: UPDATE },
+    {
+      kind: 'invalid',
+      retry: false,
+      waitMs: 0,
+      batchRejection: false,
+      reason,
+      hubspotMessage: undefined,
+      correlationId: undefined,
+      policyName: undefined,
+    },
+  );
 }

@@ -23,20 +23,34 @@ describe('archiveCalls', () => {
     let now = 0;
     const clock = { now: () => now, sleep: (ms: number) => ((now += ms), Promise.resolve()) };
     http = new HubSpotHttp({
-      baseUrl: ORIGIN, token: 'pat-na1-unit', dispatcher: agent, budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
-      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, logger: pino({ level: 'silent' }), clock, random: () => 0,
+      baseUrl: ORIGIN,
+      token: 'pat-na1-unit',
+      dispatcher: agent,
+      budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
+      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      logger: pino({ level: 'silent' }),
+      clock,
+      random: () => 0,
     });
   });
   afterEach(async () => agent.close());
 
   function answer(path: string, status: number, body: unknown): void {
-    agent.get(ORIGIN).intercept({ path, method: 'POST' }).reply(status, (request) => {
-      sent.push({ path, body: typeof request.body === 'string' ? (JSON.parse(request.body) as unknown) : undefined });
-      return body as object;
-    });
+    agent
+      .get(ORIGIN)
+      .intercept({ path, method: 'POST' })
+      .reply(status, (request) => {
+        sent.push({ path, body: typeof request.body === 'string' ? (JSON.parse(request.body) as unknown) : undefined });
+        return body as object;
+      });
   }
 
-  const found = { results: [{ id: '11', properties: { callsync_id: 'a:calls:1' } }, { id: '12', properties: { callsync_id: 'a:calls:2' } }] };
+  const found = {
+    results: [
+      { id: '11', properties: { callsync_id: 'a:calls:1' } },
+      { id: '12', properties: { callsync_id: 'a:calls:2' } },
+    ],
+  };
 
   it('moves each unique value aside, then archives the calls HubSpot updated', async () => {
     answer(READ, 200, found);
@@ -44,7 +58,12 @@ describe('archiveCalls', () => {
     answer(ARCHIVE, 204, '');
     await expect(archiveCalls(http, 'callsync_id', ['a:calls:1', 'a:calls:2'])).resolves.toBe(1);
     expect(sent.map((request) => request.path)).toEqual([READ, UPDATE, ARCHIVE]);
-    expect(sent[1]?.body).toEqual({ inputs: expect.arrayContaining([{ id: '11', properties: { callsync_id: 'a:calls:1#archived-11' } }, { id: '12', properties: { callsync_id: 'a:calls:2#archived-12' } }]) as unknown });
+    expect(sent[1]?.body).toEqual({
+      inputs: expect.arrayContaining([
+        { id: '11', properties: { callsync_id: 'a:calls:1#archived-11' } },
+        { id: '12', properties: { callsync_id: 'a:calls:2#archived-12' } },
+      ]) as unknown,
+    });
     expect(sent[2]?.body).toEqual({ inputs: [{ id: '11' }] });
     agent.assertNoPendingInterceptors();
   });
@@ -56,7 +75,12 @@ describe('archiveCalls', () => {
     answer(UPDATE, 200, { results: [{ id: '11' }, { id: '12' }] });
     await expect(archiveCalls(http, 'callsync_id', ['a:calls:1', 'a:calls:2'])).rejects.toThrow(/batch\/archive failed: HTTP 500/);
     expect(sent.map((request) => request.path)).toEqual([READ, UPDATE, ARCHIVE, UPDATE]);
-    expect(sent[3]?.body).toEqual({ inputs: expect.arrayContaining([{ id: '11', properties: { callsync_id: 'a:calls:1' } }, { id: '12', properties: { callsync_id: 'a:calls:2' } }]) as unknown });
+    expect(sent[3]?.body).toEqual({
+      inputs: expect.arrayContaining([
+        { id: '11', properties: { callsync_id: 'a:calls:1' } },
+        { id: '12', properties: { callsync_id: 'a:calls:2' } },
+      ]) as unknown,
+    });
     agent.assertNoPendingInterceptors();
   });
 

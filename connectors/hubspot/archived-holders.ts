@@ -13,7 +13,11 @@ const RESTORE_GUIDE = 'knowledge.hubspot.com/records/restore-deleted-activity-in
  * the values HubSpot refused as a conflict (`batch/read?archived=true`); other refusals keep
  * HubSpot's message.
  */
-export async function explainArchivedHolders<T>(http: HubSpotHttp, idProperty: string, rejected: UpsertOutcome<T>['rejected']): Promise<{ input: CallInput<T>; reason: string }[]> {
+export async function explainArchivedHolders<T>(
+  http: HubSpotHttp,
+  idProperty: string,
+  rejected: UpsertOutcome<T>['rejected'],
+): Promise<{ input: CallInput<T>; reason: string }[]> {
   const conflicts = rejected.filter((rejection) => rejection.conflict).map(({ input }) => input.uniqueValue);
   const holders = conflicts.length === 0 ? new Map<string, string>() : await readCallIdsByUnique(http, idProperty, conflicts, true);
   return rejected.map(({ input, reason, conflict }) => {

@@ -57,8 +57,14 @@ export interface Classification {
 }
 
 const KINDS: Partial<Record<HttpFailureKind, HubSpotErrorKind>> = {
-  rate_limited: 'rate_limited', transient: 'transient', aborted: 'transient', auth: 'auth', forbidden: 'forbidden',
-  not_found: 'not_found', conflict: 'conflict', bad_request: 'invalid',
+  rate_limited: 'rate_limited',
+  transient: 'transient',
+  aborted: 'transient',
+  auth: 'auth',
+  forbidden: 'forbidden',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  bad_request: 'invalid',
 };
 
 /**
@@ -74,7 +80,13 @@ export function classifyHubSpotFailure(failure: HubSpotFailure, context: Failure
   const clean = context.clean ?? ((text: string) => text);
   if ('error' in failure) {
     const verdict = classifyHttp(failure, policy, attempt);
-    const base = { reason: clean(`request failed: ${verdict.label}: ${verdict.detail ?? ''}`), hubspotMessage: undefined, correlationId: undefined, policyName: undefined, batchRejection: false };
+    const base = {
+      reason: clean(`request failed: ${verdict.label}: ${verdict.detail ?? ''}`),
+      hubspotMessage: undefined,
+      correlationId: undefined,
+      policyName: undefined,
+      batchRejection: false,
+    };
     return verdict.retry ? { ...base, kind: 'transient', retry: true, waitMs: verdict.waitMs } : { ...base, kind: 'internal', retry: false, waitMs: 0 };
   }
   const { status, headers } = failure;

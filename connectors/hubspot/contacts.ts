@@ -39,7 +39,12 @@ export class ContactResolver {
 
   constructor(options: ContactResolverOptions) {
     this.#options = options;
-    this.#cache = new NumberCache({ lookUp: (numbers) => this.#lookUp(numbers), clock: options.clock, perLookup: NUMBERS_PER_SEARCH, ...(options.maxCached === undefined ? {} : { maxCached: options.maxCached }) });
+    this.#cache = new NumberCache({
+      lookUp: (numbers) => this.#lookUp(numbers),
+      clock: options.clock,
+      perLookup: NUMBERS_PER_SEARCH,
+      ...(options.maxCached === undefined ? {} : { maxCached: options.maxCached }),
+    });
   }
 
   /** The contact id (or null) of every number; concurrent lookups of one number share one search. */

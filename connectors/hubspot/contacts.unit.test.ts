@@ -29,31 +29,55 @@ describe('ContactResolver', () => {
     bodies = [];
     const clock = fakeClock();
     const http = new HubSpotHttp({
-      baseUrl: ORIGIN, token: 'pat-na1-unit', dispatcher: agent, budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
-      retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 100 }, logger: pino({ level: 'silent' }), clock, random: () => 0,
+      baseUrl: ORIGIN,
+      token: 'pat-na1-unit',
+      dispatcher: agent,
+      budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
+      retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 100 },
+      logger: pino({ level: 'silent' }),
+      clock,
+      random: () => 0,
     });
-    resolver = (maxCached) => new ContactResolver({ http, createContacts: false, clock, logger: pino({ level: 'silent' }), ...(maxCached === undefined ? {} : { maxCached }) });
+    resolver = (maxCached) =>
+      new ContactResolver({ http, createContacts: false, clock, logger: pino({ level: 'silent' }), ...(maxCached === undefined ? {} : { maxCached }) });
   });
   afterEach(async () => agent.close());
 
   /** Answers searches with these contacts (those whose typed phone is among the searched values' numbers). */
   function answer(contacts: readonly { id: string; phone: string }[], times = 1): void {
-    agent.get(ORIGIN).intercept(SEARCH).reply((options) => {
-      const parsed = JSON.parse(typeof options.body === 'string' ? options.body : '{}') as SearchBody;
-      bodies.push(parsed);
-      const values = new Set(parsed.filterGroups.flatMap((group) => group.filters.flatMap((filter) => filter.values)));
-      const results = contacts.filter((contact) => values.has(contact.phone.replace(/\D/g, '').slice(-10))).map((contact) => ({ id: contact.id, properties: { phone: contact.phone } }));
-      return { statusCode: 200, data: { total: results.length, results: [...results].reverse() } };
-    }).times(times);
+    agent
+      .get(ORIGIN)
+      .intercept(SEARCH)
+      .reply((options) => {
+        const parsed = JSON.parse(typeof options.body === 'string' ? options.body : '{}') as SearchBody;
+        bodies.push(parsed);
+        const values = new Set(parsed.filterGroups.flatMap((group) => group.filters.flatMap((filter) => filter.values)));
+        const results = contacts
+          .filter((contact) => values.has(contact.phone.replace(/\D/g, '').slice(-10)))
+          .map((contact) => ({ id: contact.id, properties: { phone: contact.phone } }));
+        return { statusCode: 200, data: { total: results.length, results: [...results].reverse() } };
+      })
+      .times(times);
   }
 
   const number = (index: number) => `+1415555${String(index).padStart(4, '0')}`;
 
   it('searches once per 100 distinct numbers and matches the typed phone; the lowest id wins', async () => {
-    answer([{ id: '9', phone: '(415) 555-0007' }, { id: '12', phone: '415.555.0007' }, { id: '30', phone: '+1 415 555 0140' }], 2);
+    answer(
+      [
+        { id: '9', phone: '(415) 555-0007' },
+        { id: '12', phone: '415.555.0007' },
+        { id: '30', phone: '+1 415 555 0140' },
+      ],
+      2,
+    );
     const numbers = Array.from({ length: 150 }, (_, index) => number(index));
     const found = await resolver().resolveAll([...numbers, ...numbers]);
-    expect(bodies.map((body) => new Set(body.filterGroups.flatMap((group) => group.filters.flatMap((filter) => filter.values)).filter((value) => value.length === 11)).size)).toEqual([100, 50]);
+    expect(
+      bodies.map(
+        (body) => new Set(body.filterGroups.flatMap((group) => group.filters.flatMap((filter) => filter.values)).filter((value) => value.length === 11)).size,
+      ),
+    ).toEqual([100, 50]);
     expect([found.get(number(7)), found.get(number(140)), found.get(number(8)), found.size]).toEqual(['9', '30', null, 150]);
     agent.assertNoPendingInterceptors();
   });

@@ -41,7 +41,7 @@ export function isHubSpotError(error: unknown): error is HubSpotError {
 }
 
 function hint(kind: HubSpotErrorKind): string {
-  if (kind === 'daily_limit') return ' (the portal\'s daily API limit is used up; syncing stops until HubSpot resets it)';
+  if (kind === 'daily_limit') return " (the portal's daily API limit is used up; syncing stops until HubSpot resets it)";
   if (kind === 'auth') return ' (check the private app token)';
   if (kind === 'forbidden') return ' (the private app lacks a scope; see the connector README)';
   return '';

@@ -105,12 +105,20 @@ export class HubSpotHttp {
   #error(label: { method: string; path: string; status?: number }, cause: Error | undefined, verdict: Classification): HubSpotError {
     return new HubSpotError(label, verdict, cause === undefined ? undefined : { cause });
   }
-
 }
 
 function dailyExhausted(): Classification {
   const reason = 'the daily limit was reached (X-HubSpot-RateLimit-Daily-Remaining: 0 or a 429 DAILY); not sent';
-  return { kind: 'daily_limit', retry: false, waitMs: 0, batchRejection: false, reason, hubspotMessage: undefined, correlationId: undefined, policyName: 'DAILY' };
+  return {
+    kind: 'daily_limit',
+    retry: false,
+    waitMs: 0,
+    batchRejection: false,
+    reason,
+    hubspotMessage: undefined,
+    correlationId: undefined,
+    policyName: 'DAILY',
+  };
 }
 
 // A complete answer as the classifier reads it; a passed deadline named with its bound.

@@ -21,11 +21,18 @@ describe('HubSpotHttp over an injected dispatcher', () => {
   let clock: ReturnType<typeof fakeClock>;
   let http: HubSpotHttp;
 
-  const client = (overrides: Partial<HubSpotHttpOptions> = {}) => new HubSpotHttp({
-    baseUrl: ORIGIN, token: TOKEN, dispatcher: agent, budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
-    retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 }, logger: pino({ level: 'silent' }), clock, random: () => 0,
-    ...overrides,
-  });
+  const client = (overrides: Partial<HubSpotHttpOptions> = {}) =>
+    new HubSpotHttp({
+      baseUrl: ORIGIN,
+      token: TOKEN,
+      dispatcher: agent,
+      budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
+      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
+      logger: pino({ level: 'silent' }),
+      clock,
+      random: () => 0,
+      ...overrides,
+    });
 
   beforeEach(() => {
     agent = new MockAgent();
@@ -36,9 +43,14 @@ describe('HubSpotHttp over an injected dispatcher', () => {
   afterEach(async () => agent.close());
 
   it('sends the bearer token through the mock and returns the body', async () => {
-    agent.get(ORIGIN).intercept({ path: '/crm/v3/properties/calls/callsync_id', method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } })
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/crm/v3/properties/calls/callsync_id', method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } })
       .reply(200, { name: 'callsync_id', hasUniqueValue: true });
-    await expect(http.send('GET', '/crm/v3/properties/calls/callsync_id')).resolves.toEqual({ status: 200, body: { name: 'callsync_id', hasUniqueValue: true } });
+    await expect(http.send('GET', '/crm/v3/properties/calls/callsync_id')).resolves.toEqual({
+      status: 200,
+      body: { name: 'callsync_id', hasUniqueValue: true },
+    });
     agent.assertNoPendingInterceptors();
   });
 
@@ -50,23 +62,36 @@ describe('HubSpotHttp over an injected dispatcher', () => {
 
   it('waits the advertised interval after a 429 TEN_SECONDLY_ROLLING, then succeeds', async () => {
     const pool = agent.get(ORIGIN);
-    pool.intercept({ path: '/x', method: 'GET' }).reply(429, { status: 'error', errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', message: 'limit' }, {
-      headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-max': '100', 'x-hubspot-ratelimit-remaining': '0' },
-    });
+    pool.intercept({ path: '/x', method: 'GET' }).reply(
+      429,
+      { status: 'error', errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', message: 'limit' },
+      {
+        headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-max': '100', 'x-hubspot-ratelimit-remaining': '0' },
+      },
+    );
     pool.intercept({ path: '/x', method: 'GET' }).reply(200, {});
     await expect(http.send('GET', '/x')).resolves.toMatchObject({ status: 200 });
     expect(clock.slept.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(10_000);
   });
 
   it('stops sending once Daily-Remaining reached 0', async () => {
-    agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(200, {}, { headers: { 'x-hubspot-ratelimit-daily-remaining': '0' } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/x', method: 'GET' })
+      .reply(200, {}, { headers: { 'x-hubspot-ratelimit-daily-remaining': '0' } });
     await http.send('GET', '/x');
     await expect(http.send('GET', '/x')).rejects.toMatchObject({ kind: 'daily_limit' });
   });
 
   it('fails an answer over maxBodyBytes with an error naming the bound, after the attempts the policy allows', async () => {
-    agent.get(ORIGIN).intercept({ path: '/crm/v3/objects/calls/search', method: 'POST' }).reply(200, { results: 'x'.repeat(4_096) }).times(3);
-    const error = await client({ maxBodyBytes: 1_024 }).send('POST', '/crm/v3/objects/calls/search', {}, 'search').catch((caught: unknown) => caught);
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/crm/v3/objects/calls/search', method: 'POST' })
+      .reply(200, { results: 'x'.repeat(4_096) })
+      .times(3);
+    const error = await client({ maxBodyBytes: 1_024 })
+      .send('POST', '/crm/v3/objects/calls/search', {}, 'search')
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'HubSpotError', kind: 'transient', service: 'hubspot' });
     expect((error as Error).message).toContain('body larger than 1024 bytes (maxBodyBytes)');
     expect(clock.slept).toHaveLength(2);
@@ -74,7 +99,11 @@ describe('HubSpotHttp over an injected dispatcher', () => {
   });
 
   it('fails a body that trickles past the whole-request deadline, though no gap between chunks reaches it', async () => {
-    agent.get(ORIGIN).intercept({ path: '/x', method: 'GET' }).reply(200, { results: 'y'.repeat(200) }).times(3);
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/x', method: 'GET' })
+      .reply(200, { results: 'y'.repeat(200) })
+      .times(3);
     const slow = client({ dispatcher: trickling(agent, 20, 30), timeoutMs: 150 });
     const error = await slow.send('GET', '/x').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: 'HubSpotError', kind: 'transient' });

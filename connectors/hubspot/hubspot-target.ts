@@ -121,7 +121,11 @@ export class HubSpotTarget implements Target {
   async delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void> {
     await this.#ensureProperties();
     const { uniqueProperty } = this.#options.config;
-    const archived = await archiveCalls(this.#http, uniqueProperty, ids.map((id) => callUniqueValue(businessId, table.stream, id)));
+    const archived = await archiveCalls(
+      this.#http,
+      uniqueProperty,
+      ids.map((id) => callUniqueValue(businessId, table.stream, id)),
+    );
     this.#options.logger.info({ businessId, stream: table.stream, requested: ids.length, archived }, 'hubspot calls archived');
   }
 
@@ -161,7 +165,10 @@ export class HubSpotTarget implements Target {
    * Associates each stored call with its caller's contact; returns the calls left without their
    * association (HubSpot refused it, or the search did), with the reason, for dead letters.
    */
-  async #associate(stored: readonly { input: CallInput<Pending>; hubspotId: string }[], contacts: Map<string, string | null> | string): Promise<{ item: Pending; reason: string }[]> {
+  async #associate(
+    stored: readonly { input: CallInput<Pending>; hubspotId: string }[],
+    contacts: Map<string, string | null> | string,
+  ): Promise<{ item: Pending; reason: string }[]> {
     const withNumber = stored.filter(({ input }) => input.item.contactNumber !== null);
     if (typeof contacts === 'string') return withNumber.map(({ input }) => ({ item: input.item, reason: contacts }));
     const byPair = new Map<string, Pending[]>();
@@ -175,7 +182,13 @@ export class HubSpotTarget implements Target {
     }
     let failed: FailedPair[];
     try {
-      failed = await associateCallsWithContacts(pairs, { http: this.#http, clock: this.#clock, rounds: ASSOCIATION_ROUNDS, backoff: this.#options.config.retry, ...(this.#options.random === undefined ? {} : { random: this.#options.random }) });
+      failed = await associateCallsWithContacts(pairs, {
+        http: this.#http,
+        clock: this.#clock,
+        rounds: ASSOCIATION_ROUNDS,
+        backoff: this.#options.config.retry,
+        ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
+      });
     } catch (error) {
       if (!isHubSpotError(error) || !REFUSALS.has(error.kind)) throw error;
       failed = pairs.map((pair) => ({ ...pair, reason: error.hubspotMessage ?? error.message }));

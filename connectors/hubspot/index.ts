@@ -12,5 +12,10 @@ export const hubspotSinkFactory = {
     const store = await openSqlStore(config.state, deps.logger.child({ role: 'hubspot-state' }));
     return createHubSpotSink(config, { ...deps, store });
   },
-  describe: (config: HubSpotConfig) => ({ key: 'sink.baseUrl', service: 'HubSpot', shown: showUrl(config.baseUrl), lockName: `hubspot:${urlPlace(config.baseUrl)}` }),
+  describe: (config: HubSpotConfig) => ({
+    key: 'sink.baseUrl',
+    service: 'HubSpot',
+    shown: showUrl(config.baseUrl),
+    lockName: `hubspot:${urlPlace(config.baseUrl)}`,
+  }),
 } satisfies SinkFactory<HubSpotConfig>;

@@ -66,7 +66,13 @@ type MappedCall =
  * dead letter) for unsupported streams and records without `created_at`.
  * @param isTracked - E.164 → whether it is one of the business's tracked numbers. @defaultValue none is
  */
-export function mapRecordToCall(record: SyncRecord, stream: string, uniqueProperty: string, mapping: CallPropertyMapping, isTracked: (e164: string) => boolean = () => false): MappedCall {
+export function mapRecordToCall(
+  record: SyncRecord,
+  stream: string,
+  uniqueProperty: string,
+  mapping: CallPropertyMapping,
+  isTracked: (e164: string) => boolean = () => false,
+): MappedCall {
   if (!supportedStreams.has(stream)) {
     return { ok: false, reason: `hubspot: stream "${stream}" is not synced to HubSpot (supported: ${[...supportedStreams].join(', ')})` };
   }

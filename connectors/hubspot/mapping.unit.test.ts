@@ -12,20 +12,49 @@ const call = (fields: Record<string, ColumnValue>, raw: Json = {}): SyncRecord =
 
 describe('mapRecordToCall', () => {
   it.each([
-    ['inbound call', 'calls', call({ direction: 'inbound', from_number: '+14155550123', to_number: '+15550100001' }), {
-      hs_call_direction: 'INBOUND', hs_call_title: 'Inbound call from +14155550123', hs_call_from_number: '+14155550123', hs_call_to_number: '+15550100001',
-    }],
-    ['outbound call', 'calls', call({ direction: 'outbound', to_number: '+15550100001' }), { hs_call_direction: 'OUTBOUND', hs_call_title: 'Outbound call to +15550100001' }],
+    [
+      'inbound call',
+      'calls',
+      call({ direction: 'inbound', from_number: '+14155550123', to_number: '+15550100001' }),
+      {
+        hs_call_direction: 'INBOUND',
+        hs_call_title: 'Inbound call from +14155550123',
+        hs_call_from_number: '+14155550123',
+        hs_call_to_number: '+15550100001',
+      },
+    ],
+    [
+      'outbound call',
+      'calls',
+      call({ direction: 'outbound', to_number: '+15550100001' }),
+      { hs_call_direction: 'OUTBOUND', hs_call_title: 'Outbound call to +15550100001' },
+    ],
     ['call without direction', 'v2_calls', call({ direction: null, from_number: '+1415' }), { hs_call_title: 'Call from +1415' }],
     ['v1 raw duration_seconds', 'calls', call({}, { duration_seconds: 61 }), { hs_call_duration: '61000' }],
     ['v1 duration as digit string', 'calls', call({}, { duration_seconds: '7' }), { hs_call_duration: '7000' }],
     ['non-https recording omitted', 'calls', call({ recording_url: 'http://x.example/r.wav' }), {}],
     ['https recording kept', 'calls', call({ recording_url: 'https://x.example/r.wav' }), { hs_call_recording_url: 'https://x.example/r.wav' }],
     ['transcription in body', 'calls', call({ transcription_text: 'hi' }), { hs_call_body: 'Transcription: hi' }],
-    ['voicemail', 'voicemails', call({ from_number: '+1415', duration_seconds: 42, transcription_summary: 's', transcription_text: 't', recording_url: 'http://a/b', api_recording_url: 'https://c/d' }), {
-      hs_call_direction: 'INBOUND', hs_call_duration: '42000', hs_call_disposition: LEFT_VOICEMAIL_DISPOSITION, hs_call_title: 'Voicemail from +1415',
-      hs_call_body: 'Summary: s\n\nTranscription: t', hs_call_recording_url: 'https://c/d',
-    }],
+    [
+      'voicemail',
+      'voicemails',
+      call({
+        from_number: '+1415',
+        duration_seconds: 42,
+        transcription_summary: 's',
+        transcription_text: 't',
+        recording_url: 'http://a/b',
+        api_recording_url: 'https://c/d',
+      }),
+      {
+        hs_call_direction: 'INBOUND',
+        hs_call_duration: '42000',
+        hs_call_disposition: LEFT_VOICEMAIL_DISPOSITION,
+        hs_call_title: 'Voicemail from +1415',
+        hs_call_body: 'Summary: s\n\nTranscription: t',
+        hs_call_recording_url: 'https://c/d',
+      },
+    ],
   ])('%s', (_name, stream, record, expected) => {
     const mapped = mapRecordToCall(record, stream, 'callsync_id', defaultCallMapping);
     expect(mapped.ok).toBe(true);
@@ -57,7 +86,7 @@ describe('mapRecordToCall', () => {
     for (const mapped of [v1, v2, ...(status === '' ? [] : [normalized])]) expect(mapped.ok && mapped.properties.hs_call_status).toBe(expected ?? undefined);
   });
 
-  it('maps only to values in HubSpot\'s hs_call_status enumeration', () => {
+  it("maps only to values in HubSpot's hs_call_status enumeration", () => {
     const enumeration = ['BUSY', 'CALLING_CRM_USER', 'CANCELED', 'COMPLETED', 'CONNECTING', 'FAILED', 'IN_PROGRESS', 'NO_ANSWER', 'QUEUED', 'RINGING'];
     for (const value of CALL_STATUS.values()) expect(enumeration).toContain(value);
   });
@@ -74,7 +103,13 @@ describe('mapRecordToCall', () => {
     ['outbound, from = tracked', 'outbound', '+14155550100', '+12125550199'],
     ['inbound, to = tracked', 'inbound', '+12125550199', '+14155550100'],
   ])('with tracked numbers the customer is the untracked number (%s)', (_name, direction, from, to) => {
-    const mapped = mapRecordToCall(call({ direction, from_number: from, to_number: to }), 'calls', 'u', defaultCallMapping, (number) => number === '+14155550100');
+    const mapped = mapRecordToCall(
+      call({ direction, from_number: from, to_number: to }),
+      'calls',
+      'u',
+      defaultCallMapping,
+      (number) => number === '+14155550100',
+    );
     expect(mapped.ok && [mapped.contactNumber, mapped.partyBasis]).toEqual(['+12125550199', 'tracked']);
   });
 

@@ -40,7 +40,12 @@ export async function upsertCalls<T>(http: HubSpotHttp, idProperty: string, inpu
   return outcome;
 }
 
-async function upsertBisecting<T>(http: HubSpotHttp, idProperty: string, inputs: readonly CallInput<T>[], into: UpsertOutcome<T>): Promise<HubSpotError | undefined> {
+async function upsertBisecting<T>(
+  http: HubSpotHttp,
+  idProperty: string,
+  inputs: readonly CallInput<T>[],
+  into: UpsertOutcome<T>,
+): Promise<HubSpotError | undefined> {
   if (inputs.length === 0) return undefined;
   try {
     const { body } = await http.send('POST', '/crm/v3/objects/calls/batch/upsert', {
@@ -85,6 +90,11 @@ async function collect<T>(http: HubSpotHttp, body: unknown, idProperty: string, 
   for (const input of inputs) {
     const hubspotId = ids.get(input.uniqueValue);
     if (hubspotId !== undefined) into.stored.push({ input, hubspotId });
-    else into.rejected.push({ input, reason: `hubspot: ${errorMessageFor([input.uniqueValue], errors)}`, conflict: errorCategoryFor([input.uniqueValue], errors) === 'CONFLICT' });
+    else
+      into.rejected.push({
+        input,
+        reason: `hubspot: ${errorMessageFor([input.uniqueValue], errors)}`,
+        conflict: errorCategoryFor([input.uniqueValue], errors) === 'CONFLICT',
+      });
   }
 }

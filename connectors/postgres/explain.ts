@@ -10,10 +10,18 @@ export function explainPostgresFailure(codes: readonly string[], sink: SinkDescr
   }
   if (has('28P01', '28000')) return { what: `${at}: the user or password was rejected`, fix: `correct the credentials in ${sink.key}`, cause: 'unreachable' };
   if (has('42501')) {
-    return { what: `${at}: permission denied to create the schema or its tables`, fix: 'grant the user CREATE on the database, or use a user that has it', cause: 'unreachable' };
+    return {
+      what: `${at}: permission denied to create the schema or its tables`,
+      fix: 'grant the user CREATE on the database, or use a user that has it',
+      cause: 'unreachable',
+    };
   }
   if (has('53100')) {
-    return { what: `${at}: the disk is full`, fix: `free space on that disk, or move ${sink.key} to another one; then run again (it resumes)`, cause: 'filesystem' };
+    return {
+      what: `${at}: the disk is full`,
+      fix: `free space on that disk, or move ${sink.key} to another one; then run again (it resumes)`,
+      cause: 'filesystem',
+    };
   }
   return undefined;
 }

@@ -8,8 +8,7 @@ function jsonPath(path: readonly string[]): string {
   return `'{${path.join(',')}}'`;
 }
 
-const TIMESTAMP =
-  `'^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])?$'`;
+const TIMESTAMP = `'^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])?$'`;
 
 /**
  * Casts only what cannot fail: Postgres has no "try cast" before 16, and a cast error would

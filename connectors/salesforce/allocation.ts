@@ -60,7 +60,10 @@ export class ApiAllocation {
     const budget = this.budget;
     if (budget !== undefined && this.#sent.length + this.#inFlight >= budget) {
       const untilMs = (this.#sent[0] ?? now) + this.#windowMs;
-      return { untilMs, reason: `callsync's share of the org's API allocation is used (${budget} requests per ${this.#windowLabel()}; sink.limits.share / sink.limits.requestsPer24h)` };
+      return {
+        untilMs,
+        reason: `callsync's share of the org's API allocation is used (${budget} requests per ${this.#windowLabel()}; sink.limits.share / sink.limits.requestsPer24h)`,
+      };
     }
     if (this.#orgMax !== undefined && this.#orgUsed + this.#inFlight >= this.#orgMax) {
       const untilMs = (this.#observed[0]?.at ?? now) + this.#windowMs;

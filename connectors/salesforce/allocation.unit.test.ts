@@ -3,7 +3,13 @@ import { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits } from './config.js';
 
 const WINDOW_S = 100;
-const limits = (overrides: Partial<SalesforceLimits> = {}): SalesforceLimits => ({ share: 1, requestsPer24h: null, windowSeconds: WINDOW_S, maxWaitSeconds: 900, ...overrides });
+const limits = (overrides: Partial<SalesforceLimits> = {}): SalesforceLimits => ({
+  share: 1,
+  requestsPer24h: null,
+  windowSeconds: WINDOW_S,
+  maxWaitSeconds: 900,
+  ...overrides,
+});
 
 function setUp(overrides: Partial<SalesforceLimits> = {}) {
   const clock = { at: 1_000_000, now: () => clock.at };
@@ -51,7 +57,7 @@ describe('ApiAllocation', () => {
     expect(allocation.reserve()).toBeUndefined();
   });
 
-  it("keeps to requestsPer24h when it is lower than the share, and frees a slot when its own oldest request ages out", () => {
+  it('keeps to requestsPer24h when it is lower than the share, and frees a slot when its own oldest request ages out', () => {
     const { clock, allocation } = setUp({ requestsPer24h: 2 });
     const first = clock.at;
     sendOne(allocation, 1, 1000);

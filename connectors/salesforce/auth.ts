@@ -115,21 +115,26 @@ export class SalesforceAuth implements TokenSource {
     const said = `${errorCode ?? status}${message === undefined ? '' : `: ${message}`}`;
     let fix: string;
     if (errorCode === 'invalid_client_id' || errorCode === 'invalid_client') {
-      fix = auth.flow === 'jwt' ? 'sink.auth.consumerKey is not the connected app\'s consumer key' : 'sink.auth.consumerKey or sink.auth.consumerSecret is wrong';
+      fix =
+        auth.flow === 'jwt' ? "sink.auth.consumerKey is not the connected app's consumer key" : 'sink.auth.consumerKey or sink.auth.consumerSecret is wrong';
     } else if (auth.flow === 'jwt' && /approved|user/i.test(message ?? '')) {
       fix = 'sink.auth.username is not pre-authorized for the connected app (README: one-time org setup, step 2)';
     } else if (auth.flow === 'jwt' && /audience/i.test(message ?? '')) {
-      fix = 'sink.loginUrl is not the org\'s login URL (login.salesforce.com, test.salesforce.com or My Domain)';
+      fix = "sink.loginUrl is not the org's login URL (login.salesforce.com, test.salesforce.com or My Domain)";
     } else if (auth.flow === 'jwt') {
       fix = 'sink.auth.privateKeyPath does not hold the private key of the certificate uploaded to the connected app';
     } else {
       fix = 'the connected app does not allow the client credentials flow, or has no "Run As" user (README: one-time org setup)';
     }
-    return new SalesforceError('auth', this.#options.clean(`salesforce refused the token request (${said}): ${fix}`), { status, ...(errorCode === undefined ? {} : { errorCode }) });
+    return new SalesforceError('auth', this.#options.clean(`salesforce refused the token request (${said}): ${fix}`), {
+      status,
+      ...(errorCode === undefined ? {} : { errorCode }),
+    });
   }
 }
 
 function isMissing(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && ['ENOENT', 'EACCES', 'EISDIR'].includes(error.code);
+  return (
+    typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && ['ENOENT', 'EACCES', 'EISDIR'].includes(error.code)
+  );
 }
-

@@ -8,7 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RENEW_MARGIN_MS, SalesforceAuth } from './auth.js';
 
 const LOGIN = 'https://login.salesforce.com';
-const keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const keys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
 
 let agent: MockAgent;
 let dir: string;
@@ -102,7 +106,10 @@ describe('SalesforceAuth', () => {
   ])('turns %s (%s) into one line naming the key to fix', async (error, description, fix) => {
     const { auth } = await jwtAuth({ now: () => 0 });
     agent.get(LOGIN).intercept({ path: '/services/oauth2/token', method: 'POST' }).reply(400, { error, error_description: description });
-    const failure = await auth.session().then(() => undefined, (caught: unknown) => caught as Error);
+    const failure = await auth.session().then(
+      () => undefined,
+      (caught: unknown) => caught as Error,
+    );
     expect(failure?.message).toMatch(fix);
     expect(failure?.message).not.toMatch(/\n/);
     expect(failure).toMatchObject({ problem: 'auth', kind: 'auth' });

@@ -30,7 +30,10 @@ const clientCredentialsAuthSchema = z.strictObject({
 /** Which Contacts and Leads a call's other party is looked up in. */
 const whoSchema = z.strictObject({
   /** Objects searched, in order of preference: a Contact wins over a Lead by default. @defaultValue ['Contact', 'Lead'] */
-  objects: z.array(z.enum(['Contact', 'Lead'])).min(1).default(['Contact', 'Lead']),
+  objects: z
+    .array(z.enum(['Contact', 'Lead']))
+    .min(1)
+    .default(['Contact', 'Lead']),
   /** Phone fields compared on both objects; custom ones must exist on both. @defaultValue ['Phone', 'MobilePhone'] */
   phoneFields: z.array(fieldName).min(1).max(5).default(['Phone', 'MobilePhone']),
   /** Create a Lead (with `Phone` set) for a caller found nowhere. @defaultValue false */
@@ -72,10 +75,17 @@ export const salesforceConfigSchema = z.strictObject({
   /** Where tokens are asked for: `https://login.salesforce.com`, `https://test.salesforce.com` (sandboxes) or the org's My Domain URL. @defaultValue `https://login.salesforce.com` */
   loginUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).default('https://login.salesforce.com'),
   /** REST API version (46.0 or later: sObject Collections upsert). @defaultValue '62.0' */
-  apiVersion: z.string().regex(/^\d{2}\.0$/, { error: 'expected an API version such as 62.0' }).default('62.0'),
+  apiVersion: z
+    .string()
+    .regex(/^\d{2}\.0$/, { error: 'expected an API version such as 62.0' })
+    .default('62.0'),
   auth: z.discriminatedUnion('flow', [jwtAuthSchema, clientCredentialsAuthSchema]),
   /** The org's session timeout (Setup → Session Settings); a token is renewed before it runs out. @defaultValue 120 */
-  sessionMinutes: z.int().min(5).max(24 * 60).default(120),
+  sessionMinutes: z
+    .int()
+    .min(5)
+    .max(24 * 60)
+    .default(120),
   /** Checkpoints, dead letters, the copy of what Salesforce acknowledged, and the Leads callsync created. @defaultValue `{ type: 'sqlite', path: './data/salesforce-state.db' }` */
   state: sqlStoreConfigSchema.default({ type: 'sqlite', path: './data/salesforce-state.db' }),
   /** Task text field, External ID and Unique, holding `${businessId}:${stream}:${id}`. @defaultValue 'Callsync_Id__c' */
@@ -91,7 +101,13 @@ export const salesforceConfigSchema = z.strictObject({
   /** Task checkbox set by `onDelete: mark`. @defaultValue 'Callsync_Deleted__c' */
   deletedField: fieldName.default('Callsync_Deleted__c'),
   /** Look up each call's other party in Contacts and Leads and set the Task's `WhoId`; null: no lookup. */
-  who: whoSchema.nullable().default({ objects: ['Contact', 'Lead'], phoneFields: ['Phone', 'MobilePhone'], createLeads: false, leadLastName: 'Unknown caller', leadCompany: '[not provided]' }),
+  who: whoSchema.nullable().default({
+    objects: ['Contact', 'Lead'],
+    phoneFields: ['Phone', 'MobilePhone'],
+    createLeads: false,
+    leadLastName: 'Unknown caller',
+    leadCompany: '[not provided]',
+  }),
   /** The business's own numbers, besides the `numbers` stream (see connectors/crm). */
   trackedNumbers: trackedNumbersSchema,
   mapping: z

@@ -12,16 +12,28 @@ const CHUNK = 200;
  * sObject Collections (to the recycle bin, restorable for 15 days); `mark` sets `deletedField`
  * through the same upsert the writes use, so no Id is needed. Returns the Tasks affected.
  */
-export async function deleteTasks(http: SalesforceHttp, config: SalesforceConfig, externalIds: readonly string[], sleep: (ms: number) => Promise<void>): Promise<number> {
+export async function deleteTasks(
+  http: SalesforceHttp,
+  config: SalesforceConfig,
+  externalIds: readonly string[],
+  sleep: (ms: number) => Promise<void>,
+): Promise<number> {
   if (config.onDelete === 'mark') {
-    const inputs = externalIds.map((externalId) => ({ externalId, fields: { [config.externalIdField]: externalId, [config.deletedField]: true }, item: externalId }));
+    const inputs = externalIds.map((externalId) => ({
+      externalId,
+      fields: { [config.externalIdField]: externalId, [config.deletedField]: true },
+      item: externalId,
+    }));
     // A Task that does not exist is created marked: harmless, and it keeps the record's trace.
     const outcome = await upsertTasks(inputs, { http, apiVersion: config.apiVersion, externalIdField: config.externalIdField, retry: config.retry, sleep });
     return outcome.stored.length;
   }
   const queries: string[] = [];
   for (let start = 0; start < externalIds.length; start += CHUNK) {
-    const values = externalIds.slice(start, start + CHUNK).map(soqlString).join(', ');
+    const values = externalIds
+      .slice(start, start + CHUNK)
+      .map(soqlString)
+      .join(', ');
     queries.push(`SELECT Id FROM Task WHERE ${config.externalIdField} IN (${values})`);
   }
   const ids: string[] = [];

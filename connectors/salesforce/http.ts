@@ -31,18 +31,35 @@ interface Answer {
  * Posts a form to the token endpoint and answers with whatever status came back (the caller
  * judges a refusal); an endpoint that cannot be reached is tried {@link TOKEN_ATTEMPTS} times.
  */
-export function postForm(dispatcher: Dispatcher, url: URL, form: URLSearchParams, clean: (text: string) => string, sleep?: (ms: number) => Promise<void>): Promise<Answer> {
+export function postForm(
+  dispatcher: Dispatcher,
+  url: URL,
+  form: URLSearchParams,
+  clean: (text: string) => string,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<Answer> {
   return send<Answer>({
     dispatcher,
     timeoutMs: TIMEOUT_MS,
     maxBodyBytes: 1024 * 1024,
     redact: clean,
     ...(sleep === undefined ? {} : { sleep: (ms: number) => sleep(ms) }),
-    request: () => ({ url, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() }),
+    request: () => ({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+    }),
     decide: (outcome, attempt) => {
       if ('response' in outcome) return { action: 'accept', value: answerOf(outcome.response) };
       if (attempt < TOKEN_ATTEMPTS) return { action: 'retry', waitMs: 200 * attempt };
-      return { action: 'fail', error: new SalesforceError('transient', `salesforce: the token endpoint at sink.loginUrl (${url.origin}) could not be reached: ${describeThrown(outcome.error).label}`) };
+      return {
+        action: 'fail',
+        error: new SalesforceError(
+          'transient',
+          `salesforce: the token endpoint at sink.loginUrl (${url.origin}) could not be reached: ${describeThrown(outcome.error).label}`,
+        ),
+      };
     },
   });
 }
@@ -116,7 +133,11 @@ export class SalesforceHttp {
         return {
           url: new URL(resource, session.instanceUrl),
           method,
-          headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${session.accessToken}`,
+            accept: 'application/json',
+            ...(text === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(text === undefined ? {} : { body: text }),
         };
       },
@@ -145,7 +166,10 @@ export class SalesforceHttp {
         failures += 1;
         if (!transient || failures >= retry.maxAttempts) return { action: 'fail', error: this.#failure(label, outcome, answer, failures) };
         const waitMs = backoffDelayMs(failures, retry, this.#options.random);
-        logger.warn({ ...label, status: answer?.status, attempt: failures, waitMs, reason: clean(describe(outcome, answer)) }, 'salesforce request failed; retrying');
+        logger.warn(
+          { ...label, status: answer?.status, attempt: failures, waitMs, reason: clean(describe(outcome, answer)) },
+          'salesforce request failed; retrying',
+        );
         return { action: 'retry', waitMs };
       },
     });
@@ -157,14 +181,17 @@ export class SalesforceHttp {
     for (;;) {
       const wait = allocation.reserve();
       if (wait === undefined) {
-        if (this.#waitingSince !== undefined) logger.info({ waitedMs: clock.now() - this.#waitingSince }, 'salesforce: room in the API allocation again; writing goes on');
+        if (this.#waitingSince !== undefined)
+          logger.info({ waitedMs: clock.now() - this.#waitingSince }, 'salesforce: room in the API allocation again; writing goes on');
         this.#waitingSince = undefined;
         return;
       }
       const now = clock.now();
       const resumeAt = new Date(wait.untilMs).toISOString();
       if (wait.untilMs - now > limits.maxWaitSeconds * 1000) {
-        throw new SalesforceError('allocation', `salesforce: ${wait.reason}; writing stops until ${resumeAt} (wait longer than sink.limits.maxWaitSeconds)`, { resumeAt: wait.untilMs });
+        throw new SalesforceError('allocation', `salesforce: ${wait.reason}; writing stops until ${resumeAt} (wait longer than sink.limits.maxWaitSeconds)`, {
+          resumeAt: wait.untilMs,
+        });
       }
       if (this.#waitingSince === undefined) {
         this.#waitingSince = now;

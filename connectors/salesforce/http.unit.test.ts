@@ -32,7 +32,17 @@ function client(source: TokenSource = tokens()): { http: SalesforceHttp; allocat
   agent.disableNetConnect();
   const clock = { now: () => Date.now(), sleep: () => Promise.resolve() };
   const allocation = new ApiAllocation(LIMITS, clock);
-  const http = new SalesforceHttp({ dispatcher: agent, tokens: source, allocation, limits: LIMITS, retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 }, apiVersion: '62.0', logger: pino({ level: 'silent' }), clock, clean: (text) => text });
+  const http = new SalesforceHttp({
+    dispatcher: agent,
+    tokens: source,
+    allocation,
+    limits: LIMITS,
+    retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 },
+    apiVersion: '62.0',
+    logger: pino({ level: 'silent' }),
+    clock,
+    clean: (text) => text,
+  });
   return { http, allocation };
 }
 
@@ -41,8 +51,12 @@ describe('SalesforceHttp (MockAgent through the injected dispatcher)', () => {
     const source = tokens();
     const { http } = client(source);
     const pool = agent.get(ORIGIN);
-    pool.intercept({ path: '/services/data/v62.0/limits', method: 'GET', headers: { authorization: 'Bearer t1' } }).reply(401, [{ errorCode: 'INVALID_SESSION_ID', message: 'Session expired or invalid' }], { headers: limitInfo });
-    pool.intercept({ path: '/services/data/v62.0/limits', method: 'GET', headers: { authorization: 'Bearer t2' } }).reply(200, { ok: true }, { headers: limitInfo });
+    pool
+      .intercept({ path: '/services/data/v62.0/limits', method: 'GET', headers: { authorization: 'Bearer t1' } })
+      .reply(401, [{ errorCode: 'INVALID_SESSION_ID', message: 'Session expired or invalid' }], { headers: limitInfo });
+    pool
+      .intercept({ path: '/services/data/v62.0/limits', method: 'GET', headers: { authorization: 'Bearer t2' } })
+      .reply(200, { ok: true }, { headers: limitInfo });
     expect(await http.send('GET', '/limits')).toEqual({ status: 200, body: { ok: true } });
     expect(source.invalidated).toEqual(['t1']);
   });
@@ -53,7 +67,9 @@ describe('SalesforceHttp (MockAgent through the injected dispatcher)', () => {
     pool.intercept({ path: '/services/data/v62.0/sobjects/Task/describe', method: 'GET' }).reply(503, 'down');
     pool.intercept({ path: '/services/data/v62.0/sobjects/Task/describe', method: 'GET' }).reply(200, { name: 'Task' }, { headers: limitInfo });
     expect((await http.send('GET', '/sobjects/Task/describe')).body).toEqual({ name: 'Task' });
-    pool.intercept({ path: /\/services\/data\/v62\.0\/query\?q=/, method: 'GET' }).reply(400, [{ errorCode: 'MALFORMED_QUERY', message: 'unexpected token' }], { headers: limitInfo });
+    pool
+      .intercept({ path: /\/services\/data\/v62\.0\/query\?q=/, method: 'GET' })
+      .reply(400, [{ errorCode: 'MALFORMED_QUERY', message: 'unexpected token' }], { headers: limitInfo });
     const refused = await http.send('GET', '/query?q=SELEC').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SalesforceError);
     expect(refused).toMatchObject({ problem: 'refused', kind: 'invalid', errorCode: 'MALFORMED_QUERY', status: 400, service: 'salesforce' });
@@ -61,7 +77,12 @@ describe('SalesforceHttp (MockAgent through the injected dispatcher)', () => {
 
   it('stops at REQUEST_LIMIT_EXCEEDED, saying until when, when that is further off than maxWaitSeconds', async () => {
     const { http } = client();
-    agent.get(ORIGIN).intercept({ path: '/services/data/v62.0/limits', method: 'GET' }).reply(403, [{ errorCode: 'REQUEST_LIMIT_EXCEEDED', message: 'TotalRequests Limit exceeded.' }], { headers: { 'sforce-limit-info': 'api-usage=1000/1000' } });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/services/data/v62.0/limits', method: 'GET' })
+      .reply(403, [{ errorCode: 'REQUEST_LIMIT_EXCEEDED', message: 'TotalRequests Limit exceeded.' }], {
+        headers: { 'sforce-limit-info': 'api-usage=1000/1000' },
+      });
     const stopped = (await http.send('GET', '/limits').then(
       () => undefined,
       (error: unknown) => error,

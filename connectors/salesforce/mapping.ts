@@ -39,7 +39,8 @@ export function mapRecordToTask(record: SyncRecord, stream: string, options: Tas
   const createdAt = text(fields.created_at);
   if (createdAt === null) return { ok: false, reason: 'salesforce: created_at is missing; a Task needs its ActivityDate' };
   const when = new Date(createdAt);
-  if (Number.isNaN(when.getTime())) return { ok: false, reason: `salesforce: created_at ${JSON.stringify(createdAt)} is not a date; a Task needs its ActivityDate` };
+  if (Number.isNaN(when.getTime()))
+    return { ok: false, reason: `salesforce: created_at ${JSON.stringify(createdAt)} is not a date; a Task needs its ActivityDate` };
   const voicemail = stream === 'voicemails';
   const direction = voicemail ? 'Inbound' : callType(fields.direction);
   const from = text(fields.from_number);
@@ -119,7 +120,9 @@ function subject(voicemail: boolean, direction: 'Inbound' | 'Outbound' | null, f
 }
 
 function describe(summary: string | null, transcription: string | null): string | null {
-  const parts = [summary === null ? null : `Summary: ${summary}`, transcription === null ? null : `Transcription: ${transcription}`].filter((part): part is string => part !== null);
+  const parts = [summary === null ? null : `Summary: ${summary}`, transcription === null ? null : `Transcription: ${transcription}`].filter(
+    (part): part is string => part !== null,
+  );
   return parts.length === 0 ? null : parts.join('\n\n');
 }
 

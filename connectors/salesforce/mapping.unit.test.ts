@@ -2,13 +2,29 @@ import { describe, expect, it } from 'vitest';
 import type { ColumnValue, SyncRecord } from '../../src/sink.js';
 import { mapRecordToTask, type TaskMappingOptions } from './mapping.js';
 
-const options: TaskMappingOptions = { externalIdField: 'Callsync_Id__c', status: 'Completed', recordingUrlField: 'Recording_URL__c', recordField: null, deletedField: null, fields: {} };
+const options: TaskMappingOptions = {
+  externalIdField: 'Callsync_Id__c',
+  status: 'Completed',
+  recordingUrlField: 'Recording_URL__c',
+  recordField: null,
+  deletedField: null,
+  fields: {},
+};
 
 function record(fields: Record<string, ColumnValue>, id = 'c1'): SyncRecord {
   return { businessId: 'acme', id, source: 'v1', fields, raw: { id, ...fields } };
 }
 
-const inbound = { from_number: '+14155550123', to_number: '+15550100001', direction: 'inbound', created_at: '2024-03-01T23:30:00Z', duration_seconds: 73.4, status: 'no-answer', transcription_text: 'hello', recording_url: 'https://r.example/1.wav' };
+const inbound = {
+  from_number: '+14155550123',
+  to_number: '+15550100001',
+  direction: 'inbound',
+  created_at: '2024-03-01T23:30:00Z',
+  duration_seconds: 73.4,
+  status: 'no-answer',
+  transcription_text: 'hello',
+  recording_url: 'https://r.example/1.wav',
+};
 
 describe('mapRecordToTask', () => {
   it('writes a call as a Task of subtype Call, keyed by business, stream and id', () => {
@@ -34,7 +50,18 @@ describe('mapRecordToTask', () => {
   it.each([
     ['outbound', { ...inbound, direction: 'outbound' }, 'calls', { CallType: 'Outbound', Subject: 'Outbound call to +15550100001' }],
     ['unknown direction', { ...inbound, direction: null }, 'calls', { Subject: 'Call from +14155550123' }],
-    ['voicemail', { ...inbound, direction: null, status: null, transcription_summary: 'call back', api_recording_url: 'https://t.example/v', recording_url: null }, 'voicemails', { CallType: 'Inbound', CallDisposition: 'Left voicemail', Subject: 'Voicemail from +14155550123', Description: 'Summary: call back\n\nTranscription: hello', Recording_URL__c: 'https://t.example/v' }],
+    [
+      'voicemail',
+      { ...inbound, direction: null, status: null, transcription_summary: 'call back', api_recording_url: 'https://t.example/v', recording_url: null },
+      'voicemails',
+      {
+        CallType: 'Inbound',
+        CallDisposition: 'Left voicemail',
+        Subject: 'Voicemail from +14155550123',
+        Description: 'Summary: call back\n\nTranscription: hello',
+        Recording_URL__c: 'https://t.example/v',
+      },
+    ],
     ['an unknown status kept as sent', { ...inbound, status: 'voicemail-drop' }, 'calls', { CallDisposition: 'voicemail-drop' }],
   ])('%s', (_name, fields, stream, expected) => {
     const mapped = mapRecordToTask(record(fields), stream, options);
@@ -50,7 +77,12 @@ describe('mapRecordToTask', () => {
   });
 
   it('writes declared columns through mapping.fields, the record copy when it fits, and unmarks a deleted Task', () => {
-    const mapped = mapRecordToTask(record({ ...inbound, lead_source: 'ppc' }), 'calls', { ...options, fields: { lead_source: 'Lead_Source__c' }, recordField: 'Callsync_Record__c', deletedField: 'Callsync_Deleted__c' });
+    const mapped = mapRecordToTask(record({ ...inbound, lead_source: 'ppc' }), 'calls', {
+      ...options,
+      fields: { lead_source: 'Lead_Source__c' },
+      recordField: 'Callsync_Record__c',
+      deletedField: 'Callsync_Deleted__c',
+    });
     expect(mapped.ok && mapped.fields).toMatchObject({ Lead_Source__c: 'ppc', Callsync_Deleted__c: false });
     expect(JSON.parse(String(mapped.ok && mapped.fields.Callsync_Record__c))).toMatchObject({ source: 'v1', fields: { lead_source: 'ppc' } });
     const huge = mapRecordToTask(record({ ...inbound, transcription_text: 'x'.repeat(200_000) }), 'calls', { ...options, recordField: 'Callsync_Record__c' });

@@ -16,10 +16,7 @@ export async function runQueries(http: SalesforceHttp, apiVersion: string, soql:
   const outcomes: QueryOutcome[] = [];
   for (let start = 0; start < soql.length; start += QUERIES_PER_COMPOSITE) {
     const chunk = soql.slice(start, start + QUERIES_PER_COMPOSITE);
-    const first =
-      chunk.length === 1
-        ? [await single(http, chunk[0] ?? '')]
-        : await composite(http, apiVersion, chunk);
+    const first = chunk.length === 1 ? [await single(http, chunk[0] ?? '')] : await composite(http, apiVersion, chunk);
     for (const page of first) outcomes.push('refused' in page ? page : { rows: await rest(http, page) });
   }
   return outcomes;
@@ -35,23 +32,33 @@ async function single(http: SalesforceHttp, soql: string): Promise<Page | Extrac
     const { body } = await http.send('GET', `/query?q=${encodeURIComponent(soql)}`);
     return page(body);
   } catch (error) {
-    if (error instanceof SalesforceError && error.problem === 'refused' && error.status === 400) return { refused: { errorCode: error.errorCode ?? 'UNKNOWN', message: error.message } };
+    if (error instanceof SalesforceError && error.problem === 'refused' && error.status === 400)
+      return { refused: { errorCode: error.errorCode ?? 'UNKNOWN', message: error.message } };
     throw error;
   }
 }
 
 async function composite(http: SalesforceHttp, apiVersion: string, soql: readonly string[]): Promise<(Page | Extract<QueryOutcome, { refused: unknown }>)[]> {
-  const compositeRequest = soql.map((query, index) => ({ method: 'GET', url: `/services/data/v${apiVersion}/query?q=${encodeURIComponent(query)}`, referenceId: `q${index}` }));
+  const compositeRequest = soql.map((query, index) => ({
+    method: 'GET',
+    url: `/services/data/v${apiVersion}/query?q=${encodeURIComponent(query)}`,
+    referenceId: `q${index}`,
+  }));
   const { body } = await http.send('POST', '/composite', { allOrNone: false, compositeRequest });
   const answers = (body as { compositeResponse?: unknown } | undefined)?.compositeResponse;
   if (!Array.isArray(answers)) throw new SalesforceError('refused', 'salesforce: a composite answer without compositeResponse');
   return soql.map((_, index) => {
-    const answer = answers.find((each: unknown) => (each as { referenceId?: unknown }).referenceId === `q${index}`) as { httpStatusCode?: unknown; body?: unknown } | undefined;
+    const answer = answers.find((each: unknown) => (each as { referenceId?: unknown }).referenceId === `q${index}`) as
+      { httpStatusCode?: unknown; body?: unknown } | undefined;
     if (answer?.httpStatusCode === 200) return page(answer.body);
     const status = typeof answer?.httpStatusCode === 'number' ? answer.httpStatusCode : 0;
     const { errorCode, message } = salesforceProblem(answer?.body);
     if (status >= 500 || status === 401 || status === 403) {
-      throw new SalesforceError(status >= 500 ? 'transient' : 'refused', `salesforce: a query in a composite request answered ${status} ${errorCode ?? ''}: ${message ?? ''}`, { status, ...(errorCode === undefined ? {} : { errorCode }) });
+      throw new SalesforceError(
+        status >= 500 ? 'transient' : 'refused',
+        `salesforce: a query in a composite request answered ${status} ${errorCode ?? ''}: ${message ?? ''}`,
+        { status, ...(errorCode === undefined ? {} : { errorCode }) },
+      );
     }
     return { refused: { errorCode: errorCode ?? String(status), message: message ?? 'refused' } };
   });
@@ -96,7 +103,13 @@ interface CollectionAnswer {
  * come in the order of `bodies`. A request sent alone that Salesforce refuses throws (as
  * {@link SalesforceHttp.send} does); one inside a composite request answers with its status.
  */
-export async function sendCollections(http: SalesforceHttp, apiVersion: string, method: 'PATCH' | 'POST', path: string, bodies: readonly unknown[]): Promise<CollectionAnswer[]> {
+export async function sendCollections(
+  http: SalesforceHttp,
+  apiVersion: string,
+  method: 'PATCH' | 'POST',
+  path: string,
+  bodies: readonly unknown[],
+): Promise<CollectionAnswer[]> {
   const answers: CollectionAnswer[] = [];
   for (let start = 0; start < bodies.length; start += COLLECTIONS_PER_COMPOSITE) {
     const group = bodies.slice(start, start + COLLECTIONS_PER_COMPOSITE);

@@ -32,7 +32,16 @@ export function createSalesforceSink(config: SalesforceConfig, deps: SalesforceS
   const secrets = new Set<string>(config.auth.flow === 'clientCredentials' ? [config.auth.consumerSecret] : []);
   const redact = createRedactor(() => secrets);
   const clean = (text: string): string => redact(forTerminal(text));
-  const tokens = new SalesforceAuth({ auth: config.auth, loginUrl: config.loginUrl, sessionMinutes: config.sessionMinutes, dispatcher, logger, clock, clean, secrets });
+  const tokens = new SalesforceAuth({
+    auth: config.auth,
+    loginUrl: config.loginUrl,
+    sessionMinutes: config.sessionMinutes,
+    dispatcher,
+    logger,
+    clock,
+    clean,
+    secrets,
+  });
   const http = new SalesforceHttp({
     dispatcher,
     tokens,

@@ -53,7 +53,14 @@ export class SalesforceTarget implements Target {
     this.#who =
       config.who === null
         ? undefined
-        : new WhoResolver({ http: options.http, apiVersion: config.apiVersion, who: config.who, ledger: options.store.checkpoints, clock: options.clock, logger: options.logger });
+        : new WhoResolver({
+            http: options.http,
+            apiVersion: config.apiVersion,
+            who: config.who,
+            ledger: options.store.checkpoints,
+            clock: options.clock,
+            logger: options.logger,
+          });
   }
 
   async prepare(tables: readonly StreamTable[]): Promise<void> {
@@ -74,7 +81,8 @@ export class SalesforceTarget implements Target {
         rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
         continue;
       }
-      const direction = stream === 'voicemails' ? 'inbound' : record.fields.direction === 'inbound' || record.fields.direction === 'outbound' ? record.fields.direction : null;
+      const direction =
+        stream === 'voicemails' ? 'inbound' : record.fields.direction === 'inbound' || record.fields.direction === 'outbound' ? record.fields.direction : null;
       const party = otherParty({ from: record.fields.from_number, to: record.fields.to_number, direction }, (number) => tracked.has(number));
       // Without a Who lookup the customer's number decides nothing, so nothing was guessed.
       if (party.basis === 'direction' && this.#who !== undefined) byDirection += 1;
@@ -90,7 +98,14 @@ export class SalesforceTarget implements Target {
     const { config, http, clock, random } = this.#options;
     const outcome = await upsertTasks(
       inputs.map((input): TaskInput<SyncRecord> => ({ externalId: input.externalId, fields: input.fields, item: input.record })),
-      { http, apiVersion: config.apiVersion, externalIdField: config.externalIdField, retry: config.retry, sleep: (ms) => clock.sleep(ms), ...(random === undefined ? {} : { random }) },
+      {
+        http,
+        apiVersion: config.apiVersion,
+        externalIdField: config.externalIdField,
+        retry: config.retry,
+        sleep: (ms) => clock.sleep(ms),
+        ...(random === undefined ? {} : { random }),
+      },
     );
     for (const { input, reason } of outcome.rejected) {
       // A Who deleted since it was cached: the next lookup of the number asks Salesforce again.
@@ -104,7 +119,12 @@ export class SalesforceTarget implements Target {
   async delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void> {
     await this.#checkFields();
     const { config, http, clock, logger } = this.#options;
-    const affected = await deleteTasks(http, config, ids.map((id) => taskExternalId(businessId, table.stream, id)), (ms) => clock.sleep(ms));
+    const affected = await deleteTasks(
+      http,
+      config,
+      ids.map((id) => taskExternalId(businessId, table.stream, id)),
+      (ms) => clock.sleep(ms),
+    );
     logger.info({ businessId, stream: table.stream, requested: ids.length, affected, onDelete: config.onDelete }, 'salesforce tasks deleted upstream applied');
   }
 

@@ -21,9 +21,21 @@ export async function checkTaskFields(http: SalesforceHttp, config: SalesforceCo
   const fields = new Map((Array.isArray(list) ? (list as DescribedField[]) : []).map((field) => [field.name.toLowerCase(), field]));
   const id = fields.get(config.externalIdField.toLowerCase());
   const step = 'README: one-time org setup, step 3';
-  if (id === undefined) throw new SalesforceError('setup', `salesforce: sink.externalIdField ${config.externalIdField} is not a field of Task; create it (Text(255), External ID, Unique) or correct the name (${step})`);
-  if (id.externalId !== true) throw new SalesforceError('setup', `salesforce: sink.externalIdField ${config.externalIdField} is not marked External ID on Task; tick "External ID" on the field (${step})`);
-  if (id.unique !== true) throw new SalesforceError('setup', `salesforce: sink.externalIdField ${config.externalIdField} is not Unique on Task; tick "Unique" on the field, or retries can create two Tasks for one call (${step})`);
+  if (id === undefined)
+    throw new SalesforceError(
+      'setup',
+      `salesforce: sink.externalIdField ${config.externalIdField} is not a field of Task; create it (Text(255), External ID, Unique) or correct the name (${step})`,
+    );
+  if (id.externalId !== true)
+    throw new SalesforceError(
+      'setup',
+      `salesforce: sink.externalIdField ${config.externalIdField} is not marked External ID on Task; tick "External ID" on the field (${step})`,
+    );
+  if (id.unique !== true)
+    throw new SalesforceError(
+      'setup',
+      `salesforce: sink.externalIdField ${config.externalIdField} is not Unique on Task; tick "Unique" on the field, or retries can create two Tasks for one call (${step})`,
+    );
   const others: [string, string | null][] = [
     ['sink.recordField', config.recordField],
     ['sink.recordingUrlField', config.recordingUrlField],
@@ -31,6 +43,7 @@ export async function checkTaskFields(http: SalesforceHttp, config: SalesforceCo
     ...Object.entries(config.mapping?.fields ?? {}).map(([column, field]): [string, string] => [`sink.mapping.fields.${column}`, field]),
   ];
   for (const [key, name] of others) {
-    if (name !== null && !fields.has(name.toLowerCase())) throw new SalesforceError('setup', `salesforce: ${key} ${name} is not a field of Task; create it or correct the name (${step})`);
+    if (name !== null && !fields.has(name.toLowerCase()))
+      throw new SalesforceError('setup', `salesforce: ${key} ${name} is not a field of Task; create it or correct the name (${step})`);
   }
 }

@@ -12,7 +12,12 @@ const UPSERT_MAX = 200;
  * Per-record `statusCode`s worth another attempt: a row another transaction holds, or a
  * request Salesforce gave up on; the rest describe the record itself and become dead letters.
  */
-const TRANSIENT_RECORD_CODES: ReadonlySet<string> = new Set(['UNABLE_TO_LOCK_ROW', 'REQUEST_RUNNING_TOO_LONG', 'SERVER_UNAVAILABLE', 'ALL_OR_NONE_OPERATION_ROLLED_BACK']);
+const TRANSIENT_RECORD_CODES: ReadonlySet<string> = new Set([
+  'UNABLE_TO_LOCK_ROW',
+  'REQUEST_RUNNING_TOO_LONG',
+  'SERVER_UNAVAILABLE',
+  'ALL_OR_NONE_OPERATION_ROLLED_BACK',
+]);
 
 export interface TaskInput<T> {
   readonly externalId: string;
@@ -95,24 +100,41 @@ async function upsertGroup<T>(group: readonly (readonly TaskInput<T>[])[], optio
   return answers.map(({ status, body }) => {
     if (status === 200 || status === 300) return results(status, body, options);
     const { errorCode, message } = salesforceProblem(body);
-    const failure = new SalesforceError(status >= 500 || status === 0 ? 'transient' : 'refused', `salesforce PATCH ${path} (in a composite request) answered ${status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`, { status, ...(errorCode === undefined ? {} : { errorCode }) });
+    const failure = new SalesforceError(
+      status >= 500 || status === 0 ? 'transient' : 'refused',
+      `salesforce PATCH ${path} (in a composite request) answered ${status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`,
+      { status, ...(errorCode === undefined ? {} : { errorCode }) },
+    );
     throw setupProblem(failure) ?? failure;
   });
 }
 
 function results(status: number, body: unknown, options: UpsertOptions): readonly RecordResult[] {
   if (status === 300) {
-    throw new SalesforceError('setup', `salesforce: sink.externalIdField ${options.externalIdField} holds the same value on several Tasks (300 Multiple Choices); make the field Unique (README: one-time org setup, step 3)`, { status: 300 });
+    throw new SalesforceError(
+      'setup',
+      `salesforce: sink.externalIdField ${options.externalIdField} holds the same value on several Tasks (300 Multiple Choices); make the field Unique (README: one-time org setup, step 3)`,
+      { status: 300 },
+    );
   }
   if (!Array.isArray(body)) {
     const { errorCode, message } = salesforceProblem(body);
-    throw new SalesforceError('refused', `salesforce: the upsert answered without results${errorCode === undefined ? '' : ` (${errorCode}: ${message ?? ''})`}`);
+    throw new SalesforceError(
+      'refused',
+      `salesforce: the upsert answered without results${errorCode === undefined ? '' : ` (${errorCode}: ${message ?? ''})`}`,
+    );
   }
   return body as RecordResult[];
 }
 
 /** A whole upsert refused for a field the org lacks: a setup problem, named by its config keys. */
 function setupProblem(error: unknown): SalesforceError | undefined {
-  if (!(error instanceof SalesforceError) || error.problem !== 'refused' || (error.errorCode !== 'INVALID_FIELD' && error.errorCode !== 'NOT_FOUND')) return undefined;
-  return new SalesforceError('setup', `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; README: one-time org setup)`, { ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }) }, { cause: error });
+  if (!(error instanceof SalesforceError) || error.problem !== 'refused' || (error.errorCode !== 'INVALID_FIELD' && error.errorCode !== 'NOT_FOUND'))
+    return undefined;
+  return new SalesforceError(
+    'setup',
+    `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; README: one-time org setup)`,
+    { ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }) },
+    { cause: error },
+  );
 }

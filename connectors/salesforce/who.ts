@@ -101,16 +101,27 @@ export class WhoResolver {
   /** Contacts and Leads whose phone fields may hold one of the numbers. */
   async #search(entries: readonly (readonly [string, PhoneForms])[]): Promise<Found[]> {
     const { who, http, apiVersion } = this.#options;
-    const chunks = phoneChunks(entries.map(([, form]) => form), who.phoneFields);
+    const chunks = phoneChunks(
+      entries.map(([, form]) => form),
+      who.phoneFields,
+    );
     const jobs = chunks.flatMap((chunk) => who.objects.map((object) => ({ object, chunk })));
-    const outcomes = await runQueries(http, apiVersion, jobs.map(({ object, chunk }) => phoneQuery(object, who.phoneFields, chunk)));
+    const outcomes = await runQueries(
+      http,
+      apiVersion,
+      jobs.map(({ object, chunk }) => phoneQuery(object, who.phoneFields, chunk)),
+    );
     const rows: Found[] = [];
     const refusedChunks = new Set<PhoneForms[]>();
     for (const [index, outcome] of outcomes.entries()) {
       const job = jobs[index];
       if (job === undefined) continue;
       if ('refused' in outcome) {
-        if (!refusedChunks.has(job.chunk)) this.#options.logger.warn({ object: job.object, errorCode: outcome.refused.errorCode }, 'salesforce refused a phone query; searching with SOSL instead (its index may lag behind new records)');
+        if (!refusedChunks.has(job.chunk))
+          this.#options.logger.warn(
+            { object: job.object, errorCode: outcome.refused.errorCode },
+            'salesforce refused a phone query; searching with SOSL instead (its index may lag behind new records)',
+          );
         refusedChunks.add(job.chunk);
         continue;
       }
@@ -136,7 +147,9 @@ export class WhoResolver {
   #best(rows: readonly Found[], form: PhoneForms): string | null {
     const { objects, phoneFields } = this.#options.who;
     for (const object of objects) {
-      const ids = rows.filter((found) => found.type === object && phoneFields.some((field) => typedPhoneMatches(found.row[field], form))).map((found) => found.id);
+      const ids = rows
+        .filter((found) => found.type === object && phoneFields.some((field) => typedPhoneMatches(found.row[field], form)))
+        .map((found) => found.id);
       if (ids.length > 0) return ids.sort()[0] ?? null;
     }
     return null;
@@ -147,7 +160,10 @@ export class WhoResolver {
     const created = new Map<string, string>();
     const chunks: string[][] = [];
     for (let start = 0; start < numbers.length; start += COLLECTION_MAX) chunks.push(numbers.slice(start, start + COLLECTION_MAX));
-    const bodies = chunks.map((chunk) => ({ allOrNone: false, records: chunk.map((number) => ({ attributes: { type: 'Lead' }, LastName: who.leadLastName, Company: who.leadCompany, Phone: number })) }));
+    const bodies = chunks.map((chunk) => ({
+      allOrNone: false,
+      records: chunk.map((number) => ({ attributes: { type: 'Lead' }, LastName: who.leadLastName, Company: who.leadCompany, Phone: number })),
+    }));
     const answers = await sendCollections(http, apiVersion, 'POST', '/composite/sobjects', bodies);
     for (const [which, chunk] of chunks.entries()) {
       const answer = answers[which];
@@ -158,7 +174,10 @@ export class WhoResolver {
           await ledger.save({ businessId: LEDGER_BUSINESS, stream: `lead:${number}`, position: { leadId: result.id }, recordsSynced: 0 });
           created.set(number, result.id);
         } else {
-          logger.warn({ status: answer?.status, errors: result?.errors ?? answer?.body }, 'salesforce refused to create a Lead for a caller; the Task is written without a Who');
+          logger.warn(
+            { status: answer?.status, errors: result?.errors ?? answer?.body },
+            'salesforce refused to create a Lead for a caller; the Task is written without a Who',
+          );
         }
       }
     }

@@ -17,7 +17,9 @@ function like(pattern: string, value: string): boolean {
 describe('phone lookups', () => {
   it('builds one LIKE per number and phone field that matches the number however it was typed', () => {
     const query = phoneQuery('Contact', ['Phone', 'MobilePhone'], [form('+14155550123')]);
-    expect(query).toBe("SELECT Id, Phone, MobilePhone FROM Contact WHERE Phone LIKE '%4%1%5%5%5%5%0%1%2%3%' OR MobilePhone LIKE '%4%1%5%5%5%5%0%1%2%3%' ORDER BY Id");
+    expect(query).toBe(
+      "SELECT Id, Phone, MobilePhone FROM Contact WHERE Phone LIKE '%4%1%5%5%5%5%0%1%2%3%' OR MobilePhone LIKE '%4%1%5%5%5%5%0%1%2%3%' ORDER BY Id",
+    );
     const pattern = /LIKE '([^']+)'/.exec(query)?.[1] ?? '';
     for (const typed of ['(415) 555-0123', '415.555.0123', '+1 415 555 0123', '1-415-555-0123', '4155550123', '415-555-0123 x12']) {
       expect(like(pattern, typed), typed).toBe(true);
@@ -32,7 +34,9 @@ describe('phone lookups', () => {
     expect(chunks.flat()).toEqual(forms);
     for (const chunk of chunks) {
       expect(chunk.length).toBeLessThanOrEqual(NUMBERS_PER_QUERY);
-      expect(`/services/data/v62.0/query?q=${encodeURIComponent(phoneQuery('Contact', ['Phone', 'MobilePhone', 'Other_Phone__c'], chunk))}`.length).toBeLessThanOrEqual(MAX_QUERY_URL);
+      expect(
+        `/services/data/v62.0/query?q=${encodeURIComponent(phoneQuery('Contact', ['Phone', 'MobilePhone', 'Other_Phone__c'], chunk))}`.length,
+      ).toBeLessThanOrEqual(MAX_QUERY_URL);
     }
     expect(chunks.length).toBeLessThan(40);
   });

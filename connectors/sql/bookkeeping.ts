@@ -94,7 +94,10 @@ export class SqlDeadLetterStore extends SqlReader implements DeadLetterStore {
 
   async remove(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.deleteFrom('dead_letters').where('id', 'in', [...ids]).execute();
+    await this.db
+      .deleteFrom('dead_letters')
+      .where('id', 'in', [...ids])
+      .execute();
   }
 }
 
@@ -104,7 +107,9 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const after = options.after === undefined ? sql`` : sql`and id > ${options.after}`;
     const limit = options.limit ?? DEFAULT_ID_PAGE;
-    const { rows } = await sql<{ id: string }>`select id from ${from} where business_id = ${businessId} and deleted_at is null ${after} order by id limit ${limit}`.execute(this.db);
+    const { rows } = await sql<{
+      id: string;
+    }>`select id from ${from} where business_id = ${businessId} and deleted_at is null ${after} order by id limit ${limit}`.execute(this.db);
     return rows.map((row) => row.id);
   }
 
@@ -119,7 +124,9 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
     const deleted = new Set<string>();
     for (let start = 0; start < ids.length; start += MARK_CHUNK) {
       const chunk = ids.slice(start, start + MARK_CHUNK);
-      const { rows } = await sql<{ id: string }>`select id from ${from} where business_id = ${businessId} and deleted_at is not null and id in (${sql.join(chunk)})`.execute(this.db);
+      const { rows } = await sql<{
+        id: string;
+      }>`select id from ${from} where business_id = ${businessId} and deleted_at is not null and id in (${sql.join(chunk)})`.execute(this.db);
       for (const row of rows) deleted.add(row.id);
     }
     return deleted;
@@ -129,7 +136,9 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
     if (!table.columns.some((declared) => declared.name === column)) throw new Error(`table ${table.table} declares no column ${column}`);
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const name = sql.raw(quoteIdentifier(column));
-    const { rows } = await sql<{ value: unknown }>`select distinct ${name} as value from ${from} where business_id = ${businessId} and deleted_at is null and ${name} is not null`.execute(this.db);
+    const { rows } = await sql<{
+      value: unknown;
+    }>`select distinct ${name} as value from ${from} where business_id = ${businessId} and deleted_at is null and ${name} is not null`.execute(this.db);
     return rows.map((row) => String(row.value));
   }
 
@@ -139,7 +148,10 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
     let marked = 0;
     for (let start = 0; start < ids.length; start += MARK_CHUNK) {
       const chunk = ids.slice(start, start + MARK_CHUNK);
-      const result = await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(chunk)})`.execute(this.db);
+      const result =
+        await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(chunk)})`.execute(
+          this.db,
+        );
       marked += Number(result.numAffectedRows ?? 0);
     }
     return marked;

@@ -28,7 +28,13 @@ function runChild(config: SinkConfig, startAt: number): Promise<{ code: number |
 
 async function expectMigratedOnce(config: SinkConfig): Promise<void> {
   const migrations = await querySql(config, (t) => [`select name from ${t('kysely_migration')} order by name`]);
-  expect(migrations.map((row) => row.name)).toEqual(['001_sync_state_and_dead_letters', '002_built_in_stream_tables', '003_deleted_at', '004_call_details', '005_report_views']);
+  expect(migrations.map((row) => row.name)).toEqual([
+    '001_sync_state_and_dead_letters',
+    '002_built_in_stream_tables',
+    '003_deleted_at',
+    '004_call_details',
+    '005_report_views',
+  ]);
 }
 
 describe.each(['sqlite', 'postgres'] as const)('concurrent prepare (%s)', (dialect) => {

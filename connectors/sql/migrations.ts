@@ -46,12 +46,16 @@ const TABLES_002: readonly StreamTable[] = Object.freeze([
 
 /** Migration 004: the v1 call fields that lived only in `raw`, with the field names v1 calls had then. */
 const CALL_DETAILS_004 = Object.freeze({
-  table: { stream: 'calls', table: 'calls', columns: [
-    { name: 'duration_seconds', type: 'integer' },
-    { name: 'status', type: 'text' },
-    { name: 'updated_at', type: 'timestamp' },
-    { name: 'tracking_number_id', type: 'text' },
-  ] } satisfies StreamTable,
+  table: {
+    stream: 'calls',
+    table: 'calls',
+    columns: [
+      { name: 'duration_seconds', type: 'integer' },
+      { name: 'status', type: 'text' },
+      { name: 'updated_at', type: 'timestamp' },
+      { name: 'tracking_number_id', type: 'text' },
+    ],
+  } satisfies StreamTable,
   fills: [
     { name: 'duration_seconds', conversion: 'duration', sources: [['duration_seconds'], ['duration'], ['call_duration'], ['talk_time'], ['duration_sec']] },
     { name: 'status', conversion: 'text', sources: [['status'], ['call_status'], ['disposition']] },

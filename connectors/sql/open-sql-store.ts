@@ -18,6 +18,9 @@ export async function openSqlStore(config: SqlStoreConfig, logger: Logger): Prom
     const [{ sqliteAdapter }, { openSqliteDriver }] = await Promise.all([import('../sqlite/sqlite-adapter.js'), import('../sqlite/sqlite-driver.js')]);
     return new SqlStore(sqliteAdapter, openSqliteDriver(config));
   }
-  const [{ postgresAdapter }, { openPostgresDriver }] = await Promise.all([import('../postgres/postgres-adapter.js'), import('../postgres/postgres-driver.js')]);
+  const [{ postgresAdapter }, { openPostgresDriver }] = await Promise.all([
+    import('../postgres/postgres-adapter.js'),
+    import('../postgres/postgres-driver.js'),
+  ]);
   return new SqlStore(postgresAdapter(config.schema), openPostgresDriver(config, logger));
 }

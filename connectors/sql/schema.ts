@@ -8,7 +8,6 @@ import type { RawConversion, SqlAdapter } from './sql-dialect.js';
 /** SQL identifiers we create: lower-case, Postgres' 63-byte limit, so they never need escaping. */
 export const IDENTIFIER_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
-
 /** Throws naming `what` unless `name` is a safe identifier; returns it for chaining. */
 export function assertIdentifier(name: string, what: string): string {
   if (!IDENTIFIER_PATTERN.test(name)) {
@@ -71,12 +70,20 @@ export async function addMissingColumns<DB>(db: Kysely<DB>, adapter: SqlAdapter,
     const meta = existing.find((candidate) => candidate.name === table.table && (adapter.schema === undefined || candidate.schema === adapter.schema));
     if (meta === undefined) continue;
     const present = new Set(meta.columns.map((column) => column.name));
-    const wanted = [...table.columns.map((column) => ({ name: column.name, type: adapter.columnType(column.type) })), { name: 'deleted_at', type: adapter.timestampType }];
+    const wanted = [
+      ...table.columns.map((column) => ({ name: column.name, type: adapter.columnType(column.type) })),
+      { name: 'deleted_at', type: adapter.timestampType },
+    ];
     for (const column of wanted.filter((candidate) => !present.has(candidate.name))) {
       await db.schema.alterTable(table.table).addColumn(column.name, sql.raw(column.type)).execute();
     }
     const declared = table.columns.filter((column) => column.from !== undefined && !present.has(column.name));
-    await fillFromRaw(db, adapter, table.table, declared.map((column) => ({ name: column.name, sources: [column.from ?? []], conversion: column.type })));
+    await fillFromRaw(
+      db,
+      adapter,
+      table.table,
+      declared.map((column) => ({ name: column.name, sources: [column.from ?? []], conversion: column.type })),
+    );
   }
 }
 

@@ -56,7 +56,15 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
     const numbers: StreamTable = { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] };
     await store.prepare([numbers]);
     const row = (businessId: string, id: string, number: string | null): SyncRecord => ({ businessId, id, source: 'v1', fields: { number }, raw: {} });
-    await store.commit({ businessId: 'acme', table: numbers, records: [row('acme', 'n1', '+14155550100'), row('acme', 'n2', '+14155550100'), row('acme', 'n3', '+18005550100'), row('acme', 'n4', null)], deadLetters: [] }, {});
+    await store.commit(
+      {
+        businessId: 'acme',
+        table: numbers,
+        records: [row('acme', 'n1', '+14155550100'), row('acme', 'n2', '+14155550100'), row('acme', 'n3', '+18005550100'), row('acme', 'n4', null)],
+        deadLetters: [],
+      },
+      {},
+    );
     await store.commit({ businessId: 'other', table: numbers, records: [row('other', 'n1', '+12125550100')], deadLetters: [] }, {});
     await store.records.markDeleted('acme', numbers, ['n3']);
     expect(await store.records.columnValues('acme', numbers, 'number')).toEqual(['+14155550100']);
@@ -119,17 +127,38 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
 });
 
 describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dialect) => {
-  const events: StreamTable = { stream: 'events', table: 'events', columns: [{ name: 'n', type: 'integer' }, { name: 'label', type: 'text' }] };
-  const event = (id: number, n: unknown, label = 'x'): SyncRecord => ({ businessId: 'acme', id: `e${String(id)}`, source: 'v1', fields: { n: n as number, label }, raw: { id } });
+  const events: StreamTable = {
+    stream: 'events',
+    table: 'events',
+    columns: [
+      { name: 'n', type: 'integer' },
+      { name: 'label', type: 'text' },
+    ],
+  };
+  const event = (id: number, n: unknown, label = 'x'): SyncRecord => ({
+    businessId: 'acme',
+    id: `e${String(id)}`,
+    source: 'v1',
+    fields: { n: n as number, label },
+    raw: { id },
+  });
   const checkpoint = (page: number) => ({ page });
 
   it('counts only inserted or changed rows, batch after batch on one connection', async () => {
     const sink = await open(await freshSqlConfig(dialect, cleanups));
     const first = Array.from({ length: 10 }, (_, i) => event(i, i));
-    expect(await sink.write({ businessId: 'acme', table: events, records: first, deadLetters: [] }, checkpoint(1))).toEqual({ written: 10, unchanged: 0, deadLettered: 0 });
+    expect(await sink.write({ businessId: 'acme', table: events, records: first, deadLetters: [] }, checkpoint(1))).toEqual({
+      written: 10,
+      unchanged: 0,
+      deadLettered: 0,
+    });
     // Same statement again (prepared once per connection): 2 changed, 1 new, 8 unchanged.
     const second = [...first.slice(0, 8), event(8, 8, 'changed'), event(9, 90), event(10, 10)];
-    expect(await sink.write({ businessId: 'acme', table: events, records: second, deadLetters: [] }, checkpoint(2))).toEqual({ written: 3, unchanged: 8, deadLettered: 0 });
+    expect(await sink.write({ businessId: 'acme', table: events, records: second, deadLetters: [] }, checkpoint(2))).toEqual({
+      written: 3,
+      unchanged: 8,
+      deadLettered: 0,
+    });
     expect((await sink.checkpoints.load('acme', 'events'))?.recordsSynced).toBe(13);
   });
 

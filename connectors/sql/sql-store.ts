@@ -147,7 +147,9 @@ async function inSavepoint<T>(executor: SqlExecutor, name: string, body: () => P
 function deadLetterParameters(letter: DeadLetter, now: string): unknown[] {
   const raw = jsonText(letter.raw);
   // The same bad record of the same business and stream gets the same fingerprint, so a repeat bumps `attempts`.
-  const fingerprint = createHash('sha256').update(`[${JSON.stringify(letter.businessId)},${JSON.stringify(letter.stream)},${raw}]`).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(`[${JSON.stringify(letter.businessId)},${JSON.stringify(letter.stream)},${raw}]`)
+    .digest('hex');
   // Postgres text cannot hold U+0000; the reason may quote the very value that was refused.
   const reason = letter.reason.replaceAll('\u0000', '\\u0000');
   return [letter.businessId, letter.stream, reason, raw, fingerprint, now, now];
@@ -199,7 +201,11 @@ export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): 
   const types = ['text', 'text', 'text', ...table.columns.map((column) => adapter.columnType(column.type)), adapter.jsonType, adapter.timestampType];
   const arrays = types.map((type, index) => `${adapter.placeholder(index + 1)}::${type}[]`);
   const updated = columns.slice(2);
-  const row = (prefix: string) => `(${updated.slice(0, -1).map((column) => `${prefix}.${column}`).join(', ')})`;
+  const row = (prefix: string) =>
+    `(${updated
+      .slice(0, -1)
+      .map((column) => `${prefix}.${column}`)
+      .join(', ')})`;
   return (
     `insert into ${qualifiedTable(adapter, table.table)} as t (${columns.join(', ')}) ` +
     `select * from unnest(${arrays.join(', ')}) as u(${columns.join(', ')}) ${onConflict(updated, adapter.differs(row('t'), row('excluded')))}`

@@ -11,7 +11,9 @@ describe('SQL statements', () => {
     const text = recordUpsertSql(postgresAdapter('callsync'), sms, 2);
     expect(text).toContain('insert into "callsync"."sms" as t ("business_id", "id", "source", "created_at", "raw", "synced_at")');
     expect(text).toContain('values ($1, $2, $3, $4, $5, $6), ($7, $8, $9, $10, $11, $12)');
-    expect(text).toContain('where t."source" is distinct from excluded."source" or t."created_at" is distinct from excluded."created_at" or t."raw" is distinct from excluded."raw"');
+    expect(text).toContain(
+      'where t."source" is distinct from excluded."source" or t."created_at" is distinct from excluded."created_at" or t."raw" is distinct from excluded."raw"',
+    );
     expect(text).not.toMatch(/t\."synced_at" is distinct/);
   });
 
@@ -20,8 +22,12 @@ describe('SQL statements', () => {
     const text = recordUnnestUpsertSql(postgresAdapter('callsync'), table);
     expect(text).toContain('insert into "callsync"."sms" as t ("business_id", "id", "source", "created_at", "n", "raw", "synced_at") ');
     expect(text).toContain('select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::bigint[], $6::jsonb[], $7::timestamptz[]) as u(');
-    expect(text).toContain('do update set "source" = excluded."source", "created_at" = excluded."created_at", "n" = excluded."n", "raw" = excluded."raw", "synced_at" = excluded."synced_at"');
-    expect(text).toContain('where (t."source", t."created_at", t."n", t."raw") is distinct from (excluded."source", excluded."created_at", excluded."n", excluded."raw")');
+    expect(text).toContain(
+      'do update set "source" = excluded."source", "created_at" = excluded."created_at", "n" = excluded."n", "raw" = excluded."raw", "synced_at" = excluded."synced_at"',
+    );
+    expect(text).toContain(
+      'where (t."source", t."created_at", t."n", t."raw") is distinct from (excluded."source", excluded."created_at", excluded."n", excluded."raw")',
+    );
   });
 
   it('clears deleted_at on a row that comes back, and rewrites a deleted row even when its content is the same', () => {
@@ -40,7 +46,13 @@ describe('SQL statements', () => {
   });
 
   it('runs one prepared one-row statement per record where the executor offers runEach, else one multi-row statement', async () => {
-    const records = ['a', 'b', 'c'].map((id) => ({ businessId: 'biz', id, source: 'v1' as const, fields: { created_at: '2026-01-01T00:00:00Z' }, raw: { id } }));
+    const records = ['a', 'b', 'c'].map((id) => ({
+      businessId: 'biz',
+      id,
+      source: 'v1' as const,
+      fields: { created_at: '2026-01-01T00:00:00Z' },
+      raw: { id },
+    }));
     const statements = new StatementCache(sqliteAdapter);
     const each: { sql: string; rows: readonly (readonly unknown[])[] }[] = [];
     const runs: { sql: string; parameters: readonly unknown[] }[] = [];
@@ -65,7 +77,9 @@ describe('SQL statements', () => {
   });
 
   it('bumps attempts of a known dead letter and adds to records_synced on write', () => {
-    expect(deadLetterUpsertSql(sqliteAdapter)).toMatch(/values \(\?, \?, \?, \?, \?, \?, \?, 1\) on conflict \(business_id, stream, fingerprint\).*attempts = t\.attempts \+ 1/);
+    expect(deadLetterUpsertSql(sqliteAdapter)).toMatch(
+      /values \(\?, \?, \?, \?, \?, \?, \?, 1\) on conflict \(business_id, stream, fingerprint\).*attempts = t\.attempts \+ 1/,
+    );
     expect(checkpointAdvanceSql(postgresAdapter('s'))).toContain('records_synced = t.records_synced + excluded.records_synced');
   });
 

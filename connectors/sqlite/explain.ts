@@ -12,7 +12,11 @@ export function explainSqliteFailure(codes: readonly string[], sink: SinkDescrip
   }
   if (has('SQLITE_FULL')) {
     const at = `${sink.service} at ${sink.shown} (${sink.key})`;
-    return { what: `${at}: the disk is full`, fix: `free space on that disk, or move ${sink.key} to another one; then run again (it resumes)`, cause: 'filesystem' };
+    return {
+      what: `${at}: the disk is full`,
+      fix: `free space on that disk, or move ${sink.key} to another one; then run again (it resumes)`,
+      cause: 'filesystem',
+    };
   }
   return undefined;
 }

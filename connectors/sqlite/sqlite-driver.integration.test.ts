@@ -26,7 +26,7 @@ async function busyTimeout(driver: SqliteDriver): Promise<number> {
 }
 
 describe('SQLite driver', () => {
-  it('waits for another connection\'s write lock without blocking the event loop, then restores the configured busy timeout', async () => {
+  it("waits for another connection's write lock without blocking the event loop, then restores the configured busy timeout", async () => {
     const { driver, path } = freshDriver(4_000);
     await sql`create table t (n integer)`.execute(driver.db);
     const other = new Database(path);

@@ -2,13 +2,7 @@ import { z } from 'zod';
 import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
 
 /** Headers the connector sets itself; a configured header may not replace them. */
-const reservedHeaders: readonly string[] = Object.freeze([
-  'content-type',
-  'content-length',
-  'idempotency-key',
-  'x-callsync-timestamp',
-  'x-callsync-signature',
-]);
+const reservedHeaders: readonly string[] = Object.freeze(['content-type', 'content-length', 'idempotency-key', 'x-callsync-timestamp', 'x-callsync-signature']);
 
 /** Retry policy for 5xx, 429, network errors and timeouts. */
 const webhookRetrySchema = z.strictObject({

@@ -60,7 +60,10 @@ export async function deliver(delivery: PreparedDelivery, options: DeliverOption
           return { action: 'fail', error };
         }
         if (attempt >= options.retry.maxAttempts) {
-          return { action: 'fail', error: new WebhookDeliveryError(`${endpoint}: gave up after ${attempt} attempts: ${reason}`, { kind: 'transient', attempts: attempt, cause }) };
+          return {
+            action: 'fail',
+            error: new WebhookDeliveryError(`${endpoint}: gave up after ${attempt} attempts: ${reason}`, { kind: 'transient', attempts: attempt, cause }),
+          };
         }
         const { waitMs } = decision;
         options.logger.warn({ ...context, attempt, waitMs, reason }, 'webhook delivery failed; retrying');

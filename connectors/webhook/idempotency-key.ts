@@ -11,9 +11,13 @@ import { canonicalJson } from '../../src/normalize/index.js';
  */
 export function idempotencyKey(businessId: string, stream: string, records: readonly SyncRecord[], revived: ReadonlySet<string> = new Set()): string {
   const entries = records
-    .map((record): [string, ...string[]] => (revived.has(record.id) ? [record.id, canonicalJson(record.raw), 'revived'] : [record.id, canonicalJson(record.raw)]))
+    .map((record): [string, ...string[]] =>
+      revived.has(record.id) ? [record.id, canonicalJson(record.raw), 'revived'] : [record.id, canonicalJson(record.raw)],
+    )
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const hash = createHash('sha256').update(JSON.stringify([businessId, stream, entries])).digest('hex');
+  const hash = createHash('sha256')
+    .update(JSON.stringify([businessId, stream, entries]))
+    .digest('hex');
   return `cs1_${hash}`;
 }
 
@@ -23,5 +27,7 @@ export function idempotencyKey(businessId: string, stream: string, records: read
  */
 export function deletionIdempotencyKey(businessId: string, stream: string, ids: readonly string[], batchId: string): string {
   const sorted = [...ids].sort();
-  return `cs1_${createHash('sha256').update(JSON.stringify(['deleted', businessId, stream, sorted, batchId])).digest('hex')}`;
+  return `cs1_${createHash('sha256')
+    .update(JSON.stringify(['deleted', businessId, stream, sorted, batchId]))
+    .digest('hex')}`;
 }

@@ -14,5 +14,10 @@ export const webhookSinkFactory = {
   type: 'webhook',
   configSchema: webhookConfigSchema,
   create: (config: WebhookConfig, deps: SinkDeps) => createWebhookSink(config, deps),
-  describe: (config: WebhookConfig) => ({ key: 'sink.url', service: 'the webhook receiver', shown: showUrl(config.url), lockName: `webhook:${urlPlace(config.url)}` }),
+  describe: (config: WebhookConfig) => ({
+    key: 'sink.url',
+    service: 'the webhook receiver',
+    shown: showUrl(config.url),
+    lockName: `webhook:${urlPlace(config.url)}`,
+  }),
 } satisfies SinkFactory<WebhookConfig>;

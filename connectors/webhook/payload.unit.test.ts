@@ -25,9 +25,7 @@ describe('buildDelivery', () => {
       business_id: 'acme',
       stream: 'calls',
       batch_id: 'batch-1',
-      records: [
-        { id: 'c1', source: 'v1', direction: 'inbound', duration_seconds: 12, recording_url: null, raw, synced_at: '2025-01-01T00:00:00Z' },
-      ],
+      records: [{ id: 'c1', source: 'v1', direction: 'inbound', duration_seconds: 12, recording_url: null, raw, synced_at: '2025-01-01T00:00:00Z' }],
     });
     expect(JSON.parse(body)).toEqual(payload);
   });
@@ -43,9 +41,7 @@ describe('buildDelivery', () => {
 
   it('keys the delivery by content, not by batch id or sync time', () => {
     const batch = batchOf(record('c1', { a: 1 }));
-    expect(buildDelivery(batch, 'one', '2025-01-01T00:00:00Z').idempotencyKey).toBe(
-      buildDelivery(batch, 'two', '2025-02-01T00:00:00Z').idempotencyKey,
-    );
+    expect(buildDelivery(batch, 'one', '2025-01-01T00:00:00Z').idempotencyKey).toBe(buildDelivery(batch, 'two', '2025-02-01T00:00:00Z').idempotencyKey);
   });
 });
 

@@ -10,9 +10,7 @@ const now = timestamp * 1000;
 
 describe('signWebhookPayload', () => {
   it('matches a known-answer vector (computed with openssl dgst -sha256 -hmac)', () => {
-    expect(signWebhookPayload(secret, timestamp, body)).toBe(
-      'v1=7b9de965b1bdd6d4691f432147cbaf074798883282c3cbd176167168e5158000',
-    );
+    expect(signWebhookPayload(secret, timestamp, body)).toBe('v1=7b9de965b1bdd6d4691f432147cbaf074798883282c3cbd176167168e5158000');
   });
 
   it('is HMAC-SHA256 of `${timestamp}.${body}` as node:crypto computes it', () => {

@@ -20,9 +20,7 @@ interface VerifyWebhookSignatureInput {
  * clock skew). This is the function the README shows receivers; the test receiver uses it.
  */
 // readme-snippet:start
-export function verifyWebhookSignature({
-  secret, timestamp, body, signature, toleranceSeconds = 300, now = Date.now(),
-}: VerifyWebhookSignatureInput): boolean {
+export function verifyWebhookSignature({ secret, timestamp, body, signature, toleranceSeconds = 300, now = Date.now() }: VerifyWebhookSignatureInput): boolean {
   if (timestamp === undefined || signature === undefined || !/^\d+$/.test(timestamp)) return false;
   if (Math.abs(now / 1000 - Number(timestamp)) > toleranceSeconds) return false;
   const expected = 'v1=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');

@@ -12,10 +12,7 @@ export class WebhookDeliveryError extends HttpError<'transient' | 'rate_limited'
   override readonly code = 'WEBHOOK_DELIVERY_FAILED';
   readonly attempts: number;
 
-  constructor(
-    message: string,
-    details: { kind: WebhookDeliveryError['kind']; attempts: number; retryAfterMs?: number; cause?: unknown },
-  ) {
+  constructor(message: string, details: { kind: WebhookDeliveryError['kind']; attempts: number; retryAfterMs?: number; cause?: unknown }) {
     super(message, { service: 'webhook', code: 'WEBHOOK_DELIVERY_FAILED', ...details });
     this.attempts = details.attempts;
   }

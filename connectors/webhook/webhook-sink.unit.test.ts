@@ -50,13 +50,17 @@ async function sink(overrides: Record<string, unknown> = {}): Promise<Sink> {
     headers: { 'X-Tenant': 'acme' },
     ...overrides,
   });
-  return createWebhookSink(config, { logger, dispatcher: agent }, {
-    store: state,
-    now: () => now,
-    random: () => 0.5,
-    sleep: (ms) => Promise.resolve(void sleeps.push(ms)),
-    newBatchId: () => 'batch-1',
-  });
+  return createWebhookSink(
+    config,
+    { logger, dispatcher: agent },
+    {
+      store: state,
+      now: () => now,
+      random: () => 0.5,
+      sleep: (ms) => Promise.resolve(void sleeps.push(ms)),
+      newBatchId: () => 'batch-1',
+    },
+  );
 }
 
 /** Queues responses and records what each request carried. */

@@ -55,7 +55,10 @@ export function registerBackfillCommand(program: Command): void {
           const outcomes = await runBackfill({ config, plans, sink, reporter: output.reporter, signal: abort.signal });
           output.flushLogs();
           process.stdout.write(`${formatSummary(outcomes)}\n`);
-          process.exitCode = reportEnd(outcomes, config.businesses.map((b) => b.name));
+          process.exitCode = reportEnd(
+            outcomes,
+            config.businesses.map((b) => b.name),
+          );
         } finally {
           stopListening();
           await sink.close();

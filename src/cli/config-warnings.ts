@@ -14,10 +14,14 @@ export function configWarnings(config: CallsyncConfig<unknown>): string[] {
   if (hooks !== undefined) {
     const [key, host] = hooks.port === undefined ? ['server.host', config.server.host] : ['hooks.host', hooks.host];
     if (LOOPBACK.test(host)) {
-      warnings.push(`webhooks are received on ${key} ${host}, which only this machine reaches: upstream needs a proxy here that forwards ${hooks.path}/ (or set ${key} to an address it can reach)`);
+      warnings.push(
+        `webhooks are received on ${key} ${host}, which only this machine reaches: upstream needs a proxy here that forwards ${hooks.path}/ (or set ${key} to an address it can reach)`,
+      );
     }
     if (hooks.auth === 'hmac' && hooks.signature.timestampHeader === false) {
-      warnings.push('hooks.signature.timestampHeader is false: a captured delivery can be replayed for ever (each replay costs a sync); use a timestamp header if the sender sends one');
+      warnings.push(
+        'hooks.signature.timestampHeader is false: a captured delivery can be replayed for ever (each replay costs a sync); use a timestamp header if the sender sends one',
+      );
     }
   }
   return warnings;

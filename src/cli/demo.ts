@@ -46,7 +46,10 @@ export function registerDemoCommand(program: Command): void {
             `\nSynced from the simulator at ${simulator.baseUrl} into ${databasePath}\n`,
             formatSummary(outcomes),
             '\nRows now in the database:\n',
-            formatTable(['table', 'business', 'rows'], counts.map((count) => [count.table, count.business, count.rows])),
+            formatTable(
+              ['table', 'business', 'rows'],
+              counts.map((count) => [count.table, count.business, count.rows]),
+            ),
             '\nLook inside:',
             `  sqlite3 ${flags.database} "select business_id, id, direction, from_number, created_at from calls order by created_at desc limit 5"`,
             `  sqlite3 ${flags.database} "select business_id, stream, position, records_synced from sync_state"`,

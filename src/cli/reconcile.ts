@@ -32,7 +32,10 @@ export function registerReconcileCommand(program: Command): void {
     .option('--business <name>', 'only this business')
     .option('--stream <name>', 'only this stream')
     .option('--repair', 'walk each list: store missing records, mark records upstream no longer lists as deleted')
-    .option('--confirm-deletions', 'with --repair: mark deleted everything a whole walk did not see, past the deletion guard (reconcile.maxDeleteShare, maxDeleteCount, deleteAfter)')
+    .option(
+      '--confirm-deletions',
+      'with --repair: mark deleted everything a whole walk did not see, past the deletion guard (reconcile.maxDeleteShare, maxDeleteCount, deleteAfter)',
+    )
     .option('--json', 'one JSON document instead of the table')
     .action(async (flags: ReconcileFlags) => {
       if (flags.confirmDeletions === true && flags.repair !== true) {
@@ -49,7 +52,15 @@ export function registerReconcileCommand(program: Command): void {
       const stopListening = onShutdownSignal(() => stop.abort(new Error('interrupted')));
       try {
         await sink.prepare([...new Map(plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
-        const rows = await runReconcile({ config, plans, sink, repair: flags.repair === true, confirmDeletions: flags.confirmDeletions === true, logger, signal: stop.signal });
+        const rows = await runReconcile({
+          config,
+          plans,
+          sink,
+          repair: flags.repair === true,
+          confirmDeletions: flags.confirmDeletions === true,
+          logger,
+          signal: stop.signal,
+        });
         const text = flags.json === true ? JSON.stringify({ streams: rows }, null, 2) : formatChecks(rows);
         process.stdout.write(`${forTerminal(createRedactor(secrets)(text))}\n`);
         process.exitCode = reconcileExitCode(rows);

@@ -34,7 +34,9 @@ export function registerRunCommand(program: Command): void {
         await sink?.close();
         // The lines logged so far come before the error report, as they happened.
         flushLogs(logger);
-        throw portInUse(error) ? explainFailure(error, { key: 'server.port', service: 'the status server', shown: `${config.server.host}:${config.server.port}` }) : error;
+        throw portInUse(error)
+          ? explainFailure(error, { key: 'server.port', service: 'the status server', shown: `${config.server.host}:${config.server.port}` })
+          : error;
       }
       const opened = sink;
       await new Promise<void>((resolve) => {

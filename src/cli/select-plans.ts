@@ -10,7 +10,9 @@ import { planBusinesses, type PlanFilter } from '../sync/plan-businesses.js';
 export function selectPlans(config: CallsyncConfig, file: string, filter: PlanFilter, verb: string): BusinessPlan[] | undefined {
   const plans = planBusinesses(config, filter);
   if (plans.length > 0 && plans.some((plan) => plan.streams.length > 0)) return plans;
-  process.stderr.write(`${file}: nothing to ${verb} for --business ${filter.business ?? '*'} --stream ${filter.stream ?? '*'}; ${configured(config, filter)}\n`);
+  process.stderr.write(
+    `${file}: nothing to ${verb} for --business ${filter.business ?? '*'} --stream ${filter.stream ?? '*'}; ${configured(config, filter)}\n`,
+  );
   process.exitCode = 2;
   return undefined;
 }

@@ -26,7 +26,11 @@ const SIMULATE_OPTIONS: readonly SimulateOption[] = [
   ['--bad-json-rate <p>', 'probability of a 200 whose body is not JSON', probabilityArg],
   ['--reset-rate <p>', 'probability of a connection reset', probabilityArg],
   ['--v1-order <order>', 'order of the v1 lists /calls and /sms: oldest or newest first', orderArg],
-  ['--outbound-to-number <reading>', 'to_number of outbound calls: customer (the call goes from the tracked number) or tracked (the tracked number on every call)', outboundToNumberArg],
+  [
+    '--outbound-to-number <reading>',
+    'to_number of outbound calls: customer (the call goes from the tracked number) or tracked (the tracked number on every call)',
+    outboundToNumberArg,
+  ],
   ['--v2-limit-cap <n>', 'v2 lists silently return at most n records whatever limit asks', integerArg],
   ['--v2-fractional-uuid', 'serve one record per v2 list with uuid <predecessor>.0000000001'],
   ['--v1-limit-cap <n>', 'v1 lists silently serve at most n records per page', integerArg],

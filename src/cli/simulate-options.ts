@@ -161,12 +161,25 @@ export function describeSwitches(options: SimulatorOptions): string[] {
     }
   };
   const { v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid, outboundToNumber } = options;
-  add('', { v1Order: v1Order === 'oldest' ? undefined : v1Order, outboundToNumber: outboundToNumber === 'customer' ? undefined : outboundToNumber, v1LimitCap, v2LimitCap, v2FractionalUuid });
+  add('', {
+    v1Order: v1Order === 'oldest' ? undefined : v1Order,
+    outboundToNumber: outboundToNumber === 'customer' ? undefined : outboundToNumber,
+    v1LimitCap,
+    v2LimitCap,
+    v2FractionalUuid,
+  });
   add('brokenPaging.', options.brokenPaging);
   add('hostile.', options.hostile);
   add('hostileRecords.', options.hostileRecords);
   // The secret is never printed.
   const hooks = options.webhooks;
-  if (hooks !== undefined) add('webhooks.', { url: hooks.url, maxDelayMs: hooks.delayMs?.max, dropRate: hooks.dropRate, duplicateRate: hooks.duplicateRate, reorderRate: hooks.reorderRate });
+  if (hooks !== undefined)
+    add('webhooks.', {
+      url: hooks.url,
+      maxDelayMs: hooks.delayMs?.max,
+      dropRate: hooks.dropRate,
+      duplicateRate: hooks.duplicateRate,
+      reorderRate: hooks.reorderRate,
+    });
   return out;
 }

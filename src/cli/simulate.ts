@@ -45,8 +45,8 @@ function summary(sim: Simulator, flags: SimulateFlags, options: SimulatorOptions
 
 /** `callsync simulate`: the fake upstream for demos, tests and load rehearsal. */
 export function registerSimulateCommand(program: Command, deps: SimulateDeps = DEFAULT_DEPS): void {
-  addSimulateOptions(program.command('simulate').description('run a local fake of the call-tracking service (v1, v2, session login)'))
-    .action(async (flags: SimulateFlags) => {
+  addSimulateOptions(program.command('simulate').description('run a local fake of the call-tracking service (v1, v2, session login)')).action(
+    async (flags: SimulateFlags) => {
       const options = toSimulatorOptions(flags);
       const sim = await startSimulator(options);
       deps.write(flags.json === true ? `${startupLine(sim)}\n` : summary(sim, flags, options));
@@ -56,5 +56,6 @@ export function registerSimulateCommand(program: Command, deps: SimulateDeps = D
       };
       for (const signal of deps.signals) process.once(signal, stop);
       deps.onStarted?.(sim);
-    });
+    },
+  );
 }

@@ -48,7 +48,7 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('the counts by state and the streams that need a person (--all: every business × stream)')
     .requiredOption('-c, --config <file>', 'YAML or JSON config file')
-    .option('--all', 'every business × stream as a table, with each business\'s records in the last hour')
+    .option('--all', "every business × stream as a table, with each business's records in the last hour")
     .option('--json', 'the /status document of every business (summary, every stream, activity)')
     .option('--limit <n>', 'most streams that need a person listed (the rest are counted)', positiveInt, 20)
     .action(async (flags: StatusFlags) => {

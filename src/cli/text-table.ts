@@ -1,9 +1,7 @@
 /** A plain-text table for terminals and logs: left-aligned text, right-aligned numbers. */
 export function formatTable(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
   const cells = rows.map((row) => row.map((cell) => String(cell)));
-  const widths = headers.map((header, column) =>
-    Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)),
-  );
+  const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
   const numeric = headers.map((_, column) => rows.length > 0 && rows.every((row) => typeof row[column] === 'number'));
   const line = (values: readonly string[]): string =>
     values

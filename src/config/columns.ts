@@ -26,7 +26,11 @@ export const columnsSchema = z.record(z.string(), z.array(declaredColumnSchema))
 /** The columns each table already has, by the name `columns:` uses for it. v2_calls is stored in `calls`. */
 function builtInColumnsByTable(): Map<string, readonly string[]> {
   const tables = new Map<string, readonly string[]>();
-  for (const stream of builtinStreams.values()) tables.set(stream.table.table, stream.table.columns.map((column) => column.name));
+  for (const stream of builtinStreams.values())
+    tables.set(
+      stream.table.table,
+      stream.table.columns.map((column) => column.name),
+    );
   return tables;
 }
 
@@ -40,20 +44,29 @@ type Issue = { path: (string | number)[]; message: string };
 /** Unknown tables and names that clash with a table's own columns or repeat; paths as `columns.calls[1].name`. */
 export function checkDeclaredColumns(config: Checked, addIssue: (issue: Issue) => void): void {
   const tables = builtInColumnsByTable();
-  for (const stream of config.streams) tables.set(stream.name, genericColumns.map((column) => column.name));
+  for (const stream of config.streams)
+    tables.set(
+      stream.name,
+      genericColumns.map((column) => column.name),
+    );
   for (const [table, columns] of Object.entries(config.columns)) {
     const own = tables.get(table);
     if (own === undefined) {
       const hint = builtinStreams.get(table)?.table.table;
-      const message = hint === undefined ? `unknown stream "${table}" (expected one of ${[...tables.keys()].join(', ')})` : `"${table}" is stored in the ${hint} table: declare its columns under ${hint}`;
+      const message =
+        hint === undefined
+          ? `unknown stream "${table}" (expected one of ${[...tables.keys()].join(', ')})`
+          : `"${table}" is stored in the ${hint} table: declare its columns under ${hint}`;
       addIssue({ path: ['columns', table], message });
       continue;
     }
     const seen = new Map<string, number>();
     columns.forEach((column, index) => {
       const first = seen.get(column.name);
-      if (own.includes(column.name)) addIssue({ path: ['columns', table, index, 'name'], message: `"${column.name}" is a built-in column of ${table}; pick another name` });
-      else if (first !== undefined) addIssue({ path: ['columns', table, index, 'name'], message: `"${column.name}" is declared twice (also columns.${table}[${first}])` });
+      if (own.includes(column.name))
+        addIssue({ path: ['columns', table, index, 'name'], message: `"${column.name}" is a built-in column of ${table}; pick another name` });
+      else if (first !== undefined)
+        addIssue({ path: ['columns', table, index, 'name'], message: `"${column.name}" is declared twice (also columns.${table}[${first}])` });
       seen.set(column.name, first ?? index);
     });
   }

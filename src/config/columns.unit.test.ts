@@ -26,8 +26,14 @@ const sms = { name: 'sms', path: '/sms', recordsKey: 'messages' };
 
 describe('config columns:', () => {
   it('splits `from` at dots and keeps the declared type', () => {
-    const { config } = resolve({ calls: [{ name: 'lead_source', from: 'tracking.source', type: 'text' }], sms: [{ name: 'body_text', from: 'body', type: 'text' }] }, [sms]);
-    expect(config.columns).toEqual({ calls: [{ name: 'lead_source', from: ['tracking', 'source'], type: 'text' }], sms: [{ name: 'body_text', from: ['body'], type: 'text' }] });
+    const { config } = resolve(
+      { calls: [{ name: 'lead_source', from: 'tracking.source', type: 'text' }], sms: [{ name: 'body_text', from: 'body', type: 'text' }] },
+      [sms],
+    );
+    expect(config.columns).toEqual({
+      calls: [{ name: 'lead_source', from: ['tracking', 'source'], type: 'text' }],
+      sms: [{ name: 'body_text', from: ['body'], type: 'text' }],
+    });
   });
 
   it('names the path of each bad declaration', () => {
@@ -52,15 +58,20 @@ describe('config columns:', () => {
     expect(problems({ calls: [{ name: 'Lead Source', from: 'x', type: 'text' }] })).toEqual([
       'config/test.yaml: columns.calls[0].name: expected a lower-case SQL identifier (^[a-z_][a-z0-9_]{0,62}$)',
     ]);
-    expect(problems({ calls: [{ name: 'a', from: 'x', type: 'text' }, { name: 'a', from: 'y', type: 'integer' }] })).toEqual([
-      'config/test.yaml: columns.calls[1].name: "a" is declared twice (also columns.calls[0])',
-    ]);
+    expect(
+      problems({
+        calls: [
+          { name: 'a', from: 'x', type: 'text' },
+          { name: 'a', from: 'y', type: 'integer' },
+        ],
+      }),
+    ).toEqual(['config/test.yaml: columns.calls[1].name: "a" is declared twice (also columns.calls[0])']);
     expect(problems({ sms: [{ name: 'created_at', from: 'x', type: 'timestamp' }] }, [sms])).toEqual([
       'config/test.yaml: columns.sms[0].name: "created_at" is a built-in column of sms; pick another name',
     ]);
   });
 
-  it('keeps extra streams off the report views\' names', () => {
+  it("keeps extra streams off the report views' names", () => {
     expect(problems({}, [{ name: 'calls_daily', path: '/x' }])[0]).toContain('streams[0].name: is reserved');
   });
 });

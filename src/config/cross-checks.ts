@@ -33,7 +33,8 @@ function checkBusiness(config: Checked, index: number, ctx: Context, known: Read
   if (!business) return;
   const at = (...rest: (string | number)[]): (string | number)[] => ['businesses', index, ...rest];
   business.streams.forEach((stream, position) => {
-    if (!known.has(stream)) ctx.addIssue({ code: 'custom', path: at('streams', position), message: `unknown stream "${stream}" (expected one of ${[...known].join(', ')})` });
+    if (!known.has(stream))
+      ctx.addIssue({ code: 'custom', path: at('streams', position), message: `unknown stream "${stream}" (expected one of ${[...known].join(', ')})` });
   });
   if (business.streams.includes('calls') && business.streams.includes('v2_calls')) {
     ctx.addIssue({ code: 'custom', path: at('streams'), message: 'lists both "calls" and "v2_calls": the same calls would be stored under two ids; pick one' });
@@ -52,7 +53,11 @@ function checkBusiness(config: Checked, index: number, ctx: Context, known: Read
     ctx.addIssue({ code: 'custom', path: at('v2Token'), message: `required for v2 streams ${v2.join(', ')}${defaulted}` });
   }
   if (config.upstream.v2BaseUrl === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['upstream', 'v2BaseUrl'], message: `required: business "${business.name}" uses v2 streams ${v2.join(', ')}${defaulted}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['upstream', 'v2BaseUrl'],
+      message: `required: business "${business.name}" uses v2 streams ${v2.join(', ')}${defaulted}`,
+    });
   }
 }
 
@@ -63,12 +68,17 @@ function checkHooks(config: Checked, ctx: Context, known: ReadonlySet<string>): 
   if (hooks.secret === undefined) {
     config.businesses.forEach((business, index) => {
       if (business.webhookSecret === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['businesses', index, 'webhookSecret'], message: 'required while hooks.secret is not set: every delivery is authenticated' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['businesses', index, 'webhookSecret'],
+          message: 'required while hooks.secret is not set: every delivery is authenticated',
+        });
       }
     });
   }
   for (const [value, stream] of Object.entries(hooks.streamMap)) {
-    if (!known.has(stream)) ctx.addIssue({ code: 'custom', path: ['hooks', 'streamMap', value], message: `unknown stream "${stream}" (expected one of ${[...known].join(', ')})` });
+    if (!known.has(stream))
+      ctx.addIssue({ code: 'custom', path: ['hooks', 'streamMap', value], message: `unknown stream "${stream}" (expected one of ${[...known].join(', ')})` });
   }
 }
 
@@ -81,7 +91,8 @@ export function checkConfig(config: Checked, ctx: Context): void {
   config.businesses.forEach((business, index) => {
     const first = names.get(business.name);
     if (first === undefined) names.set(business.name, index);
-    else ctx.addIssue({ code: 'custom', path: ['businesses', index, 'name'], message: `duplicate business name "${business.name}" (also businesses[${first}])` });
+    else
+      ctx.addIssue({ code: 'custom', path: ['businesses', index, 'name'], message: `duplicate business name "${business.name}" (also businesses[${first}])` });
     checkBusiness(config, index, ctx, known);
   });
   checkHooks(config, ctx, known);

@@ -47,7 +47,14 @@ describe('config schema', () => {
         revisit: { window: 86_400_000, every: 3_600_000 },
       },
       businesses: [
-        { name: 'acme', apiKey: 'key-acme', v2Token: 'tok-acme', streams: ['calls', 'voicemails', 'numbers'], v2Timezone: 'UTC', rateLimit: { requests: 60, perMs: 60_000 } },
+        {
+          name: 'acme',
+          apiKey: 'key-acme',
+          v2Token: 'tok-acme',
+          streams: ['calls', 'voicemails', 'numbers'],
+          v2Timezone: 'UTC',
+          rateLimit: { requests: 60, perMs: 60_000 },
+        },
       ],
       streams: [],
       columns: {},
@@ -65,7 +72,7 @@ describe('config schema', () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.businesses[0]?.streams)).toBe(true);
     expect(Object.isFrozen(config.sink)).toBe(true);
-    expect(() => (config.upstream.retry as { maxAttempts: number }).maxAttempts = 1).toThrow(TypeError);
+    expect(() => ((config.upstream.retry as { maxAttempts: number }).maxAttempts = 1)).toThrow(TypeError);
   });
 
   it('keeps explicit values, resolves per-business overrides and extra streams', () => {
@@ -76,7 +83,10 @@ describe('config schema', () => {
         { name: 'acme', session: { email: 'ops@acme.example', password: 'pw' }, streams: ['calls', 'numbers', 'sms'], rateLimit: { requests: 10 } },
         { name: 'beta.co', apiKey: 'k', streams: ['numbers'] },
       ],
-      streams: [{ name: 'sms', path: '/sms', recordsKey: 'messages', paging: 'cursor', createdAtField: 'sent_at' }, { name: 'forms', path: '/forms' }],
+      streams: [
+        { name: 'sms', path: '/sms', recordsKey: 'messages', paging: 'cursor', createdAtField: 'sent_at' },
+        { name: 'forms', path: '/forms' },
+      ],
       schedule: { every: '5m' },
     };
     const { config } = resolve(document);
@@ -120,19 +130,53 @@ describe('config schema', () => {
     ['pageSize above 500', (c) => ((c.upstream as Record<string, unknown>).pageSize = 501), 'upstream.pageSize: Too big'],
     ['v2Limit zero', (c) => ((c.upstream as Record<string, unknown>).v2Limit = 0), 'upstream.v2Limit: Too small'],
     ['rateLimit true', (c) => ((c.upstream as Record<string, unknown>).rateLimit = true), 'upstream.rateLimit: expected { requests, perMs } or false'],
-    ['rateLimit bad field', (c) => ((c.upstream as Record<string, unknown>).rateLimit = { requests: 'many' }), 'upstream.rateLimit.requests: Invalid input: expected number, received string'],
-    ['retry max below base', (c) => ((c.upstream as Record<string, unknown>).retry = { baseDelayMs: 1000, maxDelayMs: 10 }), 'upstream.retry.maxDelayMs: maxDelayMs must be at least baseDelayMs'],
+    [
+      'rateLimit bad field',
+      (c) => ((c.upstream as Record<string, unknown>).rateLimit = { requests: 'many' }),
+      'upstream.rateLimit.requests: Invalid input: expected number, received string',
+    ],
+    [
+      'retry max below base',
+      (c) => ((c.upstream as Record<string, unknown>).retry = { baseDelayMs: 1000, maxDelayMs: 10 }),
+      'upstream.retry.maxDelayMs: maxDelayMs must be at least baseDelayMs',
+    ],
     ['no businesses', (c) => (c.businesses = []), 'businesses: expected at least one business'],
     ['unsafe business name', (c) => (business(c).name = '../etc'), 'businesses[0].name: expected 1-64 characters'],
-    ['duplicate business name', (c) => (c.businesses = [business(c), { ...business(c) }]), 'businesses[1].name: duplicate business name "acme" (also businesses[0])'],
+    [
+      'duplicate business name',
+      (c) => (c.businesses = [business(c), { ...business(c) }]),
+      'businesses[1].name: duplicate business name "acme" (also businesses[0])',
+    ],
     ['unknown stream', (c) => (business(c).streams = ['calls', 'sms']), 'businesses[0].streams[1]: unknown stream "sms"'],
     ['calls with v2_calls', (c) => (business(c).streams = ['calls', 'v2_calls']), 'businesses[0].streams: lists both "calls" and "v2_calls"'],
     ['stream twice', (c) => (business(c).streams = ['calls', 'calls']), 'businesses[0].streams: lists a stream twice'],
-    ['no v1 credential', (c) => delete business(c).apiKey, 'businesses[0].apiKey: required (or session: { email, password }) for v1 streams calls, numbers (the default streams are calls, voicemails, numbers)'],
-    ['apiKey and session', (c) => (business(c).session = { email: 'a@b.example', password: 'p' }), 'businesses[0].session: give either apiKey or session, not both'],
-    ['session without password', (c) => { delete business(c).apiKey; business(c).session = { email: 'a@b.example' }; }, 'businesses[0].session.password: required (expected string)'],
+    [
+      'no v1 credential',
+      (c) => delete business(c).apiKey,
+      'businesses[0].apiKey: required (or session: { email, password }) for v1 streams calls, numbers (the default streams are calls, voicemails, numbers)',
+    ],
+    [
+      'apiKey and session',
+      (c) => (business(c).session = { email: 'a@b.example', password: 'p' }),
+      'businesses[0].session: give either apiKey or session, not both',
+    ],
+    [
+      'session without password',
+      (c) => {
+        delete business(c).apiKey;
+        business(c).session = { email: 'a@b.example' };
+      },
+      'businesses[0].session.password: required (expected string)',
+    ],
     ['no v2Token for voicemails', (c) => delete business(c).v2Token, 'businesses[0].v2Token: required for v2 streams voicemails (the default streams'],
-    ['no v2BaseUrl for v2_calls', (c) => { delete (c.upstream as Record<string, unknown>).v2BaseUrl; business(c).streams = ['v2_calls']; }, 'upstream.v2BaseUrl: required: business "acme" uses v2 streams v2_calls'],
+    [
+      'no v2BaseUrl for v2_calls',
+      (c) => {
+        delete (c.upstream as Record<string, unknown>).v2BaseUrl;
+        business(c).streams = ['v2_calls'];
+      },
+      'upstream.v2BaseUrl: required: business "acme" uses v2 streams v2_calls',
+    ],
     ['bad time zone', (c) => (business(c).v2Timezone = 'Mars/Base'), 'businesses[0].v2Timezone: unknown IANA time zone "Mars/Base"'],
     ['extra stream with built-in name', (c) => (c.streams = [{ name: 'calls', path: '/calls' }]), 'streams[0].name: is reserved'],
     ['extra stream kysely_migration', (c) => (c.streams = [{ name: 'kysely_migration', path: '/m' }]), 'streams[0].name: is reserved'],
@@ -143,21 +187,41 @@ describe('config schema', () => {
     ['extra stream with unsafe name', (c) => (c.streams = [{ name: 'SMS;drop', path: '/sms' }]), 'streams[0].name: expected a lower-case SQL identifier'],
     ['extra stream path escaping', (c) => (c.streams = [{ name: 'sms', path: '/../admin' }]), 'streams[0].path: must not contain ".."'],
     ['extra stream bad paging', (c) => (c.streams = [{ name: 'sms', path: '/sms', paging: 'pages' }]), 'streams[0].paging: Invalid option'],
-    ['duplicate extra stream', (c) => (c.streams = [{ name: 'sms', path: '/sms' }, { name: 'sms', path: '/sms2' }]), 'streams[1].name: duplicate stream name "sms" (also streams[0])'],
+    [
+      'duplicate extra stream',
+      (c) =>
+        (c.streams = [
+          { name: 'sms', path: '/sms' },
+          { name: 'sms', path: '/sms2' },
+        ]),
+      'streams[1].name: duplicate stream name "sms" (also streams[0])',
+    ],
     ['bad schedule', (c) => (c.schedule = { every: 'often' }), 'schedule.every: expected a positive duration'],
     ['zero schedule', (c) => (c.schedule = { every: 0 }), 'schedule.every: expected a positive duration'],
     ['bad redis url', (c) => (c.redis = { url: 'http://127.0.0.1:6379' }), 'redis.url: expected a redis:// or rediss:// URL'],
-    ['redis url and cluster', (c) => (c.redis = { url: 'redis://10.0.0.5:6379', cluster: ['10.0.0.5:7000'] }), 'redis.cluster: give either redis.url (one Redis) or redis.cluster (a Redis Cluster), not both'],
+    [
+      'redis url and cluster',
+      (c) => (c.redis = { url: 'redis://10.0.0.5:6379', cluster: ['10.0.0.5:7000'] }),
+      'redis.cluster: give either redis.url (one Redis) or redis.cluster (a Redis Cluster), not both',
+    ],
     ['cluster node without port', (c) => (c.redis = { cluster: ['10.0.0.5'] }), 'redis.cluster[0]: expected host:port, such as 10.0.0.5:6379'],
     ['cluster empty', (c) => (c.redis = { cluster: [] }), 'redis.cluster: expected at least one host:port of the cluster'],
-    ['consume a shard that does not exist', (c) => (c.queue = { shards: 4, consume: [1, 4] }), 'queue.consume[1]: no shard 4: shards are 0 to 3 (queue.shards: 4)'],
+    [
+      'consume a shard that does not exist',
+      (c) => (c.queue = { shards: 4, consume: [1, 4] }),
+      'queue.consume[1]: no shard 4: shards are 0 to 3 (queue.shards: 4)',
+    ],
     ['consume a shard twice', (c) => (c.queue = { shards: 4, consume: [2, 2] }), 'queue.consume[1]: shard 2 listed twice'],
     ['zero shards', (c) => (c.queue = { shards: 0 }), 'queue.shards: expected a whole number of queues, 1 to 1024'],
     ['port out of range', (c) => (c.server = { port: 70_000 }), 'server.port: Too big'],
     ['concurrency zero', (c) => (c.backfill = { concurrency: 0 }), 'backfill.concurrency: Too small'],
     ['worker lock too short', (c) => (c.worker = { lockDurationMs: 10 }), 'worker.lockDurationMs: Too small'],
     ['bad metrics.perBusiness', (c) => (c.metrics = { perBusiness: 'yes' }), 'metrics.perBusiness: expected auto, true or false'],
-    ['delete share as a percentage', (c) => (c.reconcile = { maxDeleteShare: 10 }), 'reconcile.maxDeleteShare: expected a share between 0 and 1, such as 0.1 for 10 % (not a percentage)'],
+    [
+      'delete share as a percentage',
+      (c) => (c.reconcile = { maxDeleteShare: 10 }),
+      'reconcile.maxDeleteShare: expected a share between 0 and 1, such as 0.1 for 10 % (not a percentage)',
+    ],
     ['delete count not whole', (c) => (c.reconcile = { maxDeleteCount: 2.5 }), 'reconcile.maxDeleteCount: expected a whole number of records'],
     ['bad deleteAfter', (c) => (c.reconcile = { deleteAfter: 'soon' }), 'reconcile.deleteAfter: expected a positive duration'],
     ['bad log level', (c) => (c.log = { level: 'verbose' }), 'log.level: Invalid option'],

@@ -44,7 +44,8 @@ export function durationMs(defaultValue: string) {
     .union([z.number(), z.string()], { error: 'expected a duration such as "60s" or a number of milliseconds' })
     .transform((value, ctx) => {
       const ms = parseDurationMs(value);
-      if (ms === undefined) ctx.addIssue({ code: 'custom', message: `expected a positive duration such as "60s", "5m", "1h" or whole milliseconds, got ${JSON.stringify(value)}` });
+      if (ms === undefined)
+        ctx.addIssue({ code: 'custom', message: `expected a positive duration such as "60s", "5m", "1h" or whole milliseconds, got ${JSON.stringify(value)}` });
       return ms ?? 0;
     })
     .prefault(defaultValue);
@@ -114,7 +115,10 @@ export const extraStreamSchema = z.strictObject({
     .refine((name) => !RESERVED_STREAM_NAMES.includes(name) && !RESERVED_STREAM_PREFIXES.some((prefix) => name.startsWith(prefix)), {
       error: `is reserved (${RESERVED_STREAM_NAMES.join(', ')} and names starting with ${RESERVED_STREAM_PREFIXES.join(', ')}): choose another name`,
     }),
-  path: z.string().regex(/^\/[A-Za-z0-9_\-./]*$/, 'expected a path under /api/v1 starting with "/"').refine((path) => !path.split('/').includes('..'), { error: 'must not contain ".."' }),
+  path: z
+    .string()
+    .regex(/^\/[A-Za-z0-9_\-./]*$/, 'expected a path under /api/v1 starting with "/"')
+    .refine((path) => !path.split('/').includes('..'), { error: 'must not contain ".."' }),
   recordsKey: z.string().min(1).optional(),
   paging: z.enum(['cursor', 'offset', 'page', 'none']).default('offset'),
   idField: z.string().min(1).default('id'),
@@ -156,8 +160,14 @@ const clusterNode = z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, 
 export const redisSchema = z
   .strictObject({
     url: z.url({ protocol: /^rediss?$/, error: expected('expected a redis:// or rediss:// URL') }).optional(),
-    cluster: z.array(clusterNode, { error: expected('expected a list of host:port') }).min(1, 'expected at least one host:port of the cluster').optional(),
-    prefix: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 characters: letters, digits, "_", ".", ":" or "-"').default('callsync'),
+    cluster: z
+      .array(clusterNode, { error: expected('expected a list of host:port') })
+      .min(1, 'expected at least one host:port of the cluster')
+      .optional(),
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 characters: letters, digits, "_", ".", ":" or "-"')
+      .default('callsync'),
   })
   .superRefine((redis, ctx) => {
     if (redis.url !== undefined && redis.cluster !== undefined) {
@@ -175,12 +185,20 @@ export const redisSchema = z
 export const queueSchema = z
   .strictObject({
     shards: z.int({ error: 'expected a whole number of queues, 1 to 1024' }).min(1).max(1_024).default(1),
-    consume: z.array(z.int({ error: 'expected a shard index' }).min(0)).min(1, 'expected at least one shard index').optional(),
+    consume: z
+      .array(z.int({ error: 'expected a shard index' }).min(0))
+      .min(1, 'expected at least one shard index')
+      .optional(),
   })
   .superRefine((queue, ctx) => {
     const seen = new Set<number>();
     queue.consume?.forEach((shard, index) => {
-      if (shard >= queue.shards) ctx.addIssue({ code: 'custom', path: ['consume', index], message: `no shard ${shard}: shards are 0 to ${queue.shards - 1} (queue.shards: ${queue.shards})` });
+      if (shard >= queue.shards)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['consume', index],
+          message: `no shard ${shard}: shards are 0 to ${queue.shards - 1} (queue.shards: ${queue.shards})`,
+        });
       if (seen.has(shard)) ctx.addIssue({ code: 'custom', path: ['consume', index], message: `shard ${shard} listed twice` });
       seen.add(shard);
     });

@@ -36,7 +36,10 @@ describe('substitute', () => {
   it('collects every problem with the config path and the variable or file, not only the first', () => {
     const result = run(
       {
-        businesses: [{ name: 'a', apiKey: '${A_KEY}' }, { name: 'b', apiKey: '${B_KEY}', v2Token: '${file:/run/secrets/missing}' }],
+        businesses: [
+          { name: 'a', apiKey: '${A_KEY}' },
+          { name: 'b', apiKey: '${B_KEY}', v2Token: '${file:/run/secrets/missing}' },
+        ],
         server: { token: '${bad name}', host: 'x${' },
       },
       {},
@@ -58,8 +61,11 @@ describe('substitute', () => {
     expect(run({ '${A}': 1, b: [true, null, '${A}'] }, { A: 'x' }).value).toEqual({ '${A}': 1, b: [true, null, 'x'] });
   });
 
-  it('lists the values of extra request headers (a receiver\'s own credential) as secrets', () => {
-    const result = run({ sink: { type: 'webhook', headers: { 'X-Api-Key': '${RECEIVER_KEY}', Authorization: 'Basic dXNlcjpwYXNz' } } }, { RECEIVER_KEY: 'rk_live_123456' });
+  it("lists the values of extra request headers (a receiver's own credential) as secrets", () => {
+    const result = run(
+      { sink: { type: 'webhook', headers: { 'X-Api-Key': '${RECEIVER_KEY}', Authorization: 'Basic dXNlcjpwYXNz' } } },
+      { RECEIVER_KEY: 'rk_live_123456' },
+    );
     expect([...result.secrets].sort()).toEqual(['Basic dXNlcjpwYXNz', 'rk_live_123456']);
   });
 
@@ -102,7 +108,11 @@ describe('resolveConfig with substitution', () => {
   });
 
   it('reports substitution and schema problems together, never echoing a secret', () => {
-    const bad = { ...document, upstream: { baseUrl: '${BASE}' }, businesses: [{ name: 'acme', apiKey: '${ACME_KEY}', v2Token: '${MISSING}', streams: ['${ACME_KEY}'] }] };
+    const bad = {
+      ...document,
+      upstream: { baseUrl: '${BASE}' },
+      businesses: [{ name: 'acme', apiKey: '${ACME_KEY}', v2Token: '${MISSING}', streams: ['${ACME_KEY}'] }],
+    };
     let error: unknown;
     try {
       resolveConfig(bad, { sinkSchema: testSinkSchema, env: { ...env, BASE: 'not a url' }, readFile, file: 'c.yaml' });
@@ -121,6 +131,8 @@ describe('resolveConfig with substitution', () => {
 
   it('redacts a secret that a custom message would quote', () => {
     const bad = { ...document, businesses: [{ name: 'acme', apiKey: '${ACME_KEY}', v2Token: '${ACME_V2}', v2Timezone: '${ACME_KEY}' }] };
-    expect(() => resolveConfig(bad, { sinkSchema: testSinkSchema, env, readFile, file: 'c.yaml' })).toThrow('c.yaml: businesses[0].v2Timezone: unknown IANA time zone "[redacted]"');
+    expect(() => resolveConfig(bad, { sinkSchema: testSinkSchema, env, readFile, file: 'c.yaml' })).toThrow(
+      'c.yaml: businesses[0].v2Timezone: unknown IANA time zone "[redacted]"',
+    );
   });
 });

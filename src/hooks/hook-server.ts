@@ -6,7 +6,12 @@ import type { HookReceiver } from './receiver.js';
 export type HookServer = Listening;
 
 /** The receiver on a port of its own (`hooks.port`), so the operators' port can stay private. */
-export async function startHookServer(options: { readonly host: string; readonly port: number; readonly receiver: HookReceiver; readonly logger: Logger }): Promise<HookServer> {
+export async function startHookServer(options: {
+  readonly host: string;
+  readonly port: number;
+  readonly receiver: HookReceiver;
+  readonly logger: Logger;
+}): Promise<HookServer> {
   const { receiver, logger } = options;
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';

@@ -113,7 +113,8 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
   function refuse(req: IncomingMessage, res: ServerResponse, source: string, outcome: DeliveryOutcome, business: string | undefined): void {
     const atMs = now();
     options.onDelivery?.(outcome, business, atMs);
-    if (outcome !== 'rate_limited' && logged.allow(source, atMs)) logger.warn({ source, business, outcome, status: STATUS[outcome] }, 'webhook delivery refused (logged once a minute per client)');
+    if (outcome !== 'rate_limited' && logged.allow(source, atMs))
+      logger.warn({ source, business, outcome, status: STATUS[outcome] }, 'webhook delivery refused (logged once a minute per client)');
     const retry: Record<string, string> = outcome === 'rate_limited' ? { 'retry-after': String(Math.ceil(settings.rateLimit.perMs / 1000)) } : {};
     reply(res, outcome, retry);
     discardRest(req, settings.maxBodyBytes * DISCARD_FACTOR, DISCARD_MS);
@@ -175,7 +176,10 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
       options.trigger(accepted, streamsOf(business, payload)).catch((error: unknown) => {
         // While Redis is away every delivery fails alike: one line a minute says it.
         if (!logged.allow('\0trigger', now())) return;
-        logger.error({ business: accepted, err: error instanceof Error ? error.message : String(error) }, 'webhook accepted but its sync could not be queued; the next scheduled poll brings the change');
+        logger.error(
+          { business: accepted, err: error instanceof Error ? error.message : String(error) },
+          'webhook accepted but its sync could not be queued; the next scheduled poll brings the change',
+        );
       });
     },
   };

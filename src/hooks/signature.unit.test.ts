@@ -25,22 +25,45 @@ describe('verifySignature', () => {
   it.each([
     ['the documented scheme: hex sha256 of "timestamp.body"', { 'x-webhook-signature': signed, 'x-webhook-timestamp': seconds }, 'ok'],
     ['upper-case hex', { 'x-webhook-signature': signed.toUpperCase(), 'x-webhook-timestamp': seconds }, 'ok'],
-    ['the timestamp in milliseconds (the spec names no unit)', { 'x-webhook-signature': reference('sha256', 'hex', `${NOW}.${BODY.toString()}`), 'x-webhook-timestamp': String(NOW) }, 'ok'],
+    [
+      'the timestamp in milliseconds (the spec names no unit)',
+      { 'x-webhook-signature': reference('sha256', 'hex', `${NOW}.${BODY.toString()}`), 'x-webhook-timestamp': String(NOW) },
+      'ok',
+    ],
     ['one of two rotated signatures', { 'x-webhook-signature': `${'0'.repeat(64)}, ${signed}`, 'x-webhook-timestamp': seconds }, 'ok'],
     ['no signature header', { 'x-webhook-timestamp': seconds }, 'missing'],
     ['no timestamp header', { 'x-webhook-signature': signed }, 'missing'],
     ['a signature of another body', { 'x-webhook-signature': reference('sha256', 'hex', `${seconds}.{}`), 'x-webhook-timestamp': seconds }, 'bad_signature'],
-    ['the body signed without the timestamp', { 'x-webhook-signature': reference('sha256', 'hex', BODY.toString()), 'x-webhook-timestamp': seconds }, 'bad_signature'],
+    [
+      'the body signed without the timestamp',
+      { 'x-webhook-signature': reference('sha256', 'hex', BODY.toString()), 'x-webhook-timestamp': seconds },
+      'bad_signature',
+    ],
     ['a truncated signature', { 'x-webhook-signature': signed.slice(0, 40), 'x-webhook-timestamp': seconds }, 'bad_signature'],
     ['a timestamp that is not a number', { 'x-webhook-signature': signed, 'x-webhook-timestamp': 'yesterday' }, 'bad_signature'],
-    ['a timestamp 6 minutes old (replay)', { 'x-webhook-signature': reference('sha256', 'hex', `${NOW / 1000 - 360}.${BODY.toString()}`), 'x-webhook-timestamp': String(NOW / 1000 - 360) }, 'stale'],
-    ['a timestamp 6 minutes ahead', { 'x-webhook-signature': reference('sha256', 'hex', `${NOW / 1000 + 360}.${BODY.toString()}`), 'x-webhook-timestamp': String(NOW / 1000 + 360) }, 'stale'],
+    [
+      'a timestamp 6 minutes old (replay)',
+      { 'x-webhook-signature': reference('sha256', 'hex', `${NOW / 1000 - 360}.${BODY.toString()}`), 'x-webhook-timestamp': String(NOW / 1000 - 360) },
+      'stale',
+    ],
+    [
+      'a timestamp 6 minutes ahead',
+      { 'x-webhook-signature': reference('sha256', 'hex', `${NOW / 1000 + 360}.${BODY.toString()}`), 'x-webhook-timestamp': String(NOW / 1000 + 360) },
+      'stale',
+    ],
   ])('%s', (_name, headers, verdict) => {
     expect(verifySignature(settings, SECRET, headers, BODY, NOW)).toBe(verdict);
   });
 
   it('takes the configured prefix, algorithm and encoding, and the body alone without a timestamp header', () => {
-    const github: SignatureSettings = { ...settings, header: 'x-hub-signature', algorithm: 'sha1', encoding: 'base64', prefix: 'sha1=', timestampHeader: false };
+    const github: SignatureSettings = {
+      ...settings,
+      header: 'x-hub-signature',
+      algorithm: 'sha1',
+      encoding: 'base64',
+      prefix: 'sha1=',
+      timestampHeader: false,
+    };
     const digest = reference('sha1', 'base64', BODY.toString());
     expect(verifySignature(github, SECRET, { 'x-hub-signature': `sha1=${digest}` }, BODY, NOW)).toBe('ok');
     expect(verifySignature(github, SECRET, { 'x-hub-signature': digest }, BODY, NOW)).toBe('bad_signature');

@@ -31,9 +31,7 @@ export interface ServicePolicy {
 }
 
 /** What one attempt produced, when it was not a usable 2xx. */
-export type HttpOutcome =
-  | { readonly status: number; readonly headers?: HeaderBag; readonly bodyProblem?: BodyProblem }
-  | { readonly error: unknown };
+export type HttpOutcome = { readonly status: number; readonly headers?: HeaderBag; readonly bodyProblem?: BodyProblem } | { readonly error: unknown };
 
 /** A 2xx whose body could not be used: ended early, was not the JSON expected, or exceeded the size bound. */
 type BodyProblem = 'truncated' | 'bad_json' | 'too_large';
@@ -45,8 +43,7 @@ type BodyProblem = 'truncated' | 'bad_json' | 'too_large';
  * timeout at a webhook, the caller's cancel upstream). Only `decide` hooks read it.
  */
 export type HttpFailureKind =
-  | 'rate_limited' | 'transient' | 'auth' | 'forbidden' | 'not_found' | 'conflict' | 'bad_request' | 'rejected'
-  | 'aborted' | 'tls' | 'bad_options' | 'unknown';
+  'rate_limited' | 'transient' | 'auth' | 'forbidden' | 'not_found' | 'conflict' | 'bad_request' | 'rejected' | 'aborted' | 'tls' | 'bad_options' | 'unknown';
 
 type WaitSource = 'body' | 'Retry-After' | 'X-RateLimit-Reset' | 'documented' | 'default' | 'backoff' | 'none';
 
@@ -87,7 +84,13 @@ function isTransientStatus(status: number): boolean {
 }
 
 const STATUS_KINDS: Readonly<Record<number, HttpFailureKind>> = {
-  429: 'rate_limited', 401: 'auth', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 400: 'bad_request', 422: 'bad_request',
+  429: 'rate_limited',
+  401: 'auth',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  400: 'bad_request',
+  422: 'bad_request',
 };
 
 function statusKind(status: number): HttpFailureKind {

@@ -29,24 +29,58 @@ const rows: Row[] = [
   ['500 backs off', ALL, status(500), { kind: 'transient', retry: true, waitMs: 100, waitSource: 'backoff' }],
   ['502, 503, 504 and 408 are transient', ALL, status(504), { kind: 'transient', retry: true }],
   ['408 is transient', ALL, status(408), { kind: 'transient', retry: true }],
-  ['Retry-After on a 503 is honoured', ['upstream', 'webhook'], status(503, { 'retry-after': '5' }), { kind: 'transient', waitMs: 5_000, serverWaitMs: 5_000, waitSource: 'Retry-After' }],
+  [
+    'Retry-After on a 503 is honoured',
+    ['upstream', 'webhook'],
+    status(503, { 'retry-after': '5' }),
+    { kind: 'transient', waitMs: 5_000, serverWaitMs: 5_000, waitSource: 'Retry-After' },
+  ],
   ['Retry-After shorter than the backoff waits the backoff', ['upstream', 'webhook'], status(503, { 'retry-after': '0' }), { waitMs: 100 }],
-  ['Retry-After on a 503 is honoured, with jitter at HubSpot', ['hubspot'], status(503, { 'retry-after': '5' }), { kind: 'transient', waitMs: 5_050, serverWaitMs: 5_000 }],
-  ['Retry-After as an HTTP date on a 502', ['upstream', 'webhook'], status(502, { 'Retry-After': new Date(NOW + 30_000).toUTCString() }), { waitMs: 30_000, waitSource: 'Retry-After' }],
+  [
+    'Retry-After on a 503 is honoured, with jitter at HubSpot',
+    ['hubspot'],
+    status(503, { 'retry-after': '5' }),
+    { kind: 'transient', waitMs: 5_050, serverWaitMs: 5_000 },
+  ],
+  [
+    'Retry-After as an HTTP date on a 502',
+    ['upstream', 'webhook'],
+    status(502, { 'Retry-After': new Date(NOW + 30_000).toUTCString() }),
+    { waitMs: 30_000, waitSource: 'Retry-After' },
+  ],
   ['429 Retry-After seconds', ['upstream', 'webhook'], status(429, { 'retry-after': '12' }), { kind: 'rate_limited', retry: true, waitMs: 12_000 }],
   ['429 Retry-After gets jitter at HubSpot', ['hubspot'], status(429, { 'retry-after': '3' }), { kind: 'rate_limited', waitMs: 3_050 }],
   ['429 Retry-After date in the past', ['upstream', 'webhook'], status(429, { 'retry-after': new Date(NOW - 3_600_000).toUTCString() }), { waitMs: 0 }],
-  ['429 body retry_after wins over the header', ['upstream'], status(429, { 'retry-after': '99' }), { waitMs: 17_000, waitSource: 'body' }, { bodyWaitMs: 17_000 }],
-  ['429 X-RateLimit-Reset with a fraction', ['upstream', 'webhook'],
-    status(429, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': ((NOW + 2_250) / 1000).toFixed(3) }), { waitMs: 2_250, waitSource: 'X-RateLimit-Reset' }],
+  [
+    '429 body retry_after wins over the header',
+    ['upstream'],
+    status(429, { 'retry-after': '99' }),
+    { waitMs: 17_000, waitSource: 'body' },
+    { bodyWaitMs: 17_000 },
+  ],
+  [
+    '429 X-RateLimit-Reset with a fraction',
+    ['upstream', 'webhook'],
+    status(429, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': ((NOW + 2_250) / 1000).toFixed(3) }),
+    { waitMs: 2_250, waitSource: 'X-RateLimit-Reset' },
+  ],
   ['429 naming no wait: one documented window upstream', ['upstream'], status(429), { waitMs: 60_000, waitSource: 'default' }],
   ['429 naming no wait: at least a second at HubSpot', ['hubspot'], status(429), { waitMs: 1_000, waitSource: 'backoff' }],
   ['429 naming no wait: backoff at a webhook', ['webhook'], status(429), { waitMs: 100, waitSource: 'backoff' }],
   ['429 documented wait when no header', ['hubspot'], status(429), { waitMs: 10_050, waitSource: 'documented' }, { documentedWaitMs: 10_000 }],
   ['429 header wins over a documented wait', ['hubspot'], status(429, { 'retry-after': '3' }), { waitMs: 3_050 }, { documentedWaitMs: 10_000 }],
-  ['Retry-After 999999999 is cut to maxWaitMs', ALL, status(429, { 'retry-after': '999999999' }), { waitMs: 60_000, serverWaitMs: 60_000, askedWaitMs: 999_999_999_000 }],
-  ['a reset in the year 3000 is cut to maxWaitMs', ['upstream'],
-    status(429, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Date.UTC(3000, 0, 1) / 1000) }), { waitMs: 60_000, askedWaitMs: Date.UTC(3000, 0, 1) - NOW }],
+  [
+    'Retry-After 999999999 is cut to maxWaitMs',
+    ALL,
+    status(429, { 'retry-after': '999999999' }),
+    { waitMs: 60_000, serverWaitMs: 60_000, askedWaitMs: 999_999_999_000 },
+  ],
+  [
+    'a reset in the year 3000 is cut to maxWaitMs',
+    ['upstream'],
+    status(429, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Date.UTC(3000, 0, 1) / 1000) }),
+    { waitMs: 60_000, askedWaitMs: Date.UTC(3000, 0, 1) - NOW },
+  ],
   ['a huge Retry-After on a 503 is cut too', ALL, status(503, { 'retry-after': 'Wed, 01 Jan 3000 00:00:00 GMT' }), { waitMs: 60_000 }],
   ['unreadable Retry-After is ignored', ['upstream', 'webhook'], status(503, { 'retry-after': 'soon' }), { waitMs: 100, waitSource: 'backoff' }],
   ['negative Retry-After is ignored', ['upstream', 'webhook'], status(503, { 'retry-after': '-1' }), { waitSource: 'backoff' }],
@@ -60,7 +94,12 @@ const rows: Row[] = [
   ['a truncated 200 body', ALL, { status: 200, bodyProblem: 'truncated' }, { kind: 'transient', retry: true }],
   ['a 200 body that is not JSON', ALL, { status: 200, bodyProblem: 'bad_json' }, { kind: 'transient', retry: true }],
   ['a 200 body over the size bound', ALL, { status: 200, bodyProblem: 'too_large' }, { kind: 'transient', retry: true }],
-  ['a body past its size bound, thrown by the reader', ALL, thrown('BODY_TOO_LARGE', 'BodyTooLargeError'), { kind: 'transient', retry: true, code: 'BODY_TOO_LARGE' }],
+  [
+    'a body past its size bound, thrown by the reader',
+    ALL,
+    thrown('BODY_TOO_LARGE', 'BodyTooLargeError'),
+    { kind: 'transient', retry: true, code: 'BODY_TOO_LARGE' },
+  ],
   ['ECONNRESET', ALL, thrown('ECONNRESET'), { kind: 'transient', retry: true, waitMs: 100, code: 'ECONNRESET', label: 'ECONNRESET' }],
   ['ECONNREFUSED inside a cause', ALL, wrapped('ECONNREFUSED'), { kind: 'transient', retry: true, code: 'ECONNREFUSED' }],
   ['undici socket error', ALL, thrown('UND_ERR_SOCKET'), { kind: 'transient', retry: true }],
@@ -79,12 +118,13 @@ const rows: Row[] = [
 ];
 
 describe('classifyHttp: one policy, parameterised per service', () => {
-  it.each(rows.flatMap(([name, services, outcome, expected, extra]) => services.map((service) => [`${service}: ${name}`, service, outcome, expected, extra] as const)))(
-    '%s',
-    (_name, service, outcome, expected, extra) => {
-      expect(classifyHttp(outcome, policies[service], { ...context, ...extra })).toMatchObject(expected);
-    },
-  );
+  it.each(
+    rows.flatMap(([name, services, outcome, expected, extra]) =>
+      services.map((service) => [`${service}: ${name}`, service, outcome, expected, extra] as const),
+    ),
+  )('%s', (_name, service, outcome, expected, extra) => {
+    expect(classifyHttp(outcome, policies[service], { ...context, ...extra })).toMatchObject(expected);
+  });
 
   it('caps the backoff at maxDelayMs for a late attempt', () => {
     expect(classifyHttp(status(502), policies.webhook, { nowMs: NOW, attempt: 40, random: 0.999 }).waitMs).toBe(999);

@@ -157,9 +157,10 @@ async function exchangeOnce(
   }
   const head: ExchangeHead = { status: answer.statusCode, headers: answer.headers };
   try {
-    const body = options.overflow === 'cut'
-      ? await readBodyPrefix(answer.body, options.maxBodyBytes)
-      : await readBoundedBody(answer.body, options.maxBodyBytes, answer.headers['content-length']);
+    const body =
+      options.overflow === 'cut'
+        ? await readBodyPrefix(answer.body, options.maxBodyBytes)
+        : await readBoundedBody(answer.body, options.maxBodyBytes, answer.headers['content-length']);
     return { response: { ...head, body } };
   } catch (error) {
     return failed(error, head);

@@ -32,7 +32,10 @@ function retryThrice(outcome: ExchangeOutcome, attempt: number): ExchangeDecisio
   outcomes.push(outcome);
   if ('response' in outcome && outcome.response.status === 200) return { action: 'accept', value: outcome.response.body.toString('utf8') };
   if (attempt < 3) return { action: 'retry', waitMs: attempt * 10 };
-  return { action: 'fail', error: new HttpError(`GET /things failed after ${attempt} attempts with ${SECRET}`, { service: 'test', kind: 'transient', code: 'GAVE_UP' }) };
+  return {
+    action: 'fail',
+    error: new HttpError(`GET /things failed after ${attempt} attempts with ${SECRET}`, { service: 'test', kind: 'transient', code: 'GAVE_UP' }),
+  };
 }
 
 function exchange(overrides: Partial<ExchangeOptions<string>> = {}): Promise<string> {
@@ -110,8 +113,14 @@ describe('send: the one exchange', () => {
   });
 
   it('builds each attempt afresh (a signature, a renewed credential)', async () => {
-    agent.get(ORIGIN).intercept({ path: '/things?page=2', method: 'GET', headers: { 'x-attempt': '1' } }).reply(500, '');
-    agent.get(ORIGIN).intercept({ path: '/things?page=2', method: 'GET', headers: { 'x-attempt': '2' } }).reply(200, 'second');
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/things?page=2', method: 'GET', headers: { 'x-attempt': '1' } })
+      .reply(500, '');
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/things?page=2', method: 'GET', headers: { 'x-attempt': '2' } })
+      .reply(200, 'second');
     const request = (attempt: number) => ({ url: new URL(`${ORIGIN}/things?page=2`), method: 'GET' as const, headers: { 'x-attempt': String(attempt) } });
     await expect(exchange({ request })).resolves.toBe('second');
   });

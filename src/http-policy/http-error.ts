@@ -9,16 +9,7 @@
  * - `conflict` / `not_found`: the service refused this request's target (409 / 404).
  * - `internal`: our own failure (a bug, a request the service never saw).
  */
-export type FailureKind =
-  | 'auth'
-  | 'forbidden'
-  | 'rate_limited'
-  | 'daily_limit'
-  | 'transient'
-  | 'invalid'
-  | 'conflict'
-  | 'not_found'
-  | 'internal';
+export type FailureKind = 'auth' | 'forbidden' | 'rate_limited' | 'daily_limit' | 'transient' | 'invalid' | 'conflict' | 'not_found' | 'internal';
 
 interface HttpErrorOptions<K extends FailureKind = FailureKind> {
   /** Which service answered (`upstream`, `hubspot`, `webhook`, …). */

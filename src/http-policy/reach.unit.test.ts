@@ -59,7 +59,10 @@ describe('reachHttp: any HTTP answer proves the service is there; passing failur
     await expect(reach()).resolves.toBe(503);
     // random 0.5: half of 100 ms, then half of 200 ms.
     expect(waits).toEqual([50, 100]);
-    expect(retries.map((retry) => [retry.attempt, retry.maxAttempts, retry.verdict.label])).toEqual([[1, 4, 'ECONNRESET'], [2, 4, 'ECONNREFUSED']]);
+    expect(retries.map((retry) => [retry.attempt, retry.maxAttempts, retry.verdict.label])).toEqual([
+      [1, 4, 'ECONNRESET'],
+      [2, 4, 'ECONNREFUSED'],
+    ]);
     agent.assertNoPendingInterceptors();
   });
 

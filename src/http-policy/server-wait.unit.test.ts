@@ -5,13 +5,17 @@ const NOW = 1_763_782_900_000;
 
 describe('parseRateLimitHeaders', () => {
   it('reads whole unix seconds', () => {
-    expect(parseRateLimitHeaders({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '12', 'x-ratelimit-reset': '1763782967' }, NOW))
-      .toEqual({ limit: 60, remaining: 12, resetAtMs: 1_763_782_967_000 });
+    expect(parseRateLimitHeaders({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '12', 'x-ratelimit-reset': '1763782967' }, NOW)).toEqual({
+      limit: 60,
+      remaining: 12,
+      resetAtMs: 1_763_782_967_000,
+    });
   });
 
   it('keeps the fraction of sub-minute test windows', () => {
-    expect(parseRateLimitHeaders({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1763782967.250' }, NOW)?.resetAtMs)
-      .toBe(1_763_782_967_250);
+    expect(parseRateLimitHeaders({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1763782967.250' }, NOW)?.resetAtMs).toBe(
+      1_763_782_967_250,
+    );
   });
 
   it('reads mixed-case names, repeated values and a Headers object', () => {

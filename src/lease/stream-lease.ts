@@ -56,7 +56,13 @@ export class StreamLeases {
   readonly #host = hostname();
 
   constructor(options: { readonly redis: RedisClient; readonly ttlMs: number; readonly command: string; readonly onLost: (key: string) => void }) {
-    const me: LockHolder & { readonly id: string } = { id: randomUUID(), host: this.#host, pid: process.pid, command: options.command, since: new Date().toISOString() };
+    const me: LockHolder & { readonly id: string } = {
+      id: randomUUID(),
+      host: this.#host,
+      pid: process.pid,
+      command: options.command,
+      since: new Date().toISOString(),
+    };
     this.#redis = options.redis;
     this.#group = new LeaseGroup({ redis: options.redis, ttlMs: options.ttlMs, onLost: options.onLost, token: JSON.stringify(me) });
   }

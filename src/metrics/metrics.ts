@@ -108,14 +108,24 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     const checked = streamLabels(labels);
     return perBusiness ? checked : { stream: checked.stream };
   };
-  const records = new Counter({ name: 'callsync_records_written_total', help: 'Records written to the sink.', labelNames: withBusiness(['stream']), registers });
+  const records = new Counter({
+    name: 'callsync_records_written_total',
+    help: 'Records written to the sink.',
+    labelNames: withBusiness(['stream']),
+    registers,
+  });
   const requests = new Counter({
     name: 'callsync_upstream_requests_total',
     help: 'Requests sent to the upstream service, by response status (error: no response).',
     labelNames: withBusiness(['status']),
     registers,
   });
-  const rateLimited = new Counter({ name: 'callsync_upstream_rate_limited_total', help: 'Upstream responses with status 429.', labelNames: withBusiness([]), registers });
+  const rateLimited = new Counter({
+    name: 'callsync_upstream_rate_limited_total',
+    help: 'Upstream responses with status 429.',
+    labelNames: withBusiness([]),
+    registers,
+  });
   const budgetWait = new Counter({
     name: 'callsync_budget_wait_seconds_total',
     help: 'Seconds spent waiting for the per-business request budget.',
@@ -152,7 +162,12 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     return reading;
   };
   /** A gauge refreshed from the status source at every scrape (kept as is when the read fails). */
-  const statusGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], fill: (gauge: Gauge<L>, readings: readonly StreamReading[]) => void): Gauge<L> => {
+  const statusGauge = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    fill: (gauge: Gauge<L>, readings: readonly StreamReading[]) => void,
+  ): Gauge<L> => {
     const gauge: Gauge<L> = new Gauge({
       name,
       help,
@@ -169,14 +184,20 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     });
     return gauge;
   };
-  const perStream = (pick: (reading: StreamReading) => number | null | undefined) => (gauge: Gauge<'business' | 'stream'>, readings: readonly StreamReading[]) => {
-    for (const r of readings) {
-      const value = pick(r);
-      if (value !== undefined && value !== null) gauge.set({ business: r.business, stream: r.stream }, value);
-    }
-  };
+  const perStream =
+    (pick: (reading: StreamReading) => number | null | undefined) => (gauge: Gauge<'business' | 'stream'>, readings: readonly StreamReading[]) => {
+      for (const r of readings) {
+        const value = pick(r);
+        if (value !== undefined && value !== null) gauge.set({ business: r.business, stream: r.stream }, value);
+      }
+    };
   const lag = perBusiness
-    ? statusGauge('callsync_lag_seconds', 'Seconds since the stream last synced successfully.', ['business', 'stream'], perStream((r) => r.lagSeconds))
+    ? statusGauge(
+        'callsync_lag_seconds',
+        'Seconds since the stream last synced successfully.',
+        ['business', 'stream'],
+        perStream((r) => r.lagSeconds),
+      )
     : undefined;
   if (perBusiness) {
     statusGauge(
@@ -208,14 +229,24 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     buckets: JOB_DURATION_BUCKETS,
     registers,
   });
-  const deadLetters = new Counter({ name: 'callsync_dead_letters_total', help: 'Records sent to the dead-letter table.', labelNames: withBusiness(['stream']), registers });
+  const deadLetters = new Counter({
+    name: 'callsync_dead_letters_total',
+    help: 'Records sent to the dead-letter table.',
+    labelNames: withBusiness(['stream']),
+    registers,
+  });
   const deliveries = new Counter({
     name: 'callsync_webhook_deliveries_total',
     help: 'Webhook deliveries received, by outcome (accepted, unauthorized, replayed, unknown_business, too_large, rate_limited, bad_request).',
     labelNames: withBusiness(['outcome']),
     registers,
   });
-  const runs = new Counter({ name: 'callsync_sync_runs_total', help: 'Sync runs that reached the end of their stream, by what started them.', labelNames: ['trigger'], registers });
+  const runs = new Counter({
+    name: 'callsync_sync_runs_total',
+    help: 'Sync runs that reached the end of their stream, by what started them.',
+    labelNames: ['trigger'],
+    registers,
+  });
   const runRecords = new Counter({
     name: 'callsync_sync_records_written_total',
     help: 'Records written by sync runs, by what started them (webhook or schedule): which path delivered the data.',

@@ -111,7 +111,7 @@ describe('callsync metrics', () => {
     expect(reads).toBe(3);
   });
 
-    it('always exports the streams in each state and the largest lag, read from the status source', async () => {
+  it('always exports the streams in each state and the largest lag, read from the status source', async () => {
     const readings: StreamReading[] = [
       { business: 'acme', stream: 'calls', state: 'failed', lagSeconds: 400, difference: null },
       { business: 'acme', stream: 'numbers', state: 'idle', lagSeconds: 30, difference: null },

@@ -26,9 +26,9 @@ const context = fc.record<NormalizeContext>({
 });
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-const localTime = fc.date({ min: new Date('1971-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }).map(
-  (d) => new Date(Math.floor(d.getTime() / 1000) * 1000),
-);
+const localTime = fc
+  .date({ min: new Date('1971-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
+  .map((d) => new Date(Math.floor(d.getTime() / 1000) * 1000));
 const v2Text = (d: Date): string =>
   `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 
@@ -45,9 +45,35 @@ function recordWith(keys: readonly string[]): fc.Arbitrary<Json> {
 }
 
 const cases: [string, Normalizer, readonly ColumnSpec[], readonly string[]][] = [
-  ['v2 voicemail', normalizeV2Voicemail, voicemailColumns, ['uuid', 'voicemail_to_number', 'voicemail_from_number', 'voicemail_transcription_text', 'voicemail_transcription_summary', 'voicemail_recording_type', 'voicemail_recording_url', 'voicemail_api_recording_url', 'voicemail_duration', 'voicemail_created_at']],
-  ['v2 call', normalizeV2Call, callColumns, ['uuid', 'call_to_number', 'call_from_number', 'call_transcription_text', 'call_direction', 'call_recording_url', 'call_created_at']],
-  ['v1 call', normalizeV1Call, callColumns, ['id', 'to_number', 'from', 'from_number', 'direction', 'recording_url', 'transcription', 'transcription_text', 'created_at', 'status']],
+  [
+    'v2 voicemail',
+    normalizeV2Voicemail,
+    voicemailColumns,
+    [
+      'uuid',
+      'voicemail_to_number',
+      'voicemail_from_number',
+      'voicemail_transcription_text',
+      'voicemail_transcription_summary',
+      'voicemail_recording_type',
+      'voicemail_recording_url',
+      'voicemail_api_recording_url',
+      'voicemail_duration',
+      'voicemail_created_at',
+    ],
+  ],
+  [
+    'v2 call',
+    normalizeV2Call,
+    callColumns,
+    ['uuid', 'call_to_number', 'call_from_number', 'call_transcription_text', 'call_direction', 'call_recording_url', 'call_created_at'],
+  ],
+  [
+    'v1 call',
+    normalizeV1Call,
+    callColumns,
+    ['id', 'to_number', 'from', 'from_number', 'direction', 'recording_url', 'transcription', 'transcription_text', 'created_at', 'status'],
+  ],
   ['v1 number', normalizeV1Number, numberColumns, ['id', 'number', 'phone_number']],
   ['v1 generic', normalizeV1Generic('id', 'created_at'), genericColumns, ['id', 'created_at', 'body']],
 ];

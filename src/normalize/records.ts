@@ -19,9 +19,7 @@ import {
  * comes back as `{ ok: false }` with a reason that names the upstream field, so the engine can
  * dead-letter it and go on with the batch.
  */
-export type NormalizeResult =
-  | { ok: true; id: string; fields: Record<string, ColumnValue> }
-  | { ok: false; reason: string };
+export type NormalizeResult = { ok: true; id: string; fields: Record<string, ColumnValue> } | { ok: false; reason: string };
 
 /** Per-business settings a normalizer needs; pure data, no clients. */
 export interface NormalizeContext {

@@ -123,7 +123,10 @@ describe('normalizeV2Call', () => {
         recording_url: 'https://calls.example.com/u7/recordings/f/c7.wav',
         transcription_text: null,
         created_at: '2024-03-05T14:07:09Z',
-        duration_seconds: null, status: null, updated_at: null, tracking_number_id: null,
+        duration_seconds: null,
+        status: null,
+        updated_at: null,
+        tracking_number_id: null,
       },
     });
   });
@@ -131,7 +134,12 @@ describe('normalizeV2Call', () => {
   it('reads duration, status, update time and tracking number when a v2 call carries them', () => {
     const detailed = { ...v2Call, call_duration: '00:02:05', call_status: 'completed', call_updated_at: '2024-03-05 14:09:09', call_tracking_number_id: 12 };
     const result = normalizeV2Call(detailed, context);
-    expect(result.ok && result.fields).toMatchObject({ duration_seconds: 125, status: 'completed', updated_at: '2024-03-05T14:09:09Z', tracking_number_id: '12' });
+    expect(result.ok && result.fields).toMatchObject({
+      duration_seconds: 125,
+      status: 'completed',
+      updated_at: '2024-03-05T14:09:09Z',
+      tracking_number_id: '12',
+    });
   });
 
   it.each<[Record<string, Json | undefined>, string]>([
@@ -203,7 +211,10 @@ describe('normalizeV1Call', () => {
     const withStructures = { ...v1Call, transcription: { text: 'x', confidence: 0.9 }, transcription_text: null, from: { name: 'Ann' } };
     const result = normalizeV1Call(withStructures, context);
     expect(result.ok && result.fields).toMatchObject({ transcription_text: null, from_number: '+14155550199' });
-    expect(normalizeV1Call({ ...v1Call, to_number: { e164: '+1' } }, context)).toEqual({ ok: false, reason: 'to_number: expected a phone number, got an object' });
+    expect(normalizeV1Call({ ...v1Call, to_number: { e164: '+1' } }, context)).toEqual({
+      ok: false,
+      reason: 'to_number: expected a phone number, got an object',
+    });
   });
 
   it('stores null for missing optional fields', () => {
@@ -211,7 +222,18 @@ describe('normalizeV1Call', () => {
     expect(result).toEqual({
       ok: true,
       id: 'x',
-      fields: { to_number: null, from_number: null, direction: null, recording_url: null, transcription_text: null, created_at: '2024-03-05T14:07:09Z', duration_seconds: null, status: null, updated_at: null, tracking_number_id: null },
+      fields: {
+        to_number: null,
+        from_number: null,
+        direction: null,
+        recording_url: null,
+        transcription_text: null,
+        created_at: '2024-03-05T14:07:09Z',
+        duration_seconds: null,
+        status: null,
+        updated_at: null,
+        tracking_number_id: null,
+      },
     });
   });
 
@@ -246,7 +268,11 @@ describe('normalizeV1Number', () => {
 describe('normalizeV1Generic', () => {
   it('reads the configured id and created_at fields', () => {
     const normalize = normalizeV1Generic('message_id', 'sent_at');
-    expect(normalize({ message_id: 44, sent_at: '2024-03-05T14:07:09.5Z', body: 'hi' }, context)).toEqual({ ok: true, id: '44', fields: { created_at: '2024-03-05T14:07:09Z' } });
+    expect(normalize({ message_id: 44, sent_at: '2024-03-05T14:07:09.5Z', body: 'hi' }, context)).toEqual({
+      ok: true,
+      id: '44',
+      fields: { created_at: '2024-03-05T14:07:09Z' },
+    });
     expect(normalize({ message_id: 44 }, context)).toEqual({ ok: true, id: '44', fields: { created_at: null } });
     expect(normalize({ message_id: 44, sent_at: 'soon' }, context)).toEqual({ ok: false, reason: 'sent_at: unparseable "soon"' });
     expect(normalize({ id: 44 }, context)).toEqual({ ok: false, reason: 'message_id: missing' });

@@ -96,9 +96,7 @@ describe('parseIsoTimestamp', () => {
 
 describe('parseIsoTimestamp on canonical-shaped input', () => {
   const digits = (count: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: count, maxLength: count }).map((d) => d.join(''));
-  const shaped = fc
-    .tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2))
-    .map(([y, mo, d, h, mi, s]) => `${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+  const shaped = fc.tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2)).map(([y, mo, d, h, mi, s]) => `${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
 
   it('accepts exactly the strings that name a real instant, unchanged', () => {
     fc.assert(
@@ -133,7 +131,14 @@ describe('zoneOffsetMs', () => {
   it('matches a fresh Intl reading every 7 s around changes off the UTC hour', () => {
     const reference = (ms: number, timeZone: string): number => {
       const format = new Intl.DateTimeFormat('en-US', {
-        timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
       });
       const part = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, Number(p.value)]));
       const local = new Date(0);

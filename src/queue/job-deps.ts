@@ -38,5 +38,4 @@ export type StreamOutcome =
 
 /** What a finished job reports (its return value; BullMQ deletes completed jobs at once). */
 export type SyncJobResult =
-  | { readonly outcome: 'done'; readonly streams: readonly StreamOutcome[] }
-  | { readonly outcome: 'business_failed' | 'not_configured' };
+  { readonly outcome: 'done'; readonly streams: readonly StreamOutcome[] } | { readonly outcome: 'business_failed' | 'not_configured' };

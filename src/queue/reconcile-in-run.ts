@@ -105,7 +105,10 @@ export async function reconcileInRun(options: ReconcileInRunOptions): Promise<Dr
     // difference two runs in a row see.
     const previous = (await deps.statusStore.get(plan.name, descriptor.name))?.difference ?? null;
     if (previous === null || previous === 0) {
-      logger.info({ stored: check.stored, upstream: check.upstream, difference: check.difference }, 'difference after this run; a drift if the next run sees one too');
+      logger.info(
+        { stored: check.stored, upstream: check.upstream, difference: check.difference },
+        'difference after this run; a drift if the next run sees one too',
+      );
       return { difference: check.difference ?? 0, drift: null };
     }
     logCheck(logger, check, 'drift: the sink and upstream disagree');

@@ -5,17 +5,25 @@ import { revisitSettings } from '../sync/plan-businesses.js';
 import type { StreamRunResult } from '../sync/sync-event.js';
 import { syncStream } from '../sync/sync-stream.js';
 import { upstreamFetch } from '../upstream/index.js';
-import { failureReason, pausedNow, reconciled, runEnded, runEndOf, runFinished, runStarted, type BudgetView, type RunEnd, type StatusStore } from '../state/index.js';
+import {
+  failureReason,
+  pausedNow,
+  reconciled,
+  runEnded,
+  runEndOf,
+  runFinished,
+  runStarted,
+  type BudgetView,
+  type RunEnd,
+  type StatusStore,
+} from '../state/index.js';
 import { walkSettings, type Query } from '../sync/walkers/index.js';
 import { reconcileInRun } from './reconcile-in-run.js';
 import type { SyncJobDeps } from './job-deps.js';
 import { JobReporter } from './job-reporter.js';
 
 /** A stream job's end: it reached the end of its stream, a full reconciliation ran, or one of the domain's run ends. */
-type StreamJobEnd =
-  | { readonly kind: 'synced'; readonly result: StreamRunResult }
-  | { readonly kind: 'reconciled'; readonly drift: string | null }
-  | RunEnd;
+type StreamJobEnd = { readonly kind: 'synced'; readonly result: StreamRunResult } | { readonly kind: 'reconciled'; readonly drift: string | null } | RunEnd;
 
 /** What the streams of one business job share: where status goes, and the budget. */
 interface JobShared {

@@ -67,7 +67,9 @@ function upToDate(id: string, stored: StoredScheduler | undefined, wanted: Wante
   if (stored?.next === undefined || stored.name !== wanted.name || Number(stored.every) !== wanted.every) return false;
   if (stored.next % wanted.every !== schedulerOffset(id, wanted.every) || stored.next < nowMs - 2 * wanted.every) return false;
   const template = stored.template;
-  return JSON.stringify(template?.data) === JSON.stringify(wanted.data) && template?.opts?.attempts === 1 && template.opts.removeOnComplete === KEEP.removeOnComplete;
+  return (
+    JSON.stringify(template?.data) === JSON.stringify(wanted.data) && template?.opts?.attempts === 1 && template.opts.removeOnComplete === KEEP.removeOnComplete
+  );
 }
 
 /**

@@ -71,8 +71,13 @@ interface BusinessRun {
 function logBusy(run: BusinessRun, stream: string, holder: LockHolder | undefined): void {
   const { deps, job, plan } = run;
   // A scheduler firing while its own long run goes on is routine; a backfill holding the stream is worth a line.
-  if (holder?.command === 'run') deps.logger.debug({ business: plan.name, stream, jobId: job.id, holder: describeHolder(holder) }, 'another job is syncing this stream; skipped');
-  else deps.logger.info({ business: plan.name, stream, holder: holder === undefined ? 'unknown' : describeHolder(holder) }, 'another process is syncing this stream into this sink; skipped');
+  if (holder?.command === 'run')
+    deps.logger.debug({ business: plan.name, stream, jobId: job.id, holder: describeHolder(holder) }, 'another job is syncing this stream; skipped');
+  else
+    deps.logger.info(
+      { business: plan.name, stream, holder: holder === undefined ? 'unknown' : describeHolder(holder) },
+      'another process is syncing this stream into this sink; skipped',
+    );
 }
 
 /** Takes the streams' leases, runs each stream in turn and maps the ends to BullMQ; every lease is freed whatever happens. */

@@ -33,7 +33,9 @@ export async function triggerSync(deps: TriggerSyncDeps, business: string, strea
   const enc = encodeURIComponent;
   // One command per stream, not a pipeline: under Redis Cluster the marks may live in different slots.
   const firsts = await Promise.all(
-    streams.map(async (stream) => (await deps.redis.set(`${deps.prefix}:hooks:recent:${enc(business)}:${enc(stream)}`, '1', 'PX', deps.minIntervalMs, 'NX')) === 'OK'),
+    streams.map(
+      async (stream) => (await deps.redis.set(`${deps.prefix}:hooks:recent:${enc(business)}:${enc(stream)}`, '1', 'PX', deps.minIntervalMs, 'NX')) === 'OK',
+    ),
   );
   await Promise.all(
     streams.map((stream, index) => {

@@ -62,12 +62,7 @@ function advance(state: WindowState, config: BucketConfig, now: number, guard: n
  * Grants a token unless blocked, out of tokens, or within `guard` before the window's end (a request
  * sent then may be counted in the next window, which the model would refill in full).
  */
-export function takeToken(
-  state: WindowState,
-  config: BucketConfig,
-  now: number,
-  guard: number,
-): { state: WindowState; result: TakeResult } {
+export function takeToken(state: WindowState, config: BucketConfig, now: number, guard: number): { state: WindowState; result: TakeResult } {
   const { state: next, tokens, waitMs } = takeTokens(state, config, now, guard, 1);
   return { state: next, result: tokens > 0 ? { granted: true } : { granted: false, waitMs } };
 }
@@ -90,13 +85,7 @@ export function takeTokens(
 }
 
 /** Applies a response's headers; see {@link RateLimiter.observe}. */
-export function observeInfo(
-  state: WindowState,
-  info: RateLimitInfo,
-  config: BucketConfig,
-  now: number,
-  guard: number,
-): WindowState {
+export function observeInfo(state: WindowState, info: RateLimitInfo, config: BucketConfig, now: number, guard: number): WindowState {
   const learned = info.limit > 0 ? { ...state, learnedLimit: info.limit } : state;
   const current = advance(learned, config, now, guard);
   // A reset already past belongs to a window the model has left: it says nothing about this one.

@@ -73,7 +73,7 @@ describe('memory rate limiter on a fake clock', () => {
  * lets them and feed every response's headers back.
  */
 async function simulate(opts: { limit: number; windowMs: number; skewMs: number; latencyMs: number; workers: number; windows: number }) {
-  const clock = fakeClock(opts.windowMs * 1000 + 7_919 % opts.windowMs);
+  const clock = fakeClock(opts.windowMs * 1000 + (7_919 % opts.windowMs));
   const limiter = createMemoryRateLimiter(clock.now);
   const config: BucketConfig = { limit: opts.limit, windowMs: opts.windowMs };
   const served = new Map<number, number>();

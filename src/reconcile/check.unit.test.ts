@@ -23,7 +23,10 @@ describe('checkStream', () => {
     const { fetch, queries } = offsetList(['1']);
     const { sink } = await memorySink(['1']);
     const voicemails = builtinStreams.get('voicemails')!;
-    expect(await checkStream({ business: 'acme', descriptor: voicemails, sink, fetch, knownTotal: 1 })).toMatchObject({ upstream: null, verdict: 'not_verifiable' });
+    expect(await checkStream({ business: 'acme', descriptor: voicemails, sink, fetch, knownTotal: 1 })).toMatchObject({
+      upstream: null,
+      verdict: 'not_verifiable',
+    });
     expect(queries).toEqual([]);
   });
 });

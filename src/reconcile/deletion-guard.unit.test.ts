@@ -12,7 +12,17 @@ const ids = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) 
 function repairAt(sink: Sink, listed: readonly string[], nowMs: number, overrides: Partial<DeletionGuard> = {}) {
   const warnings: string[] = [];
   const { fetch } = offsetList(listed);
-  const run = repairStream({ ...base, paging: { ...base.paging, pageSize: 50 }, descriptor: sms, sink, fetch, repair: true, guard: { ...guard, ...overrides }, now: () => nowMs, onWarning: (m) => warnings.push(m) });
+  const run = repairStream({
+    ...base,
+    paging: { ...base.paging, pageSize: 50 },
+    descriptor: sms,
+    sink,
+    fetch,
+    repair: true,
+    guard: { ...guard, ...overrides },
+    now: () => nowMs,
+    onWarning: (m) => warnings.push(m),
+  });
   return run.then((check) => ({ check, warnings }));
 }
 
@@ -80,19 +90,48 @@ describe('the deletion guard', () => {
   it('a walk that is not whole marks nothing but still drops the candidates it saw', async () => {
     const all = ids(100);
     const { sink, deleted, deletions } = await memorySink(all);
-    await repairAt(sink, all.filter((id) => id !== 'r0001' && id !== 'r0002'), 0);
+    await repairAt(
+      sink,
+      all.filter((id) => id !== 'r0001' && id !== 'r0002'),
+      0,
+    );
     // Upstream's total disagrees with what the walk saw: nothing is proven missing.
-    const partial = offsetList(all.filter((id) => id !== 'r0002'), 98);
-    const check = await repairStream({ ...base, paging: { ...base.paging, pageSize: 50 }, descriptor: sms, sink, fetch: partial.fetch, repair: true, guard, now: () => HOUR });
+    const partial = offsetList(
+      all.filter((id) => id !== 'r0002'),
+      98,
+    );
+    const check = await repairStream({
+      ...base,
+      paging: { ...base.paging, pageSize: 50 },
+      descriptor: sms,
+      sink,
+      fetch: partial.fetch,
+      repair: true,
+      guard,
+      now: () => HOUR,
+    });
     expect(check.markedDeleted).toBe(0);
     expect(deleted()).toEqual([]);
     expect([...(await deletions()).candidates.keys()]).toEqual(['r0002']);
   });
 
   it('keeps its memory as a checkpoint position, grouped by the time first missed', () => {
-    const state = { candidates: new Map([['a', 5], ['b', 5], ['c', 9]]), held: { count: 3, share: 0.5 } };
+    const state = {
+      candidates: new Map([
+        ['a', 5],
+        ['b', 5],
+        ['c', 9],
+      ]),
+      held: { count: 3, share: 0.5 },
+    };
     const position = encodeDeletions(state);
-    expect(position).toEqual({ groups: [{ since: 5, ids: ['a', 'b'] }, { since: 9, ids: ['c'] }], held: { count: 3, share: 0.5 } });
+    expect(position).toEqual({
+      groups: [
+        { since: 5, ids: ['a', 'b'] },
+        { since: 9, ids: ['c'] },
+      ],
+      held: { count: 3, share: 0.5 },
+    });
     expect(decodeDeletions(position, 'acme/sms:deletions')).toEqual(state);
     expect(() => decodeDeletions({ groups: 'x' }, 'acme/sms:deletions')).toThrow(/sync_state row acme\/sms:deletions does not parse .*fix: delete that row/);
   });

@@ -26,7 +26,11 @@ export async function memorySink(ids: readonly string[], deadLetterIds: readonly
     },
     { mode: 'offset', offset: ids.length },
   );
-  const idsWhere = (deleted: boolean): string[] => [...state.rows.values()].filter((row) => row.deleted === deleted).map((row) => row.record.id).sort();
+  const idsWhere = (deleted: boolean): string[] =>
+    [...state.rows.values()]
+      .filter((row) => row.deleted === deleted)
+      .map((row) => row.record.id)
+      .sort();
   return {
     sink,
     /** Ids stored and not marked deleted, sorted. */
@@ -54,4 +58,9 @@ export function offsetList(ids: readonly string[], reportedTotal = ids.length) {
 
 /** The walk mechanics below are shown under a confirmed repair; the guard has its own cases. */
 export const confirmed: DeletionGuard = { maxShare: 0.1, afterMs: 3_600_000, confirmed: true };
-export const base = { business: 'acme', guard: confirmed, normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' }, paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const, maxFutureSkewMs: 3_600_000 } };
+export const base = {
+  business: 'acme',
+  guard: confirmed,
+  normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' },
+  paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const, maxFutureSkewMs: 3_600_000 },
+};

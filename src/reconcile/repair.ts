@@ -28,7 +28,10 @@ export interface DeletionGuard {
 }
 
 /** The guard of the `reconcile` config section; `confirmed` comes from `--confirm-deletions`. */
-export function deletionGuard(settings: { readonly maxDeleteShare: number; readonly maxDeleteCount?: number; readonly deleteAfter: number }, confirmed = false): DeletionGuard {
+export function deletionGuard(
+  settings: { readonly maxDeleteShare: number; readonly maxDeleteCount?: number; readonly deleteAfter: number },
+  confirmed = false,
+): DeletionGuard {
   return { maxShare: settings.maxDeleteShare, maxCount: settings.maxDeleteCount, afterMs: settings.deleteAfter, confirmed };
 }
 
@@ -59,7 +62,13 @@ type DeletionDecision =
  * stored and not deleted when it began, `previous` the candidates of earlier walks (any not in
  * `extra` was seen again and is dropped).
  */
-function decideDeletions(extra: readonly string[], storedCount: number, previous: ReadonlyMap<string, number>, guard: DeletionGuard, nowMs: number): DeletionDecision {
+function decideDeletions(
+  extra: readonly string[],
+  storedCount: number,
+  previous: ReadonlyMap<string, number>,
+  guard: DeletionGuard,
+  nowMs: number,
+): DeletionDecision {
   if (guard.confirmed) return { kind: 'mark', due: extra, candidates: new Map() };
   const share = storedCount === 0 ? 0 : extra.length / storedCount;
   if (share > guard.maxShare || (guard.maxCount !== undefined && extra.length > guard.maxCount)) {
@@ -113,7 +122,9 @@ export function decodeDeletions(position: JsonObject | undefined, where: string)
   if (position === undefined) return NO_DELETIONS;
   const parsed = deletionsPosition.safeParse(position);
   if (!parsed.success) {
-    throw new Error(`sync_state row ${where} does not parse (${parsed.error.issues[0]?.message ?? 'unknown shape'}); fix: delete that row, and the next whole walk starts the deletion candidates afresh`);
+    throw new Error(
+      `sync_state row ${where} does not parse (${parsed.error.issues[0]?.message ?? 'unknown shape'}); fix: delete that row, and the next whole walk starts the deletion candidates afresh`,
+    );
   }
   const candidates = new Map<string, number>();
   for (const group of parsed.data.groups) for (const id of group.ids) candidates.set(id, group.since);
@@ -249,7 +260,10 @@ export async function repairStream(options: RepairStreamOptions): Promise<Stream
   // Counts can agree by accident (one missing, one extra); what the ids showed and was left unfixed still differs.
   const unresolved = missing - written + (extra.length - markedDeleted) > 0;
   const verdict = check.verdict === 'ok' && unresolved ? 'differs' : check.verdict;
-  const guarded = { ...(deletions.held === undefined ? {} : { heldDeletions: deletions.held }), ...(deletions.pending === undefined ? {} : { pendingDeletions: deletions.pending }) };
+  const guarded = {
+    ...(deletions.held === undefined ? {} : { heldDeletions: deletions.held }),
+    ...(deletions.pending === undefined ? {} : { pendingDeletions: deletions.pending }),
+  };
   return { ...check, verdict, missing, extra: extra.length, written, markedDeleted, ...guarded };
 }
 

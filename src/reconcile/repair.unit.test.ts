@@ -44,7 +44,8 @@ describe('repairStream', () => {
     const ids = ['1', '2', '3', '4', '5', '6'];
     const list = offsetList(ids);
     let failAt: number | undefined = 2;
-    const fetch = (query: Query): Promise<JsonObject> => (Number(query.offset ?? 0) === failAt ? Promise.reject(new Error('connection reset')) : list.fetch(query));
+    const fetch = (query: Query): Promise<JsonObject> =>
+      Number(query.offset ?? 0) === failAt ? Promise.reject(new Error('connection reset')) : list.fetch(query);
     const { sink, live, deleted, repairWalk } = await memorySink(['9']);
     const warnings: string[] = [];
     const options = { ...base, descriptor: sms, sink, fetch, repair: true, onWarning: (m: string) => warnings.push(m) };
@@ -70,7 +71,13 @@ describe('repairStream', () => {
   it('only counts when repair is off', async () => {
     const { fetch } = offsetList(['1', '2', '3']);
     const { sink, live } = await memorySink(['1', '7']);
-    expect(await repairStream({ ...base, descriptor: sms, sink, fetch, repair: false })).toMatchObject({ missing: 2, extra: 1, written: 0, markedDeleted: 0, verdict: 'differs' });
+    expect(await repairStream({ ...base, descriptor: sms, sink, fetch, repair: false })).toMatchObject({
+      missing: 2,
+      extra: 1,
+      written: 0,
+      markedDeleted: 0,
+      verdict: 'differs',
+    });
     expect(live()).toEqual(['1', '7']);
   });
 });

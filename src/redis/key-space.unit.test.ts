@@ -11,7 +11,7 @@ function hashedPart(key: string): string {
 }
 
 describe('key space', () => {
-  it('keeps today\'s single-Redis key names with one shard and no cluster', () => {
+  it("keeps today's single-Redis key names with one shard and no cluster", () => {
     const space = configKeySpace({ redis: { prefix: 'callsync', cluster: undefined }, queue: { shards: 1 } });
     expect(space.tagged).toBe(false);
     const keys = queueKeys(space);
@@ -27,14 +27,17 @@ describe('key space', () => {
     expect(queueKeys(space).bullOf(0)).toBe('{cs:0}:bull');
   });
 
-  it('puts a business\'s keys and its shard\'s queue in one hash slot', () => {
+  it("puts a business's keys and its shard's queue in one hash slot", () => {
     const space = keySpace({ prefix: 'callsync', shards: 8 });
     for (const business of ['acme', 'Bäckerei Müller', 'a:b', 'x{y}z', 'biz-0042']) {
       const keys = queueKeys(space);
       const slots = new Set(
-        [keys.bullOf(space.shardOf(business)) + ':sync:wait', keys.repairClaim(business, 'calls'), keys.fullReconcileClaim(business, 'calls'), sinkLockKey(space, 's', business, 'calls')].map((key) =>
-          hashedPart(key),
-        ),
+        [
+          keys.bullOf(space.shardOf(business)) + ':sync:wait',
+          keys.repairClaim(business, 'calls'),
+          keys.fullReconcileClaim(business, 'calls'),
+          sinkLockKey(space, 's', business, 'calls'),
+        ].map((key) => hashedPart(key)),
       );
       expect(slots.size).toBe(1);
     }

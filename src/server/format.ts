@@ -14,7 +14,6 @@ export const STATE_LABELS: Readonly<Record<StreamState, string>> = {
   failed: 'failed',
 };
 
-
 /** `45s`, `12m`, `3h 05m`, `2d 4h`: short enough for a table cell, exact enough to alert on. */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));

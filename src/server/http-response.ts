@@ -10,13 +10,7 @@ const COMMON_HEADERS = {
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Sends a complete response; HEAD requests get the headers only (node:http drops the body). */
-export function send(
-  res: ServerResponse,
-  status: number,
-  contentType: string,
-  body: string,
-  headers: Readonly<Record<string, string>> = {},
-): void {
+export function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Readonly<Record<string, string>> = {}): void {
   res.writeHead(status, {
     ...COMMON_HEADERS,
     'content-type': contentType,

@@ -25,7 +25,10 @@ export interface StatusFilter {
 
 /** `failed,drift` → the set, or an error naming the bad value and the choices. */
 export function parseStates(text: string): ReadonlySet<StateChoice> | { readonly error: string } {
-  const values = text.split(',').map((value) => value.trim()).filter((value) => value !== '');
+  const values = text
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
   const unknown = values.filter((value) => !(STATE_CHOICES as readonly string[]).includes(value));
   if (values.length === 0 || unknown.length > 0) {
     return { error: `state: unknown ${JSON.stringify(unknown[0] ?? text)}; expected a comma-separated list of ${STATE_CHOICES.join(', ')}` };

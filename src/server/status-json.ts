@@ -53,7 +53,8 @@ export function parseStatusQuery(params: URLSearchParams): StatusQuery | { reado
   }
   const cursor = params.get('cursor');
   const after = cursor === null ? undefined : decodeCursor(cursor);
-  if (cursor !== null && after === undefined) return { error: 'cursor: not one this server hands out; use the nextCursor of the previous page, or leave it out to start' };
+  if (cursor !== null && after === undefined)
+    return { error: 'cursor: not one this server hands out; use the nextCursor of the previous page, or leave it out to start' };
   return {
     filter: { ...(states === undefined ? {} : { states }), ...(business === undefined || business === '' ? {} : { business }) },
     limit,

@@ -78,7 +78,9 @@ describe('/status document', () => {
     expect(failed.summary.streams).toBe(2000);
     const needs = statusDocument(whole, query('state=needs_person'), 300);
     expect(needs.businesses.map((b) => b.name)).toEqual([...failed.businesses.map((b) => b.name), 'biz-00003', 'zz-stopped'].sort());
-    expect(statusDocument(whole, query('state=waiting_long'), 300).businesses.map((b) => [b.name, b.streams.map((s) => s.stream)])).toEqual([['biz-00003', ['numbers']]]);
+    expect(statusDocument(whole, query('state=waiting_long'), 300).businesses.map((b) => [b.name, b.streams.map((s) => s.stream)])).toEqual([
+      ['biz-00003', ['numbers']],
+    ]);
   });
 
   it('filters by a part of the business name, any case', () => {
@@ -87,7 +89,10 @@ describe('/status document', () => {
   });
 
   it.each([
-    ['state=sleeping', 'state: unknown "sleeping"; expected a comma-separated list of idle, syncing, waiting_for_budget, auth_failed, gap_warning, drift, failed, waiting_long, needs_person'],
+    [
+      'state=sleeping',
+      'state: unknown "sleeping"; expected a comma-separated list of idle, syncing, waiting_for_budget, auth_failed, gap_warning, drift, failed, waiting_long, needs_person',
+    ],
     ['limit=0', 'limit: expected a whole number of businesses from 1 to 1000, got "0"'],
     ['limit=1001', 'limit: expected a whole number of businesses from 1 to 1000, got "1001"'],
     ['limit=ten', 'limit: expected a whole number of businesses from 1 to 1000, got "ten"'],

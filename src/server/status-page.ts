@@ -9,7 +9,6 @@ import { attentionOf, SUMMARY_ORDER, summaryCount } from './status-summary.js';
 
 type StatusPageOptions = PageOptions;
 
-
 /** `?business=acme&state=failed&page=2`, leaving out what is default. */
 function href(query: Pick<SummaryQuery, 'business' | 'state'>, page = 1): string {
   const params = new URLSearchParams();
@@ -79,7 +78,9 @@ function streamsSection(view: SummaryView): string {
     return `<section class="streams">${heading}<p class="calm">${calm}</p></section>`;
   }
   const late = view.summary.lateAfterSeconds;
-  const rows = view.rows.map((status) => streamRow(status, view.generatedAt, { business: { base: '' }, waitingLong: attentionOf(status, late) === 'waiting_long' })).join('');
+  const rows = view.rows
+    .map((status) => streamRow(status, view.generatedAt, { business: { base: '' }, waitingLong: attentionOf(status, late) === 'waiting_long' }))
+    .join('');
   const bottom = view.pages > 1 ? pager(view) : '';
   return `<section class="streams">${heading}${pager(view)}<table><thead>${headRow(true)}</thead><tbody>${rows}</tbody></table>${bottom}</section>`;
 }

@@ -72,11 +72,7 @@ describe("a business's own page", () => {
   it('escapes every stored value, so a hostile name or error cannot inject markup', () => {
     const evil = '<script>alert("x")</script>';
     const html = businessPage(
-      snapshot(
-        [status({ business: evil, stream: `"><img src=x onerror=1>`, lastError: evil, warning: `it's <b>` })],
-        `stopped by ${evil}`,
-        evil,
-      ),
+      snapshot([status({ business: evil, stream: `"><img src=x onerror=1>`, lastError: evil, warning: `it's <b>` })], `stopped by ${evil}`, evil),
     );
     expect(html).not.toContain('<script');
     expect(html).not.toContain('<img');
@@ -102,10 +98,14 @@ describe("a business's own page", () => {
     const minutes = Array.from({ length: 60 }, (_, i) => ({ minute: `2024-05-01T11:${String(i).padStart(2, '0')}Z`, records: i }));
     const html = businessPage({
       generatedAt: NOW,
-      businesses: [{ name: 'acme', failed: null, activity: minutes, streams: [status({ state: 'failed', lastError: 'HTTP 500' }), status({ stream: 'numbers' })] }],
+      businesses: [
+        { name: 'acme', failed: null, activity: minutes, streams: [status({ state: 'failed', lastError: 'HTTP 500' }), status({ stream: 'numbers' })] },
+      ],
     });
     const rows = html.split('<tr data-business=').slice(1);
-    expect(rows[0]).toContain('<div class="fix">Fix: read the last error; the next scheduled run retries (`callsync backfill --business acme --stream calls` runs it now)</div>');
+    expect(rows[0]).toContain(
+      '<div class="fix">Fix: read the last error; the next scheduled run retries (`callsync backfill --business acme --stream calls` runs it now)</div>',
+    );
     expect(rows[1]).not.toContain('class="fix"');
     expect(rows[0]).toContain('>12/60, resets 12:01:00 UTC<');
     const ticks = [...html.matchAll(/<text [^>]*class="tick">([^<]*)<\/text>/g)].map((m) => m[1]);

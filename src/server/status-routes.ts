@@ -24,8 +24,7 @@ export interface StatusRouteContext {
 
 /** A complete answer; the server sends it. */
 export type Answer =
-  | { readonly status: number; readonly type: 'json'; readonly body: unknown }
-  | { readonly status: number; readonly type: 'html'; readonly body: string };
+  { readonly status: number; readonly type: 'json'; readonly body: unknown } | { readonly status: number; readonly type: 'html'; readonly body: string };
 
 function messagePage(title: string, message: string, base: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><p>${escapeHtml(message)}</p><p><a href="${base}">The summary</a></p></body></html>`;
@@ -41,12 +40,17 @@ export async function statusJson(context: StatusRouteContext, params: URLSearchP
   const nowMs = context.now();
   const snapshot = await context.snapshot();
   const document = statusDocument(snapshot, query, context.lateAfterSeconds);
-  const activity = await readActivity(context.store, document.businesses.map((business) => business.name), nowMs);
+  const activity = await readActivity(
+    context.store,
+    document.businesses.map((business) => business.name),
+    nowMs,
+  );
   const deliveries = context.webhookDeliveries === undefined ? undefined : await context.webhookDeliveries();
   const businesses = document.businesses.map((business) => {
     const last = deliveries?.get(business.name);
     // Only with webhooks on: `lastWebhook` null says none has arrived yet.
-    const webhook = deliveries === undefined ? {} : { lastWebhook: last === undefined ? null : { at: new Date(last.atMs).toISOString(), outcome: last.outcome } };
+    const webhook =
+      deliveries === undefined ? {} : { lastWebhook: last === undefined ? null : { at: new Date(last.atMs).toISOString(), outcome: last.outcome } };
     return { ...business, activity: activity.get(business.name) ?? [], ...webhook };
   });
   return { status: 200, type: 'json', body: redactDeep({ ...document, businesses }, context.redact) };
@@ -79,6 +83,10 @@ export async function businessPage(context: StatusRouteContext, name: string): P
   return {
     status: 200,
     type: 'html',
-    body: renderBusinessPage(business, snapshot.generatedAt, { refreshSeconds: context.refreshSeconds, lateAfterSeconds: context.lateAfterSeconds, lastWebhook }),
+    body: renderBusinessPage(business, snapshot.generatedAt, {
+      refreshSeconds: context.refreshSeconds,
+      lateAfterSeconds: context.lateAfterSeconds,
+      lastWebhook,
+    }),
   };
 }

@@ -10,7 +10,8 @@ const STATE_HELP: Readonly<Record<StreamStatus['state'], string>> = {
   waiting_for_budget: "paused until the business's rate-limit window resets",
   auth_failed: 'the service rejected the credentials; the business is stopped until they are fixed',
   gap_warning: 'the last run finished but records may have been missed; see the warning',
-  drift: 'the sink and upstream disagree on how many records there are; see the warning (repaired automatically unless reconcile.repair is false; deletions past reconcile.maxDeleteShare or maxDeleteCount wait for a person to confirm)',
+  drift:
+    'the sink and upstream disagree on how many records there are; see the warning (repaired automatically unless reconcile.repair is false; deletions past reconcile.maxDeleteShare or maxDeleteCount wait for a person to confirm)',
   failed: 'the last run stopped with an error; the next scheduled run retries',
 };
 

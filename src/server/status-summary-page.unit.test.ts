@@ -34,11 +34,18 @@ function business(name: string, streams: StreamStatus[], failed: string | null =
 function fleet(): StatusSnapshot {
   const businesses = Array.from({ length: 1000 }, (_, i) => {
     const name = `biz-${String(i).padStart(4, '0')}`;
-    return business(name, ['calls', 'numbers', 'voicemails'].map((stream) => status(name, stream)));
+    return business(
+      name,
+      ['calls', 'numbers', 'voicemails'].map((stream) => status(name, stream)),
+    );
   });
   const set = (index: number, stream: number, value: StreamStatus, failed?: string) => {
     const target = businesses[index] as BusinessStatus;
-    businesses[index] = business(target.name, target.streams.map((s, i) => (i === stream ? value : s)), failed ?? null);
+    businesses[index] = business(
+      target.name,
+      target.streams.map((s, i) => (i === stream ? value : s)),
+      failed ?? null,
+    );
   };
   set(10, 0, status('biz-0010', 'calls', 'failed', 900));
   set(20, 1, status('biz-0020', 'numbers', 'drift', 60));
@@ -99,7 +106,9 @@ describe('status summary', () => {
 describe('status page at scale', () => {
   it('opens on the counts by state, then only the streams that need a person, most behind first, with no chart', () => {
     const html = page(fleet());
-    const counts = Object.fromEntries([...html.matchAll(/data-count="([a-z_]+)"[^>]*><strong>([\d,]+)<\/strong>/g)].map((m): [string, string] => [m[1] ?? '', m[2] ?? '']));
+    const counts = Object.fromEntries(
+      [...html.matchAll(/data-count="([a-z_]+)"[^>]*><strong>([\d,]+)<\/strong>/g)].map((m): [string, string] => [m[1] ?? '', m[2] ?? '']),
+    );
     expect(counts).toEqual({
       needs_person: '5',
       auth_failed: '1',

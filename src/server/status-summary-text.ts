@@ -51,7 +51,8 @@ export function formatStatusSummary(snapshot: StatusSnapshot, options: StatusSum
   const summary = summarize(snapshot, late);
   const fit = (text: string): string => shorten(text, width);
   const stopped = summary.stoppedBusinesses === 0 ? '' : ` (${formatCount(summary.stoppedBusinesses)} stopped)`;
-  const counts = (keys: readonly (typeof SUMMARY_ORDER)[number][]): string => keys.map((key) => `${CHOICE_LABELS[key]} ${formatCount(summaryCount(summary, key))}`).join(' · ');
+  const counts = (keys: readonly (typeof SUMMARY_ORDER)[number][]): string =>
+    keys.map((key) => `${CHOICE_LABELS[key]} ${formatCount(summaryCount(summary, key))}`).join(' · ');
   const others = SUMMARY_ORDER.filter((key) => !(ATTENTIONS as readonly string[]).includes(key));
   const lines = [
     fit(`${formatCount(summary.businesses)} businesses${stopped}, ${formatCount(summary.streams)} streams, as of ${now}`),
@@ -63,7 +64,8 @@ export function formatStatusSummary(snapshot: StatusSnapshot, options: StatusSum
     lines.push(fit(`${terminalSafe(business.name)}: STOPPED: ${terminalSafe(business.failed ?? '')}`));
     lines.push(...wrapFix(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '', width));
   }
-  if (stops.length > STOPPED_SHOWN) lines.push(fit(`… and ${formatCount(stops.length - STOPPED_SHOWN)} more stopped businesses (callsync status --all lists them)`));
+  if (stops.length > STOPPED_SHOWN)
+    lines.push(fit(`… and ${formatCount(stops.length - STOPPED_SHOWN)} more stopped businesses (callsync status --all lists them)`));
 
   const problems = snapshot.businesses.flatMap((business) => business.streams.filter((status) => attentionOf(status, late) !== null)).sort(byLag);
   lines.push('');
@@ -73,7 +75,8 @@ export function formatStatusSummary(snapshot: StatusSnapshot, options: StatusSum
   }
   const shown = problems.slice(0, limit);
   lines.push(fit(`NEEDS A PERSON: ${formatCount(problems.length)} streams, most behind first`), ...formatStreamRows(shown, now, width, 'problems'));
-  if (problems.length > shown.length) lines.push(fit(`… and ${formatCount(problems.length - shown.length)} more (--limit N shows more; --all lists every stream)`));
+  if (problems.length > shown.length)
+    lines.push(fit(`… and ${formatCount(problems.length - shown.length)} more (--limit N shows more; --all lists every stream)`));
   lines.push('');
   for (const attention of ATTENTIONS) {
     const first = problems.find((status) => attentionOf(status, late) === attention);

@@ -30,7 +30,12 @@ function fleet(): StatusSnapshot {
     const calls = i % 250 === 1 ? status(name, 'calls', 'failed', 60 + i, 'server: GET /calls: 500') : status(name, 'calls');
     return { name, failed: null, activity: [], streams: [calls, status(name, 'numbers'), status(name, 'voicemails')] };
   });
-  businesses[5] = { name: 'biz-00005', failed: 'auth: 401 Invalid API key', activity: [], streams: [status('biz-00005', 'calls', 'auth_failed', null, 'GET /calls: 401')] };
+  businesses[5] = {
+    name: 'biz-00005',
+    failed: 'auth: 401 Invalid API key',
+    activity: [],
+    streams: [status('biz-00005', 'calls', 'auth_failed', null, 'GET /calls: 401')],
+  };
   return { generatedAt: NOW, businesses };
 }
 
@@ -67,11 +72,19 @@ describe('callsync status summary', () => {
   });
 
   it('names streams waiting long with what to check, and says so when nothing needs a person', () => {
-    const late: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity: [], streams: [status('acme', 'calls', 'waiting_for_budget', 7200)] }] };
+    const late: StatusSnapshot = {
+      generatedAt: NOW,
+      businesses: [{ name: 'acme', failed: null, activity: [], streams: [status('acme', 'calls', 'waiting_for_budget', 7200)] }],
+    };
     const text = formatStatusSummary(late, { lateAfterSeconds: 300 });
-    expect(text).toContain('waiting long (1), e.g. acme/calls:\n  fix: no successful run for 5m or more: check that a `callsync run` worker is up (its /readyz)');
+    expect(text).toContain(
+      'waiting long (1), e.g. acme/calls:\n  fix: no successful run for 5m or more: check that a `callsync run` worker is up (its /readyz)',
+    );
     const calm: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity: [], streams: [status('acme', 'calls')] }] };
-    expect(formatStatusSummary(calm, { lateAfterSeconds: 300 }).split('\n').slice(-2)).toEqual(['Nothing needs a person.', 'callsync status --all lists every stream.']);
+    expect(formatStatusSummary(calm, { lateAfterSeconds: 300 }).split('\n').slice(-2)).toEqual([
+      'Nothing needs a person.',
+      'callsync status --all lists every stream.',
+    ]);
     expect(formatStatusSummary({ generatedAt: NOW, businesses: [] }, { lateAfterSeconds: 300 })).toBe(`No status reported yet (as of ${NOW}).`);
   });
 });

@@ -14,7 +14,16 @@ export const ATTENTIONS: readonly Attention[] = ['auth_failed', 'failed', 'drift
 const PROBLEM_STATES: ReadonlySet<StreamState> = new Set(['auth_failed', 'failed', 'drift', 'gap_warning']);
 
 /** The order the summary reads in: what needs a person first, then the healthy states. */
-export const SUMMARY_ORDER: readonly (StreamState | 'waiting_long')[] = ['auth_failed', 'failed', 'drift', 'gap_warning', 'waiting_long', 'waiting_for_budget', 'syncing', 'idle'];
+export const SUMMARY_ORDER: readonly (StreamState | 'waiting_long')[] = [
+  'auth_failed',
+  'failed',
+  'drift',
+  'gap_warning',
+  'waiting_long',
+  'waiting_for_budget',
+  'syncing',
+  'idle',
+];
 
 /** Counts over the whole deployment: what the status page, `/status` and `callsync status` open on. */
 export interface StatusSummary {

@@ -78,7 +78,13 @@ export function formatStreamRows(streams: readonly StreamStatus[], nowIso: strin
         .trimEnd(),
       width,
     );
-  return [line(columns.map((c) => c.header), MESSAGE_HEADER), ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus))))];
+  return [
+    line(
+      columns.map((c) => c.header),
+      MESSAGE_HEADER,
+    ),
+    ...cells.map((row, i) => line(row, terminalSafe(messageOf(streams[i] as StreamStatus)))),
+  ];
 }
 
 /**
@@ -95,13 +101,15 @@ export function formatStatusTable(snapshot: StatusSnapshot, options: StatusTable
     const lastHour = business.activity.reduce((sum, b) => sum + b.records, 0);
     const stopped = business.failed === null ? '' : `; STOPPED: ${terminalSafe(business.failed)}`;
     lines.push(shorten(`${terminalSafe(business.name)}: ${formatCount(lastHour)} records in the last hour${stopped}`, width));
-    if (business.failed !== null) lines.push(shorten(`  fix: ${terminalSafe(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '')}`, width));
+    if (business.failed !== null)
+      lines.push(shorten(`  fix: ${terminalSafe(stateFix({ state: 'auth_failed', business: business.name, stream: '' }) ?? '')}`, width));
   }
   // A fix per stream that needs a person (a wait for budget does not; a stopped business has its line above).
   const stopped = new Set(snapshot.businesses.filter((b) => b.failed !== null).map((b) => b.name));
   for (const status of streams) {
     const fix = status.state === 'waiting_for_budget' || (status.state === 'auth_failed' && stopped.has(status.business)) ? null : stateFix(status);
-    if (fix !== null) lines.push(shorten(`${terminalSafe(`${status.business}/${status.stream}`)} ${STATE_LABELS[status.state]}: fix: ${terminalSafe(fix)}`, width));
+    if (fix !== null)
+      lines.push(shorten(`${terminalSafe(`${status.business}/${status.stream}`)} ${STATE_LABELS[status.state]}: fix: ${terminalSafe(fix)}`, width));
   }
   lines.push(`as of ${now}`);
   return lines.join('\n');

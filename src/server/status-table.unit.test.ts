@@ -114,11 +114,19 @@ describe('status table', () => {
   });
 
   it('a drift whose deletions the guard held says how many, and the fix is to check upstream, then confirm', () => {
-    const warning = '400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`; drift: upstream has 200, the sink 600 (400 stored that upstream no longer lists)';
-    const snapshot: StatusSnapshot = { generatedAt: NOW, businesses: [{ name: 'acme', failed: null, activity, streams: [status({ state: 'drift', warning, difference: -400 })] }] };
-    expect(formatStatusTable(snapshot, { width: 400 })).toContain('400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`');
+    const warning =
+      '400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`; drift: upstream has 200, the sink 600 (400 stored that upstream no longer lists)';
+    const snapshot: StatusSnapshot = {
+      generatedAt: NOW,
+      businesses: [{ name: 'acme', failed: null, activity, streams: [status({ state: 'drift', warning, difference: -400 })] }],
+    };
+    expect(formatStatusTable(snapshot, { width: 400 })).toContain(
+      '400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`',
+    );
     // The fix line is whole in a 120-column terminal.
-    expect(formatStatusTable(snapshot, { width: 120 }).split('\n')).toContain('acme/calls drift: fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`');
+    expect(formatStatusTable(snapshot, { width: 120 }).split('\n')).toContain(
+      'acme/calls drift: fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`',
+    );
   });
 
   it('says so when nothing has reported', () => {

@@ -14,9 +14,7 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   }
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

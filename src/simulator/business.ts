@@ -63,7 +63,14 @@ export class BusinessData {
     const userFolder = `user-${rng.hex(8)}`;
     const uuidBase = (spec.index + 1) * 100_000_000;
     this.calls = new CallStore(
-      { businessSeed: this.seed, numbers: this.numbers, userFolder, v2UuidBase: uuidBase + 1, initialCount: spec.calls, outboundToNumber: spec.outboundToNumber },
+      {
+        businessSeed: this.seed,
+        numbers: this.numbers,
+        userFolder,
+        v2UuidBase: uuidBase + 1,
+        initialCount: spec.calls,
+        outboundToNumber: spec.outboundToNumber,
+      },
       (call) => callV1Json(call, this.render),
     );
     this.voicemails = new VoicemailStore(

@@ -35,7 +35,9 @@ export interface CallOverride {
 export function timeOrderedId(createdAtSec: number, seq: number, rng: Rng): string {
   const millis = createdAtSec * 1000;
   // Two 24-bit halves stay small integers, far cheaper to print than one large double.
-  const ms = `${Math.floor(millis / 16777216).toString(16).padStart(6, '0')}${(millis % 16777216).toString(16).padStart(6, '0')}`;
+  const ms = `${Math.floor(millis / 16777216)
+    .toString(16)
+    .padStart(6, '0')}${(millis % 16777216).toString(16).padStart(6, '0')}`;
   const s = seq.toString(16).padStart(3, '0');
   const r = rng.hex(16);
   const variant = ((parseInt(r[0] ?? '0', 16) & 0x3) | 0x8).toString(16);
@@ -50,13 +52,7 @@ export function parseTimeOrderedId(id: string): { createdAtSec: number; seq: num
 }
 
 /** Derives call `index` from the seed alone: nothing but time and sequence is stored per call. */
-export function makeCall(
-  ctx: CallContext,
-  index: number,
-  createdAtSec: number,
-  seq: number,
-  override: CallOverride | undefined,
-): CallModel {
+export function makeCall(ctx: CallContext, index: number, createdAtSec: number, seq: number, override: CallOverride | undefined): CallModel {
   const rng = new Rng(mix(ctx.businessSeed, 0xca11, index));
   const id = timeOrderedId(createdAtSec, seq, rng);
   const tracking = rng.pick(ctx.numbers);

@@ -29,7 +29,10 @@ describe('makeCall outboundToNumber', () => {
   const numbers = makeNumbers(7, 3);
   const tracked = new Set(numbers.map((number) => number.number));
   const ctx = { businessSeed: 7, numbers, userFolder: 'u', v2UuidBase: 1, initialCount: 200 };
-  const calls = (outboundToNumber?: 'customer' | 'tracked') => Array.from({ length: 200 }, (_, index) => makeCall({ ...ctx, ...(outboundToNumber === undefined ? {} : { outboundToNumber }) }, index, 1_740_000_000 + index, 0, undefined));
+  const calls = (outboundToNumber?: 'customer' | 'tracked') =>
+    Array.from({ length: 200 }, (_, index) =>
+      makeCall({ ...ctx, ...(outboundToNumber === undefined ? {} : { outboundToNumber }) }, index, 1_740_000_000 + index, 0, undefined),
+    );
 
   it('puts the tracked number in to_number of every call under `tracked`, the customer in from_number', () => {
     const played = calls('tracked');

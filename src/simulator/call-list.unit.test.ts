@@ -22,7 +22,12 @@ describe.each(['oldest', 'newest'] as ListOrder[])('CallList (%s first) with man
 
   it('offsets count live calls from the head', () => {
     expect(list.total).toBe(live.length);
-    for (const [offset, limit] of [[0, 7], [13, 50], [live.length - 3, 10], [live.length, 5]] as const) {
+    for (const [offset, limit] of [
+      [0, 7],
+      [13, 50],
+      [live.length - 3, 10],
+      [live.length, 5],
+    ] as const) {
       expect(list.atOffset(offset, limit)).toEqual(served.slice(offset, offset + limit));
     }
   });

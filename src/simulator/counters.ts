@@ -6,7 +6,20 @@ type FaultKind = keyof FaultCounters;
 type RequestKind = 'apiKeyRequests' | 'sessionRequests' | 'v2Requests';
 
 function emptyFaults(): FaultCounters {
-  return { errors: 0, slow: 0, truncated: 0, resets: 0, expiredCursors: 0, storm429: 0, badJson: 0, unavailable: 0, hugeBodies: 0, hugeBodyBytesWritten: 0, trickled: 0, echoedCredentials: 0 };
+  return {
+    errors: 0,
+    slow: 0,
+    truncated: 0,
+    resets: 0,
+    expiredCursors: 0,
+    storm429: 0,
+    badJson: 0,
+    unavailable: 0,
+    hugeBodies: 0,
+    hugeBodyBytesWritten: 0,
+    trickled: 0,
+    echoedCredentials: 0,
+  };
 }
 
 function emptyBusiness(): BusinessCounters {

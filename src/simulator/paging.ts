@@ -4,9 +4,7 @@ const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 500;
 
 type CallsPaging =
-  | { mode: 'cursor'; limit: number; cursor: string }
-  | { mode: 'offset'; limit: number; offset: number }
-  | { mode: 'page'; page: number; perPage: number };
+  { mode: 'cursor'; limit: number; cursor: string } | { mode: 'offset'; limit: number; offset: number } | { mode: 'page'; page: number; perPage: number };
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 

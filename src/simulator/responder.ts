@@ -57,7 +57,8 @@ export class Responder {
       res.socket?.destroy();
       return;
     }
-    const actual = fault.kind === 'error' ? { ...reply, status: 500, body: ERROR_500 } : fault.kind === 'badJson' ? { ...reply, status: 200, body: BAD_JSON_BODY } : reply;
+    const actual =
+      fault.kind === 'error' ? { ...reply, status: 500, body: ERROR_500 } : fault.kind === 'badJson' ? { ...reply, status: 200, body: BAD_JSON_BODY } : reply;
     if (fault.kind === 'error') this.#counters.fault('errors');
     if (fault.kind === 'badJson') this.#counters.fault('badJson');
     const body = Buffer.from(actual.body, 'utf8');

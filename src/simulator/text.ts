@@ -42,13 +42,4 @@ export function summary(rng: Rng): string {
   return rng.pick(SUMMARIES);
 }
 
-export const NUMBER_LABELS = [
-  'Google Ads',
-  'Website',
-  'Billboard I-95',
-  'Yelp',
-  'Direct Mail',
-  'Facebook',
-  'Radio Spot',
-  'Truck Wrap',
-] as const;
+export const NUMBER_LABELS = ['Google Ads', 'Website', 'Billboard I-95', 'Yelp', 'Direct Mail', 'Facebook', 'Radio Spot', 'Truck Wrap'] as const;

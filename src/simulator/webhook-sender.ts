@@ -133,7 +133,9 @@ export class WebhookSender {
     if (timestampHeader !== false) headers[timestampHeader] = timestamp;
     if (secret !== undefined) {
       const content = timestampHeader === false ? body : `${timestamp}.${body}`;
-      headers[o.signatureHeader ?? 'x-webhook-signature'] = `${o.prefix ?? ''}${createHmac(o.algorithm ?? 'sha256', secret).update(content).digest(o.encoding ?? 'hex')}`;
+      headers[o.signatureHeader ?? 'x-webhook-signature'] = `${o.prefix ?? ''}${createHmac(o.algorithm ?? 'sha256', secret)
+        .update(content)
+        .digest(o.encoding ?? 'hex')}`;
     }
     const url = o.businessField === undefined ? `${o.url.replace(/\/+$/, '')}/${encodeURIComponent(business)}` : o.url;
     this.#counters.sent += 1;

@@ -76,7 +76,8 @@ export class FailedBusinesses {
   async reconcile(hashes: ReadonlyMap<string, string>): Promise<string[]> {
     const failed = Object.keys(await this.#store.failedBusinesses());
     const stored: Record<string, string> = {};
-    for (let shard = 0; shard < this.#keys.shards; shard += 1) Object.assign(stored, await this.#redis.hgetall(`${this.#keys.shardBase(shard)}:queue:failed-config`));
+    for (let shard = 0; shard < this.#keys.shards; shard += 1)
+      Object.assign(stored, await this.#redis.hgetall(`${this.#keys.shardBase(shard)}:queue:failed-config`));
     const lifted: string[] = [];
     for (const business of failed) {
       if (hashes.get(business) === stored[business]) continue;

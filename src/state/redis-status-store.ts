@@ -4,15 +4,7 @@ import { lagSecondsAt, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
 import { decodeStatus, encodePatch } from './redis-status-codec.js';
 import { statusWriter, type StreamWrite } from './redis-status-script.js';
-import {
-  ACTIVITY_RETENTION_MINUTES,
-  activityMinutes,
-  minuteLabel,
-  minuteOf,
-  validateActivity,
-  type ActivityBucket,
-  type StatusStore,
-} from './status-store.js';
+import { ACTIVITY_RETENTION_MINUTES, activityMinutes, minuteLabel, minuteOf, validateActivity, type ActivityBucket, type StatusStore } from './status-store.js';
 
 interface RedisStatusStoreOptions {
   /** A connection owned by the caller; `close()` leaves it open. */
@@ -101,7 +93,11 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
           batch = { index: indexKey(business), streams: [] };
           byShard.set(shard, batch);
         }
-        batch.streams.push({ key: streamKey(business, stream), member: indexMember(business, stream), changes: encodePatch(business, stream, patch, updatedAt) });
+        batch.streams.push({
+          key: streamKey(business, stream),
+          member: indexMember(business, stream),
+          changes: encodePatch(business, stream, patch, updatedAt),
+        });
       }
       for (const { index, streams } of byShard.values()) await writeStreams(index, streams);
     },

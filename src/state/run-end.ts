@@ -55,7 +55,13 @@ export interface DriftReading {
  * (both warnings stay visible); without a reading the last difference is kept. The sink's `notes`
  * (calls whose customer a CRM chose by the direction) are shown with the warnings but change no state.
  */
-export function runFinished(atMs: number, warning: string | null, budget: BudgetView | null, reading?: DriftReading, notes: readonly string[] = []): StatusPatch {
+export function runFinished(
+  atMs: number,
+  warning: string | null,
+  budget: BudgetView | null,
+  reading?: DriftReading,
+  notes: readonly string[] = [],
+): StatusPatch {
   const drift = reading?.drift ?? null;
   const warnings = [warning, drift, ...notes].filter((text): text is string => text !== null);
   return {

@@ -43,7 +43,10 @@ describe('status after a run', () => {
   });
 
   it("shows the sink's notes with the warnings without calling them a gap", () => {
-    expect(runFinished(0, null, null, undefined, ['3 call(s) had both or neither number …'])).toMatchObject({ state: 'idle', warning: '3 call(s) had both or neither number …' });
+    expect(runFinished(0, null, null, undefined, ['3 call(s) had both or neither number …'])).toMatchObject({
+      state: 'idle',
+      warning: '3 call(s) had both or neither number …',
+    });
     expect(runFinished(0, 'possible gap', null, undefined, ['3 calls …'])).toMatchObject({ state: 'gap_warning', warning: 'possible gap; 3 calls …' });
   });
 });

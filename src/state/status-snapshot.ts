@@ -44,7 +44,7 @@ export async function readStatusSnapshot(store: StatusStore, nowMs: number, opti
     else list.push(status);
   }
   const names = [...byBusiness.keys()].sort();
-  const activity = options.activity ?? true ? await readActivity(store, names, nowMs) : new Map<string, ActivityBucket[]>();
+  const activity = (options.activity ?? true) ? await readActivity(store, names, nowMs) : new Map<string, ActivityBucket[]>();
   const businesses = names.map((name) => ({
     name,
     failed: failed[name] ?? null,

@@ -1,12 +1,4 @@
-import {
-  callColumns,
-  normalizeV1Call,
-  normalizeV1Number,
-  normalizeV2Call,
-  normalizeV2Voicemail,
-  numberColumns,
-  voicemailColumns,
-} from '../normalize/index.js';
+import { callColumns, normalizeV1Call, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail, numberColumns, voicemailColumns } from '../normalize/index.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 
 const calls: StreamDescriptor = {
@@ -56,9 +48,7 @@ const v2Calls: StreamDescriptor = {
 };
 
 /** The one catalogue of built-in streams; the config's name lists below are derived from it. */
-export const builtinStreams: ReadonlyMap<string, StreamDescriptor> = new Map(
-  [calls, voicemails, numbers, v2Calls].map((stream) => [stream.name, stream]),
-);
+export const builtinStreams: ReadonlyMap<string, StreamDescriptor> = new Map([calls, voicemails, numbers, v2Calls].map((stream) => [stream.name, stream]));
 
 /** Streams callsync knows without config. */
 export const BUILT_IN_STREAMS: readonly string[] = [...builtinStreams.keys()];

@@ -9,7 +9,10 @@ const noFiles = (path: string): string => {
 
 describe('planBusinesses stream order', () => {
   it('puts the numbers stream first (a CRM maps calls by it), the others in the configured order', () => {
-    const document = { ...minimalConfig(), businesses: [{ name: 'acme', apiKey: 'key-acme', v2Token: 'tok-acme', streams: ['voicemails', 'calls', 'numbers'] }] };
+    const document = {
+      ...minimalConfig(),
+      businesses: [{ name: 'acme', apiKey: 'key-acme', v2Token: 'tok-acme', streams: ['voicemails', 'calls', 'numbers'] }],
+    };
     const { config } = resolveConfig(document, { sinkSchema: testSinkSchema, env: {}, readFile: noFiles, file: 'config/test.yaml' });
     expect(planBusinesses(config)[0]?.streams.map((stream) => stream.name)).toEqual(['numbers', 'voicemails', 'calls']);
   });

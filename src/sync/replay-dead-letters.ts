@@ -18,11 +18,7 @@ interface ReplayOutcome {
  * stream's current checkpoint unchanged and removed. One record per write, so one that fails again
  * never holds back the rest.
  */
-export async function replayDeadLetters(
-  deadLetters: readonly StoredDeadLetter[],
-  plans: readonly BusinessPlan[],
-  sink: Sink,
-): Promise<ReplayOutcome[]> {
+export async function replayDeadLetters(deadLetters: readonly StoredDeadLetter[], plans: readonly BusinessPlan[], sink: Sink): Promise<ReplayOutcome[]> {
   const outcomes: ReplayOutcome[] = [];
   for (const letter of deadLetters) {
     const plan = plans.find((candidate) => candidate.name === letter.businessId);
@@ -33,9 +29,7 @@ export async function replayDeadLetters(
       continue;
     }
     const context: NormalizeContext = plan.normalizeContext;
-    const page = toPageRecords(letter.businessId, letter.stream, descriptor.source, [
-      { raw: letter.raw, result: descriptor.normalize(letter.raw, context) },
-    ]);
+    const page = toPageRecords(letter.businessId, letter.stream, descriptor.source, [{ raw: letter.raw, result: descriptor.normalize(letter.raw, context) }]);
     const checkpoint = await sink.checkpoints.load(letter.businessId, letter.stream);
     const result = await sink.write(
       { businessId: letter.businessId, table: descriptor.table, records: page.records, deadLetters: page.deadLetters },

@@ -51,12 +51,7 @@ interface PageRecords {
  * Splits a page into records and dead letters, in page order. A repeated id is kept as it came:
  * the sink collapses repeats (the later copy wins) for every connector.
  */
-export function toPageRecords(
-  businessId: string,
-  stream: string,
-  source: RecordSource,
-  items: readonly WalkItem[],
-): PageRecords {
+export function toPageRecords(businessId: string, stream: string, source: RecordSource, items: readonly WalkItem[]): PageRecords {
   const records: SyncRecord[] = [];
   const deadLetters: DeadLetter[] = [];
   for (const { raw, result } of items) {

@@ -9,7 +9,11 @@ describe('toPageRecords', () => {
       { raw: { id: 'b' }, result: { ok: true, id: 'b', fields: {} } },
       { raw: { id: 'a', v: 2 }, result: { ok: true, id: 'a', fields: { v: 2 } } },
     ]);
-    expect(page.records.map((record) => [record.id, record.fields])).toEqual([['a', { v: 1 }], ['b', {}], ['a', { v: 2 }]]);
+    expect(page.records.map((record) => [record.id, record.fields])).toEqual([
+      ['a', { v: 1 }],
+      ['b', {}],
+      ['a', { v: 2 }],
+    ]);
     expect(page.records[1]).toMatchObject({ businessId: 'acme', source: 'v1', raw: { id: 'b' } });
     expect(page.deadLetters).toEqual([{ businessId: 'acme', stream: 'calls', reason: 'id: missing', raw: { bad: true } }]);
   });

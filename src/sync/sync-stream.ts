@@ -49,14 +49,17 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
   emit({ type: 'stream-start', businessId, stream });
   try {
     const stored = await sink.checkpoints.load(businessId, stream);
-    const walk = walkerFor(descriptor.paging, options.revisit)({
-      descriptor,
-      ...options.paging,
-      revisit: options.revisit,
-      fetch: (query) => options.fetchPayload(descriptor, query),
-      normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
-      warn,
-    }, stored?.position);
+    const walk = walkerFor(descriptor.paging, options.revisit)(
+      {
+        descriptor,
+        ...options.paging,
+        revisit: options.revisit,
+        fetch: (query) => options.fetchPayload(descriptor, query),
+        normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
+        warn,
+      },
+      stored?.position,
+    );
 
     let position = stored?.position;
     // One page ahead: the next request is in flight while this page is written, so the upstream

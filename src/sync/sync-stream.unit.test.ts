@@ -32,7 +32,10 @@ function list(recordsKey: string, count: number): (query: Query) => JsonObject {
  * answers, and fails the way undici does once the signal is aborted.
  */
 function upstream(signal: AbortSignal, hangAt: number): FetchPayload & { requests: number } {
-  const lists = new Map([[sms.path, list(sms.recordsKey, 10)], [forms.path, list(forms.recordsKey, 10)]]);
+  const lists = new Map([
+    [sms.path, list(sms.recordsKey, 10)],
+    [forms.path, list(forms.recordsKey, 10)],
+  ]);
   const fetch = (descriptor: { path: string }, query: Query): Promise<JsonObject> => {
     fetch.requests += 1;
     if (fetch.requests !== hangAt) return Promise.resolve(lists.get(descriptor.path)?.(query) ?? {});
@@ -47,7 +50,11 @@ function upstream(signal: AbortSignal, hangAt: number): FetchPayload & { request
 /** A sink that aborts `controller` a turn after its `pages`-th write: the next request is then in flight, no page in hand. */
 class AbortingSink extends ManagedSink {
   #writes = 0;
-  constructor(readonly store: MemoryStateStore, readonly controller: AbortController, readonly pages: number) {
+  constructor(
+    readonly store: MemoryStateStore,
+    readonly controller: AbortController,
+    readonly pages: number,
+  ) {
     super({ type: 'memory', store }, logger);
   }
 
@@ -66,7 +73,16 @@ describe('syncStream stops', () => {
     const events: SyncEvent[] = [];
     // Requests 1 and 2 are pages 1 and 2 (one page ahead); request 3 is in flight when the stop comes.
     const fetchPayload = upstream(controller.signal, 3);
-    const result = await syncStream({ businessId: 'acme', descriptor: sms, fetchPayload, sink, normalizeContext, paging, signal: controller.signal, onEvent: (e) => events.push(e) });
+    const result = await syncStream({
+      businessId: 'acme',
+      descriptor: sms,
+      fetchPayload,
+      sink,
+      normalizeContext,
+      paging,
+      signal: controller.signal,
+      onEvent: (e) => events.push(e),
+    });
     expect(result).toMatchObject({ stopped: true, pages: 2, records: 4, written: 4 });
     expect(store.rows.size).toBe(4);
     expect((await sink.checkpoints.load('acme', 'sms'))?.position).toMatchObject({ offset: 4 });
@@ -77,7 +93,9 @@ describe('syncStream stops', () => {
     const sink = new ManagedSink({ type: 'memory', store: new MemoryStateStore() }, logger);
     let requests = 0;
     const fetchPayload: FetchPayload = (_, query) => (++requests === 2 ? Promise.reject(new Error('socket hang up')) : Promise.resolve(list('sms', 10)(query)));
-    await expect(syncStream({ businessId: 'acme', descriptor: sms, fetchPayload, sink, normalizeContext, paging, signal: new AbortController().signal })).rejects.toThrow('socket hang up');
+    await expect(
+      syncStream({ businessId: 'acme', descriptor: sms, fetchPayload, sink, normalizeContext, paging, signal: new AbortController().signal }),
+    ).rejects.toThrow('socket hang up');
   });
 
   it('tells the stream start and each stored page as events, in order', async () => {
@@ -100,7 +118,14 @@ describe('syncBusiness stops', () => {
     const sink = new AbortingSink(new MemoryStateStore(), controller, 2);
     const events: SyncEvent[] = [];
     const plan = { name: 'acme', streams: [sms, forms], credentials: {}, bucket: undefined, normalizeContext };
-    const outcome = await syncBusiness({ plan, fetchPayload: upstream(controller.signal, 3), sink, paging, signal: controller.signal, onEvent: (e) => events.push(e) });
+    const outcome = await syncBusiness({
+      plan,
+      fetchPayload: upstream(controller.signal, 3),
+      sink,
+      paging,
+      signal: controller.signal,
+      onEvent: (e) => events.push(e),
+    });
     expect(outcome.failure).toBeUndefined();
     expect(outcome.streams.map((s) => [s.stream, s.failure, s.result?.stopped, s.result?.records, s.result?.pages])).toEqual([
       ['sms', undefined, true, 4, 2],

@@ -24,7 +24,10 @@ function client(overrides: Partial<UpstreamClientOptions> = {}) {
 describe('bounds on what upstream can make the client do', () => {
   it('refuses a body over maxBodyBytes as transient, naming the limit', async () => {
     const upstream = client({ maxBodyBytes: 1_000 });
-    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(200, { data: { calls: [{ id: 'x'.repeat(2_000) }] } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
+      .reply(200, { data: { calls: [{ id: 'x'.repeat(2_000) }] } });
     const error = await rejectionOf(upstream.get('v1', '/calls'));
     expect(error).toMatchObject({ kind: 'transient', code: 'BODY_TOO_LARGE', status: 200 });
     expect((error as Error).message).toContain('upstream.maxBodyBytes (1000 bytes)');
@@ -32,7 +35,10 @@ describe('bounds on what upstream can make the client do', () => {
 
   it('refuses a body whose declared length is over the bound without reading it', async () => {
     const upstream = client({ maxBodyBytes: 1_000 });
-    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(200, '{}', { headers: { 'content-length': '5000000000' } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
+      .reply(200, '{}', { headers: { 'content-length': '5000000000' } });
     expect(await rejectionOf(upstream.get('v1', '/calls'))).toMatchObject({ code: 'BODY_TOO_LARGE' });
   });
 
@@ -62,7 +68,9 @@ describe('bounds on what upstream can make the client do', () => {
 
   it('cuts a reset in the year 3000 to maxWaitMs and says so', async () => {
     const upstream = client({ now: () => START });
-    agent.get(BASE).intercept({ path: '/api/v1/calls' })
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
       .reply(200, { data: {} }, { headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': YEAR_3000 } });
     const response = await upstream.get('v1', '/calls');
     expect(response.rateLimit).toEqual({ limit: 60, remaining: 0, resetAtMs: START + MAX_WAIT });
@@ -80,9 +88,16 @@ describe('fetchWithRetry under absurd waits', () => {
     const events: FetchEvent[] = [];
     const sleeps: number[] = [];
     const fetching = fetchWithRetry({
-      client: upstream, api: 'v1', path: '/calls', limiter: createMemoryRateLimiter({ now: () => clock.now, maxWaitMs: MAX_WAIT }),
-      bucketKey: 'acme', bucket: { limit: 60, windowMs: 60_000 }, retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10 },
-      maxBudgetWaitMs: Infinity, onEvent: (event) => events.push(event), now: () => clock.now,
+      client: upstream,
+      api: 'v1',
+      path: '/calls',
+      limiter: createMemoryRateLimiter({ now: () => clock.now, maxWaitMs: MAX_WAIT }),
+      bucketKey: 'acme',
+      bucket: { limit: 60, windowMs: 60_000 },
+      retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10 },
+      maxBudgetWaitMs: Infinity,
+      onEvent: (event) => events.push(event),
+      now: () => clock.now,
       sleep: (ms) => {
         sleeps.push(ms);
         clock.now += ms;
@@ -95,7 +110,12 @@ describe('fetchWithRetry under absurd waits', () => {
   it.each([
     ['Retry-After 999999999 on a 429', { 'retry-after': '999999999' }, 429, 'Retry-After'],
     ['Retry-After as a date in the year 3000 on a 503', { 'retry-after': 'Wed, 01 Jan 3000 00:00:00 GMT' }, 503, 'Retry-After'],
-    ['a 429 with a reset in the year 3000', { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': YEAR_3000 }, 429, 'X-RateLimit-Reset'],
+    [
+      'a 429 with a reset in the year 3000',
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': YEAR_3000 },
+      429,
+      'X-RateLimit-Reset',
+    ],
   ])('%s: waits the cap once, warns once, then goes on', async (_name, headers, status, source) => {
     const { fetching, events, sleeps } = run(headers, status);
     expect((await fetching).payload).toEqual({ calls: [] });

@@ -42,10 +42,18 @@ describe('classifyFailure', () => {
   });
 
   it.each([
-    ['retry_after in the body', { status: 429, body: { error: 'rate_limit_exceeded', message: 'wait', retry_after: 17 }, headers: { 'retry-after': '99' } }, 17_000],
+    [
+      'retry_after in the body',
+      { status: 429, body: { error: 'rate_limit_exceeded', message: 'wait', retry_after: 17 }, headers: { 'retry-after': '99' } },
+      17_000,
+    ],
     ['Retry-After seconds', { status: 429, headers: { 'retry-after': '12' } }, 12_000],
     ['Retry-After HTTP date', { status: 429, headers: { 'retry-after': new Date(NOW + 30_000).toUTCString() } }, 30_000],
-    ['X-RateLimit-Reset with a fraction', { status: 429, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': ((NOW + 2_250) / 1000).toFixed(3) } }, 2_250],
+    [
+      'X-RateLimit-Reset with a fraction',
+      { status: 429, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': ((NOW + 2_250) / 1000).toFixed(3) } },
+      2_250,
+    ],
     ['nothing at all', { status: 429 }, DEFAULT_RATE_LIMIT_WAIT_MS],
   ])('429 waits as said by %s', (_name, failure, waitMs) => {
     expect(classifyFailure(failure, NOW)).toMatchObject({ kind: 'rate_limited', retry: true, waitMs, code: 'RATE_LIMITED' });

@@ -24,7 +24,8 @@ describe('upstream client over a MockAgent', () => {
 
   it('unwraps the data envelope, sends the API key and reads the rate-limit headers', async () => {
     const upstream = client();
-    agent.get(BASE)
+    agent
+      .get(BASE)
       .intercept({ path: '/api/v1/calls?limit=500&cursor=abc', method: 'GET', headers: { authorization: `Bearer ${API_KEY}` } })
       .reply(200, { data: { calls: [{ id: 'c1' }], has_more: false } }, { headers: RATE_HEADERS });
     const response = await upstream.get('v1', '/calls', { limit: 500, cursor: 'abc', offset: undefined });
@@ -45,7 +46,8 @@ describe('upstream client over a MockAgent', () => {
 
   it('sends the v2 token to the v2 host', async () => {
     const upstream = client();
-    agent.get(V2)
+    agent
+      .get(V2)
       .intercept({ path: '/api/all/voicemails?limit=25', headers: { authorization: `Bearer ${V2_TOKEN}` } })
       .reply(200, { voicemail: [] });
     expect((await upstream.get('v2', '/api/all/voicemails', { limit: 25 })).payload).toEqual({ voicemail: [] });
@@ -53,14 +55,24 @@ describe('upstream client over a MockAgent', () => {
 
   it.each([
     ['ordinary v1 error', 401, { error: { code: '401', message: 'Invalid API key' } }, 'auth', 'UNAUTHORIZED', 'Invalid API key'],
-    ['rate-limit body', 429, { error: 'rate_limit_exceeded', message: 'Limit 60 per minute; retry in 20 seconds', retry_after: 20 }, 'rate_limited', 'RATE_LIMITED', 'retry in 20 seconds'],
+    [
+      'rate-limit body',
+      429,
+      { error: 'rate_limit_exceeded', message: 'Limit 60 per minute; retry in 20 seconds', retry_after: 20 },
+      'rate_limited',
+      'RATE_LIMITED',
+      'retry in 20 seconds',
+    ],
     ['session-style error', 400, { error: 'Invalid request: limit must be a number' }, 'invalid', 'BAD_REQUEST', 'limit must be a number'],
     ['non-JSON body', 502, '<html>Bad Gateway</html>', 'transient', 'SERVER_ERROR', 'Bad Gateway'],
     ['forbidden', 403, { error: { code: '403', message: 'Insufficient role' } }, 'forbidden', 'FORBIDDEN', 'Insufficient role'],
     ['not found', 404, { error: { code: '404', message: 'No such resource' } }, 'invalid', 'NOT_FOUND', 'No such resource'],
   ])('turns a %s into an UpstreamError', async (_name, status, body, kind, code, message) => {
     const upstream = client();
-    agent.get(BASE).intercept({ path: '/api/v1/calls?cursor=SECRETCURSOR' }).reply(status, body, { headers: { ...RATE_HEADERS, 'retry-after': '20' } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls?cursor=SECRETCURSOR' })
+      .reply(status, body, { headers: { ...RATE_HEADERS, 'retry-after': '20' } });
     const error = await rejectionOf(upstream.get('v1', '/calls', { cursor: 'SECRETCURSOR' }));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ kind, code, status, request: { method: 'GET', host: 'calls.example.com', path: '/api/v1/calls' } });
@@ -80,7 +92,10 @@ describe('upstream client over a MockAgent', () => {
 
   it('wraps a network failure with its code and cause', async () => {
     const upstream = client();
-    agent.get(BASE).intercept({ path: '/api/v1/calls' }).replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
+      .replyWithError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     const error = await rejectionOf(upstream.get('v1', '/calls'));
     expect(error).toMatchObject({ kind: 'transient', code: 'ECONNRESET' });
     expect((error as Error).cause).toBeInstanceOf(Error);
@@ -93,7 +108,10 @@ describe('upstream client over a MockAgent', () => {
 
   it('keeps a secret out of the message even when the server echoes it', async () => {
     const upstream = client();
-    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(401, { error: { code: '401', message: `Key ${API_KEY} revoked` } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
+      .reply(401, { error: { code: '401', message: `Key ${API_KEY} revoked` } });
     const error = await rejectionOf(upstream.get('v1', '/calls'));
     expect((error as Error).message).toContain('[redacted]');
     expectNoSecrets(error);
@@ -103,7 +121,10 @@ describe('upstream client over a MockAgent', () => {
     const upstream = client();
     const prefix = 'Authorization: Bearer ';
     const echoed = `${'x'.repeat(190 - prefix.length)}${prefix}${API_KEY} was sent; ${'y'.repeat(300)}`;
-    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(400, { error: { code: '400', message: echoed } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
+      .reply(400, { error: { code: '400', message: echoed } });
     const error = await rejectionOf(upstream.get('v1', '/calls'));
     const fragments = Array.from({ length: API_KEY.length - 7 }, (_, index) => API_KEY.slice(index, index + 8));
     expectNoSecrets(error, fragments);
@@ -112,7 +133,10 @@ describe('upstream client over a MockAgent', () => {
 
   it('strips terminal escapes a server puts in its message', async () => {
     const upstream = client();
-    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(400, { error: { message: 'bad\u001b[2J\u001b]0;pwned\u0007 cursor' } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls' })
+      .reply(400, { error: { message: 'bad\u001b[2J\u001b]0;pwned\u0007 cursor' } });
     const error = await rejectionOf(upstream.get('v1', '/calls'));
     expect((error as Error).message).toMatch(/bad cursor$/);
   });
@@ -120,7 +144,10 @@ describe('upstream client over a MockAgent', () => {
   it('leaves an injected dispatcher open on close', async () => {
     const upstream = client();
     await upstream.close();
-    agent.get(BASE).intercept({ path: '/api/v1/numbers' }).reply(200, { data: { numbers: [] } });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/numbers' })
+      .reply(200, { data: { numbers: [] } });
     expect((await upstream.get('v1', '/numbers')).payload).toEqual({ numbers: [] });
   });
 });

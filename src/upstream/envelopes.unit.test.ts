@@ -23,8 +23,11 @@ describe('unwrapSuccess', () => {
 describe('parseErrorBody', () => {
   it.each([
     ['ordinary v1 error', { error: { code: '401', message: 'Invalid API key' } }, { message: 'Invalid API key', code: '401' }],
-    ['rate limit body', { error: 'rate_limit_exceeded', message: 'Limit 60/min, retry in 20 seconds', retry_after: 20 },
-      { message: 'Limit 60/min, retry in 20 seconds', code: 'rate_limit_exceeded', retryAfterSeconds: 20 }],
+    [
+      'rate limit body',
+      { error: 'rate_limit_exceeded', message: 'Limit 60/min, retry in 20 seconds', retry_after: 20 },
+      { message: 'Limit 60/min, retry in 20 seconds', code: 'rate_limit_exceeded', retryAfterSeconds: 20 },
+    ],
     ['session-style', { error: 'Invalid request: email is required' }, { message: 'Invalid request: email is required' }],
     ['bare message', { message: 'Not found' }, { message: 'Not found' }],
     ['non-JSON text', '<html>\n  <body>Bad Gateway</body>\n</html>', { message: '<html> <body>Bad Gateway</body> </html>' }],

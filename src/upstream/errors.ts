@@ -64,10 +64,7 @@ export class UpstreamError extends HttpError<UpstreamErrorKind> {
 
 /** True for an `UpstreamError`, also across module copies (checks `name` and `kind`). */
 export function isUpstreamError(value: unknown): value is UpstreamError {
-  return (
-    value instanceof UpstreamError ||
-    (value instanceof Error && value.name === 'UpstreamError' && typeof (value as { kind?: unknown }).kind === 'string')
-  );
+  return value instanceof UpstreamError || (value instanceof Error && value.name === 'UpstreamError' && typeof (value as { kind?: unknown }).kind === 'string');
 }
 
 /**

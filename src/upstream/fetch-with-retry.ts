@@ -23,7 +23,14 @@ export type FetchEvent =
   | { readonly type: 'retry'; readonly kind: UpstreamErrorKind; readonly reason: string; readonly waitMs: number; readonly attempt: number }
   | { readonly type: 'budget-wait'; readonly bucketKey: string; readonly waitMs: number }
   /** The server asked for a wait longer than `upstream.maxWaitMs`; callsync waits the cap instead. Log it as a warning. */
-  | { readonly type: 'wait-capped'; readonly api: UpstreamApi; readonly path: string; readonly source: string; readonly askedMs: number; readonly waitMs: number };
+  | {
+      readonly type: 'wait-capped';
+      readonly api: UpstreamApi;
+      readonly path: string;
+      readonly source: string;
+      readonly askedMs: number;
+      readonly waitMs: number;
+    };
 
 /** The one warning line for a cut wait; the caller adds which business and stream. */
 export function waitCappedMessage(event: Extract<FetchEvent, { type: 'wait-capped' }>): string {

@@ -98,7 +98,9 @@ describe('fetchWithRetry', () => {
 
   it('blocks the bucket on 429, waits retry_after, and survives a 429 storm beyond maxAttempts', async () => {
     const { limiter, run, calls, sleeps, events, mock } = setup();
-    calls().reply(429, { error: 'rate_limit_exceeded', message: 'Too many requests', retry_after: 20 }, { headers: rate(0) }).times(6);
+    calls()
+      .reply(429, { error: 'rate_limit_exceeded', message: 'Too many requests', retry_after: 20 }, { headers: rate(0) })
+      .times(6);
     calls().reply(200, ok, { headers: rate(59) });
     await run({ retry: { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 1_000 } });
     expect(sleeps).toEqual([20_000, 20_000, 20_000, 20_000, 20_000, 20_000]);
@@ -195,9 +197,15 @@ describe('fetchWithRetry', () => {
 
   it('does not use the limiter for session requests, but still waits out a 429', async () => {
     const { limiter, run, sleeps, mock } = setup({ session: { email: EMAIL, password: PASSWORD } });
-    mock.get(BASE).intercept({ path: '/api/v1/auth/login', method: 'POST' }).reply(200, {}, { headers: { 'set-cookie': 'sid=s1' } });
+    mock
+      .get(BASE)
+      .intercept({ path: '/api/v1/auth/login', method: 'POST' })
+      .reply(200, {}, { headers: { 'set-cookie': 'sid=s1' } });
     mock.get(BASE).intercept({ path: '/api/v1/calls?limit=500' }).reply(429, { error: 'rate_limit_exceeded', message: 'wait', retry_after: 3 });
-    mock.get(BASE).intercept({ path: '/api/v1/calls?limit=500' }).reply(200, ok, { headers: rate(10) });
+    mock
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls?limit=500' })
+      .reply(200, ok, { headers: rate(10) });
     await run();
     expect(limiter.calls).toEqual([]);
     expect(sleeps).toEqual([3_000]);
@@ -206,7 +214,10 @@ describe('fetchWithRetry', () => {
   it('retries a session login that failed transiently, by the classification the login made, and counts it as an attempt', async () => {
     const { run, sleeps, events, mock } = setup({ session: { email: EMAIL, password: PASSWORD } });
     mock.get(BASE).intercept({ path: '/api/v1/auth/login', method: 'POST' }).reply(503, 'unavailable');
-    mock.get(BASE).intercept({ path: '/api/v1/auth/login', method: 'POST' }).reply(200, {}, { headers: { 'set-cookie': 'sid=s1' } });
+    mock
+      .get(BASE)
+      .intercept({ path: '/api/v1/auth/login', method: 'POST' })
+      .reply(200, {}, { headers: { 'set-cookie': 'sid=s1' } });
     mock.get(BASE).intercept({ path: '/api/v1/calls?limit=500' }).reply(200, ok);
     await run();
     expect(sleeps).toEqual([50]);

@@ -62,20 +62,24 @@ export function readOutcome(outcome: ExchangeOutcome, context: RequestContext, s
   }
   const { error, head } = outcome;
   const timedOut: Classification = {
-    kind: 'transient', retry: true, code: UpstreamErrorCode.Timeout, reason: `no complete response within ${timeoutMs} ms (upstream.timeoutMs)`,
+    kind: 'transient',
+    retry: true,
+    code: UpstreamErrorCode.Timeout,
+    reason: `no complete response within ${timeoutMs} ms (upstream.timeoutMs)`,
   };
   if (head === undefined) {
     const classification = outcome.timedOut ? timedOut : classifyFailure(error, now(), policy);
     return { error: upstreamFailure(classification, context, { cause: error }, redact), classification };
   }
   const limits = rateLimitOf(head.headers, settings);
-  const classification = error instanceof BodyTooLargeError
-    ? tooLarge(head.status, maxBodyBytes, now(), policy)
-    : outcome.timedOut
-      ? timedOut
-      : outcome.cancelled
-        ? classifyFailure(error, now(), policy)
-        : classifyFailure({ status: head.status, bodyProblem: 'truncated' }, now(), policy);
+  const classification =
+    error instanceof BodyTooLargeError
+      ? tooLarge(head.status, maxBodyBytes, now(), policy)
+      : outcome.timedOut
+        ? timedOut
+        : outcome.cancelled
+          ? classifyFailure(error, now(), policy)
+          : classifyFailure({ status: head.status, bodyProblem: 'truncated' }, now(), policy);
   const details = { status: head.status, cause: error, ...(limits.rateLimit ? { rateLimit: limits.rateLimit } : {}) };
   return { error: upstreamFailure(classification, context, details, redact), classification };
 }

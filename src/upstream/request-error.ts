@@ -25,12 +25,7 @@ export function classificationOf(error: UpstreamError): Classification | undefin
 }
 
 /** Builds the `UpstreamError` for a classified failure; the message holds no header, token or query. */
-export function upstreamFailure(
-  classification: Classification,
-  request: RequestContext,
-  details: FailureDetails,
-  redact: Redact,
-): UpstreamError {
+export function upstreamFailure(classification: Classification, request: RequestContext, details: FailureDetails, redact: Redact): UpstreamError {
   const server = details.serverMessage === undefined ? '' : `: ${details.serverMessage}`;
   const capped = classification.waitCapped ?? details.waitCapped;
   const message = redact(forTerminal(`${request.method} ${request.host}${request.path} failed: ${classification.reason}${server}`));

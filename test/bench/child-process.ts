@@ -7,7 +7,12 @@ import { createInterface } from 'node:readline';
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 /** `node --import tsx <script> ...args` from the checkout root; by default stderr is passed through for crashes. */
-export function spawnTsx(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, stdio: StdioOptions = ['ignore', 'pipe', 'inherit']): ChildProcess {
+export function spawnTsx(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  stdio: StdioOptions = ['ignore', 'pipe', 'inherit'],
+): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO_ROOT, env, stdio });
 }
 

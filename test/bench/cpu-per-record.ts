@@ -88,7 +88,9 @@ try {
   }
   if (rounds > 1) {
     const n = rounds - 1;
-    process.stdout.write(`mean of rounds 2..${rounds}: pipeline ${(sums.pipeline / n).toFixed(2)} µs/rec, baseline ${(sums.baseline / n).toFixed(2)} µs/rec, ratio ${(sums.pipeline / sums.baseline).toFixed(3)}\n`);
+    process.stdout.write(
+      `mean of rounds 2..${rounds}: pipeline ${(sums.pipeline / n).toFixed(2)} µs/rec, baseline ${(sums.baseline / n).toFixed(2)} µs/rec, ratio ${(sums.pipeline / sums.baseline).toFixed(3)}\n`,
+    );
   }
 } finally {
   await sim.close();

@@ -18,11 +18,15 @@ export async function benchBudgetBackfill(ctx: BenchContext): Promise<BenchRow[]
   const calls = ctx.quick ? 36_000 : 120_000;
   const sim = await startSimulator({ businesses: 1, calls, voicemails: 0, numbers: 1, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, seed: 11 });
   try {
-    const config = benchConfig(sim, { type: 'sqlite', path: join(ctx.tmpDir, 'budget.db') }, {
-      streams: ['calls'],
-      rateLimit: { requests: LIMIT, perMs: WINDOW_MS },
-      pageSize: PAGE_SIZE,
-    });
+    const config = benchConfig(
+      sim,
+      { type: 'sqlite', path: join(ctx.tmpDir, 'budget.db') },
+      {
+        streams: ['calls'],
+        rateLimit: { requests: LIMIT, perMs: WINDOW_MS },
+        pageSize: PAGE_SIZE,
+      },
+    );
     ctx.log(`budget (backfill): ${calls} calls at ${LIMIT} per ${WINDOW_MS} ms, page size ${PAGE_SIZE}`);
     const run = await backfillOnce(config);
     const counters = sim.counters().businesses[sim.businesses[0]!.name]!;

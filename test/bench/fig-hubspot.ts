@@ -36,7 +36,13 @@ export async function benchHubSpot(ctx: BenchContext): Promise<BenchRow[]> {
   const contacts = Array.from({ length: records / 5 }, (_, index) => FORMATS[index % FORMATS.length]?.(national(index * 5)) ?? {});
   const fake = await startFakeHubSpot({ contacts });
   const logger = pino({ level: 'silent' });
-  const config = hubspotConfigSchema.parse({ type: 'hubspot', token: fake.token, baseUrl: fake.baseUrl, state: { type: 'sqlite', path: join(ctx.tmpDir, 'hubspot-state.db') }, limits: LIMITS });
+  const config = hubspotConfigSchema.parse({
+    type: 'hubspot',
+    token: fake.token,
+    baseUrl: fake.baseUrl,
+    state: { type: 'sqlite', path: join(ctx.tmpDir, 'hubspot-state.db') },
+    limits: LIMITS,
+  });
   const dispatcher = new Agent();
   const sink = createHubSpotSink(config, { logger, dispatcher, store: await openSqlStore(config.state, logger) });
   try {
@@ -64,7 +70,20 @@ export async function benchHubSpot(ctx: BenchContext): Promise<BenchRow[]> {
         measured: `${perSecond(rate)} = ${fixed(ratio)} of ${perSecond(bound)}, ${refusals} × 429`,
         target: '≥ 0.8 of bound, 0 × 429',
         status: verdict(ratio >= 0.8 && refusals === 0 && written === records && associated === contacts.length),
-        details: { records, seconds, rate, bound, ratio, refusals: fake.refusals(), written, deadLettered, associated, contacts: contacts.length, requests, limits: LIMITS },
+        details: {
+          records,
+          seconds,
+          rate,
+          bound,
+          ratio,
+          refusals: fake.refusals(),
+          written,
+          deadLettered,
+          associated,
+          contacts: contacts.length,
+          requests,
+          limits: LIMITS,
+        },
       },
     ];
   } finally {

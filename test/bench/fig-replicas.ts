@@ -19,13 +19,19 @@ export async function benchReplicas(ctx: BenchContext): Promise<BenchRow[]> {
   const calls = ctx.quick ? 24_000 : 90_000;
   const sim = await startSimulator({ businesses: 1, calls, voicemails: 0, numbers: 1, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, seed: 13 });
   const path = join(ctx.tmpDir, 'replicas.db');
-  const setup = await writeRunConfig(ctx.tmpDir, 'replicas', sim, { type: 'sqlite', path }, {
-    streams: ['calls'],
-    rateLimit: { requests: LIMIT, perMs: WINDOW_MS },
-    pageSize: 100,
-    redisUrl: ctx.redisUrl,
-    every: '2s',
-  });
+  const setup = await writeRunConfig(
+    ctx.tmpDir,
+    'replicas',
+    sim,
+    { type: 'sqlite', path },
+    {
+      streams: ['calls'],
+      rateLimit: { requests: LIMIT, perMs: WINDOW_MS },
+      pageSize: 100,
+      redisUrl: ctx.redisUrl,
+      every: '2s',
+    },
+  );
   // Three processes migrating one fresh SQLite file at once race on kysely's migration table (one
   // crashes); the tables are created first so the figure measures three replicas, not that race.
   const config = benchConfig(sim, { type: 'sqlite', path }, { streams: ['calls'], rateLimit: false });

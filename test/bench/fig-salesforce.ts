@@ -41,12 +41,19 @@ export async function benchSalesforce(ctx: BenchContext): Promise<BenchRow[]> {
 }
 
 async function run(ctx: BenchContext, records: number, createLeads: boolean): Promise<BenchRow> {
-  const keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const keys = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   const keyPath = join(ctx.tmpDir, `salesforce-${String(createLeads)}.key`);
   await writeFile(keyPath, keys.privateKey);
   const callers = (records / 200) * NEW_PER_200;
   const national = (index: number): string => `415${String(3_000_000 + index).padStart(7, '0')}`;
-  const contacts = Array.from({ length: Math.floor(callers / 5) }, (_, index) => ({ LastName: `c${index}`, ...(TYPED[index % TYPED.length]?.(national(index * 5)) ?? {}) }));
+  const contacts = Array.from({ length: Math.floor(callers / 5) }, (_, index) => ({
+    LastName: `c${index}`,
+    ...(TYPED[index % TYPED.length]?.(national(index * 5)) ?? {}),
+  }));
   const fake = await startFakeSalesforce({ certificate: keys.publicKey, contacts });
   const logger = pino({ level: 'silent' });
   const config = salesforceConfigSchema.parse({
@@ -83,7 +90,18 @@ async function run(ctx: BenchContext, records: number, createLeads: boolean): Pr
       measured: `${fixed(perThousand)} API requests per 1,000 records = ${fixed(perThousand / GOAL)} of ${GOAL}; ${perSecond(records / seconds)}`,
       target: `≤ ${GOAL} requests / 1,000`,
       status: verdict(perThousand <= GOAL && written === records && withWho === expectedWho && fake.refusedForAllocation() === 0),
-      details: { records, seconds, requests, perThousand, written, withWho, expectedWho, contacts: contacts.length, leads: fake.leads().length, byMethod: countBy(fake.requests().map((request) => `${request.method} ${request.path.split('?')[0] ?? ''}`)) },
+      details: {
+        records,
+        seconds,
+        requests,
+        perThousand,
+        written,
+        withWho,
+        expectedWho,
+        contacts: contacts.length,
+        leads: fake.leads().length,
+        byMethod: countBy(fake.requests().map((request) => `${request.method} ${request.path.split('?')[0] ?? ''}`)),
+      },
     };
   } finally {
     await sink.close();

@@ -90,12 +90,15 @@ async function measureWindow(ctx: BenchContext, sim: SchedulerSim, runs: readonl
 
 function perPoll(window: Window): Record<string, unknown> {
   const polls = Math.max(1, window.polls);
-  const byPurpose = window.breakdown === undefined ? undefined : Object.fromEntries(
-    PURPOSES.map((p) => {
-      const cost = window.breakdown?.[p];
-      return [p, { commands: (cost?.commands ?? 0) / polls, roundTrips: (cost?.roundTrips ?? 0) / polls, byCommand: cost?.byCommand ?? {} }];
-    }),
-  );
+  const byPurpose =
+    window.breakdown === undefined
+      ? undefined
+      : Object.fromEntries(
+          PURPOSES.map((p) => {
+            const cost = window.breakdown?.[p];
+            return [p, { commands: (cost?.commands ?? 0) / polls, roundTrips: (cost?.roundTrips ?? 0) / polls, byCommand: cost?.byCommand ?? {} }];
+          }),
+        );
   const attributed = window.breakdown === undefined ? undefined : PURPOSES.reduce((sum, p) => sum + (window.breakdown?.[p].commands ?? 0), 0);
   const roundTrips = window.breakdown === undefined ? undefined : PURPOSES.reduce((sum, p) => sum + (window.breakdown?.[p].roundTrips ?? 0), 0);
   return {
@@ -128,7 +131,12 @@ async function measureWorkers(ctx: BenchContext, synced: SyncedBusinesses, size:
   const label = `${n.toLocaleString('en-US')} businesses${workers > 1 ? `, ${workers} workers` : ''}`;
   const { sim, sink } = synced;
   const setup = await writeRunConfig(ctx.tmpDir, `scheduler-${n}-${workers}`, sim, sink, {
-    streams: STREAMS, rateLimit: RATE_LIMIT, redisUrl: ctx.redisUrl, every: `${INTERVAL_MS / 1000}s`, concurrency: 16, logLevel: 'info',
+    streams: STREAMS,
+    rateLimit: RATE_LIMIT,
+    redisUrl: ctx.redisUrl,
+    every: `${INTERVAL_MS / 1000}s`,
+    concurrency: 16,
+    logLevel: 'info',
     ...(size.concurrency === undefined ? {} : { worker: { concurrency: size.concurrency } }),
   });
   try {
@@ -149,7 +157,9 @@ async function measureWorkers(ctx: BenchContext, synced: SyncedBusinesses, size:
       const afterFirstSeconds = (Date.now() - (firstRequestAt ?? started)) / 1000;
       // Start-up: spawn until every process took jobs (its schedulers reconciled).
       const startupSeconds = Math.max(...runs.map((run) => run.startupMs() ?? Number.NaN)) / 1000;
-      ctx.log(`scheduler: ${label}: started in ${fixed(startupSeconds, 1)} s, all polled: ${String(all)} after ${fixed(firstPassSeconds, 1)} s; measuring ${size.intervals} whole interval(s)`);
+      ctx.log(
+        `scheduler: ${label}: started in ${fixed(startupSeconds, 1)} s, all polled: ${String(all)} after ${fixed(firstPassSeconds, 1)} s; measuring ${size.intervals} whole interval(s)`,
+      );
       const window = await measureWindow(ctx, sim, runs, setup.redisPrefix, size);
       const cost = perPoll(window);
       const cmds = Number(cost.commandsPerPoll ?? cost.serverCommandsPerPoll);

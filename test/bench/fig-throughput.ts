@@ -80,7 +80,8 @@ async function runBaseline(ctx: BenchContext, sim: SimulatorChild, target: Targe
 
 async function runPipeline(ctx: BenchContext, sim: SimulatorChild, target: Target, round: number, calls: number): Promise<number> {
   const schema = benchSchema('sink');
-  const sink: SinkConfig = target === 'sqlite' ? { type: 'sqlite', path: join(ctx.tmpDir, `sink-${round}.db`) } : { type: 'postgres', url: ctx.postgresUrl, schema };
+  const sink: SinkConfig =
+    target === 'sqlite' ? { type: 'sqlite', path: join(ctx.tmpDir, `sink-${round}.db`) } : { type: 'postgres', url: ctx.postgresUrl, schema };
   try {
     const run = await backfillOnce(benchConfig(sim, sink, { streams: ['calls'], rateLimit: false, pageSize: PAGE_SIZE, concurrency: 1 }));
     if (run.failures.length > 0 || run.records !== calls) throw new Error(`pipeline run synced ${run.records} of ${calls}: ${run.failures.join('; ')}`);

@@ -21,7 +21,10 @@ export async function benchWebhooks(ctx: BenchContext): Promise<BenchRow[]> {
     let up = false;
     // A GET is refused with 405 once the receiver listens.
     for (let i = 0; i < 300 && !up; i++) {
-      up = await fetch(receiver).then((r) => r.status === 405, () => false);
+      up = await fetch(receiver).then(
+        (r) => r.status === 405,
+        () => false,
+      );
       if (!up) await sleep(100);
     }
     if (!up) throw new Error('the webhook receiver did not start');

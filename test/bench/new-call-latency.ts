@@ -26,7 +26,12 @@ export async function withLatencyRig<T>(
   const path = join(ctx.tmpDir, `${rig.name}.db`);
   const sink = { type: 'sqlite', path } as const;
   const options = { streams: ['calls'], rateLimit: false } as const;
-  const setup = await writeRunConfig(ctx.tmpDir, rig.name, sim, sink, { ...options, redisUrl: ctx.redisUrl, every: rig.every, ...(rig.extra === undefined ? {} : { extra: rig.extra }) });
+  const setup = await writeRunConfig(ctx.tmpDir, rig.name, sim, sink, {
+    ...options,
+    redisUrl: ctx.redisUrl,
+    every: rig.every,
+    ...(rig.extra === undefined ? {} : { extra: rig.extra }),
+  });
   try {
     await backfillOnce(benchConfig(sim, sink, options));
     const replica = startRunReplica(setup.file);

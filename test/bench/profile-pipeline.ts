@@ -16,7 +16,8 @@ const target = process.argv[2] ?? 'sqlite';
 const calls = Number(process.argv[3] ?? 200_000);
 const postgresUrl = process.env.CALLSYNC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `t_bench_profile_${process.pid}`;
-const sink: SinkConfig = target === 'postgres' ? { type: 'postgres', url: postgresUrl, schema } : { type: 'sqlite', path: join(tmpdir(), `callsync-profile-${process.pid}.db`) };
+const sink: SinkConfig =
+  target === 'postgres' ? { type: 'postgres', url: postgresUrl, schema } : { type: 'sqlite', path: join(tmpdir(), `callsync-profile-${process.pid}.db`) };
 const sim = await startSimulatorChild({ calls, seed: 3 });
 try {
   await rawWalk(sim.baseUrl, sim.businesses[0]!.apiKey, 500, () => undefined);

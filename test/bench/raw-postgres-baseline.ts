@@ -8,7 +8,14 @@ const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', '
  * The hand-written floor for Postgres: the connector's columns and types in a schema of its own, one
  * COPY-like `insert … select * from unnest(…)` per page (fifteen array parameters, one round trip).
  */
-export async function rawPostgresBaseline(url: string, schema: string, baseUrl: string, apiKey: string, businessId: string, pageSize: number): Promise<{ records: number; seconds: number }> {
+export async function rawPostgresBaseline(
+  url: string,
+  schema: string,
+  baseUrl: string,
+  apiKey: string,
+  businessId: string,
+  pageSize: number,
+): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: url });
   await client.connect();

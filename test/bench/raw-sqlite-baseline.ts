@@ -13,7 +13,13 @@ export const CALLS_DDL = `create table if not exists calls (
  * The hand-written floor for SQLite: the same table, columns and pragmas as the connector, one
  * prepared insert per row, one transaction per page. Returns records per second.
  */
-export async function rawSqliteBaseline(path: string, baseUrl: string, apiKey: string, businessId: string, pageSize: number): Promise<{ records: number; seconds: number }> {
+export async function rawSqliteBaseline(
+  path: string,
+  baseUrl: string,
+  apiKey: string,
+  businessId: string,
+  pageSize: number,
+): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
   const db = new Database(path);
   try {

@@ -45,8 +45,21 @@ export async function rawWalk(baseUrl: string, apiKey: string, pageSize: number,
 
 /** The calls table's columns as the connectors write them (the order of {@link rawRow}); `deleted_at` stays null. */
 export const RAW_COLUMNS = [
-  'business_id', 'id', 'source', 'to_number', 'from_number', 'direction', 'recording_url', 'transcription_text', 'created_at',
-  'raw', 'synced_at', 'duration_seconds', 'status', 'updated_at', 'tracking_number_id',
+  'business_id',
+  'id',
+  'source',
+  'to_number',
+  'from_number',
+  'direction',
+  'recording_url',
+  'transcription_text',
+  'created_at',
+  'raw',
+  'synced_at',
+  'duration_seconds',
+  'status',
+  'updated_at',
+  'tracking_number_id',
 ] as const;
 
 /** The values both baselines store, in {@link RAW_COLUMNS} order, with the same `raw` text the sinks keep. */

@@ -55,12 +55,14 @@ const READS = new Set(['hgetall', 'smembers', 'hget', 'mget', 'sscan', 'scan']);
 async function scriptNames(): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const sha = (lua: string): string => createHash('sha1').update(lua).digest('hex');
-  for (const [name, lua] of Object.entries({ limiterTake: TAKE_LUA, limiterObserve: OBSERVE_LUA, limiterBlock: BLOCK_LUA, limiterInspect: INSPECT_LUA })) names.set(sha(lua), name);
+  for (const [name, lua] of Object.entries({ limiterTake: TAKE_LUA, limiterObserve: OBSERVE_LUA, limiterBlock: BLOCK_LUA, limiterInspect: INSPECT_LUA }))
+    names.set(sha(lua), name);
   const dir = join(dirname(fileURLToPath(import.meta.resolve('bullmq'))), 'scripts');
   for (const file of await readdir(dir)) {
     if (!file.endsWith('.js') || file === 'index.js') continue;
     const module = (await import(pathToFileURL(join(dir, file)).href)) as Record<string, { name?: unknown; content?: unknown }>;
-    for (const script of Object.values(module)) if (typeof script.name === 'string' && typeof script.content === 'string') names.set(sha(script.content), script.name);
+    for (const script of Object.values(module))
+      if (typeof script.name === 'string' && typeof script.content === 'string') names.set(sha(script.content), script.name);
   }
   return names;
 }

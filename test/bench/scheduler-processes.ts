@@ -46,7 +46,10 @@ export async function startSchedulerSim(businesses: number): Promise<SchedulerSi
       if (next.done === true) throw new Error('the simulator child exited');
       return JSON.parse(next.value) as T;
     });
-    queue = answer.then(() => undefined, () => undefined);
+    queue = answer.then(
+      () => undefined,
+      () => undefined,
+    );
     return answer;
   };
   return {

@@ -20,7 +20,9 @@ const businesses = Number(process.argv[2]);
 if (!Number.isSafeInteger(businesses) || businesses < 1) throw new Error(`usage: scheduler-sim-child.ts BUSINESSES (got ${String(process.argv[2])})`);
 const sim = await startSimulator({ businesses, calls: 10, voicemails: 5, numbers: 1, rateLimit: { limit: 60, windowMs: 60_000 }, seed: 17 });
 const { baseUrl, v2BaseUrl, recordingsBaseUrl } = sim;
-process.stdout.write(`${JSON.stringify({ baseUrl, v2BaseUrl, recordingsBaseUrl, businesses: sim.businesses.map(({ name, apiKey, v2Token }) => ({ name, apiKey, v2Token })) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ baseUrl, v2BaseUrl, recordingsBaseUrl, businesses: sim.businesses.map(({ name, apiKey, v2Token }) => ({ name, apiKey, v2Token })) })}\n`,
+);
 
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {

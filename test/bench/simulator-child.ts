@@ -13,12 +13,21 @@ export interface SimulatorChild extends UpstreamInfo {
  */
 export async function startSimulatorChild(options: { calls: number; businesses?: number; seed?: number }): Promise<SimulatorChild> {
   const child = spawnTsx('src/cli/main.ts', [
-    'simulate', '--json', '--port', '0', '--no-rate-limit',
-    '--businesses', String(options.businesses ?? 1),
-    '--calls', String(options.calls),
-    '--voicemails', '0',
-    '--numbers', '1',
-    '--seed', String(options.seed ?? 1),
+    'simulate',
+    '--json',
+    '--port',
+    '0',
+    '--no-rate-limit',
+    '--businesses',
+    String(options.businesses ?? 1),
+    '--calls',
+    String(options.calls),
+    '--voicemails',
+    '0',
+    '--numbers',
+    '1',
+    '--seed',
+    String(options.seed ?? 1),
   ]);
   try {
     // Generating a million calls takes a while before the port opens.

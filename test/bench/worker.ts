@@ -24,7 +24,12 @@ export async function writeRunConfig(
   name: string,
   upstream: UpstreamInfo,
   sink: SinkConfig,
-  options: BenchConfigOptions & { readonly redisUrl: string; readonly every: string; readonly logLevel?: string; readonly worker?: Readonly<Record<string, unknown>> },
+  options: BenchConfigOptions & {
+    readonly redisUrl: string;
+    readonly every: string;
+    readonly logLevel?: string;
+    readonly worker?: Readonly<Record<string, unknown>>;
+  },
 ): Promise<WorkerSetup> {
   const redisPrefix = `bench-${name}-${process.pid}-${Date.now()}`;
   const document = benchDocument(upstream, sink, {

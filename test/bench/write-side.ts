@@ -79,7 +79,10 @@ async function sinkLoop(path: string): Promise<void> {
 
 const perRecord = { raw: [] as number[], sink: [] as number[] };
 for (let round = 0; round < rounds; round++) {
-  for (const [side, loop] of [['raw', rawLoop], ['sink', sinkLoop]] as const) {
+  for (const [side, loop] of [
+    ['raw', rawLoop],
+    ['sink', sinkLoop],
+  ] as const) {
     const path = join(tmpdir(), `callsync-write-side-${process.pid}-${side}-${round}.db`);
     const started = cpuMicros();
     try {
@@ -93,4 +96,6 @@ for (let round = 0; round < rounds; round++) {
 }
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const [raw, sink] = [median(perRecord.raw), median(perRecord.sink)];
-process.stdout.write(`median CPU per record over ${rounds - 1} rounds: raw ${raw.toFixed(2)} µs, sink ${sink.toFixed(2)} µs, sink - raw ${(sink - raw).toFixed(2)} µs\n`);
+process.stdout.write(
+  `median CPU per record over ${rounds - 1} rounds: raw ${raw.toFixed(2)} µs, sink ${sink.toFixed(2)} µs, sink - raw ${(sink - raw).toFixed(2)} µs\n`,
+);

@@ -27,16 +27,48 @@ const json = (mutate: (valid: Document) => unknown) => (valid: Document) => JSON
 const BAD_CONFIGS: readonly BadConfig[] = [
   { name: 'missing baseUrl', path: /upstream\.baseUrl/, text: json((d) => ({ ...d, upstream: { ...d.upstream, baseUrl: undefined } })) },
   { name: 'pageSize as a string', path: /upstream\.pageSize/, text: json((d) => ({ ...d, upstream: { ...d.upstream, pageSize: '100' } })) },
-  { name: 'negative rate limit', path: /upstream\.rateLimit/, text: json((d) => ({ ...d, upstream: { ...d.upstream, rateLimit: { requests: -5, perMs: 1000 } } })) },
+  {
+    name: 'negative rate limit',
+    path: /upstream\.rateLimit/,
+    text: json((d) => ({ ...d, upstream: { ...d.upstream, rateLimit: { requests: -5, perMs: 1000 } } })),
+  },
   { name: 'businesses as an object', path: /businesses/, text: json((d) => ({ ...d, businesses: { name: 'biz-1' } })) },
-  { name: 'unknown key', path: /businesses\[0\]/, says: /api_key/, text: json((d) => ({ ...d, businesses: d.businesses.map((b, i) => (i === 0 ? { ...b, api_key: 'x' } : b)) })) },
-  { name: 'unset ${ENV}', path: /businesses\[1\]\.apiKey/, says: /CALLSYNC_CHAOS_UNSET/, text: json((d) => ({ ...d, businesses: d.businesses.map((b, i) => (i === 1 ? { ...b, apiKey: '${CALLSYNC_CHAOS_UNSET}' } : b)) })) },
-  { name: 'unreadable ${file:}', path: /businesses\[0\]\.apiKey/, says: /\/nonexistent/, text: json((d) => ({ ...d, businesses: d.businesses.map((b, i) => (i === 0 ? { ...b, apiKey: '${file:/nonexistent/api-key}' } : b)) })) },
+  {
+    name: 'unknown key',
+    path: /businesses\[0\]/,
+    says: /api_key/,
+    text: json((d) => ({ ...d, businesses: d.businesses.map((b, i) => (i === 0 ? { ...b, api_key: 'x' } : b)) })),
+  },
+  {
+    name: 'unset ${ENV}',
+    path: /businesses\[1\]\.apiKey/,
+    says: /CALLSYNC_CHAOS_UNSET/,
+    text: json((d) => ({ ...d, businesses: d.businesses.map((b, i) => (i === 1 ? { ...b, apiKey: '${CALLSYNC_CHAOS_UNSET}' } : b)) })),
+  },
+  {
+    name: 'unreadable ${file:}',
+    path: /businesses\[0\]\.apiKey/,
+    says: /\/nonexistent/,
+    text: json((d) => ({ ...d, businesses: d.businesses.map((b, i) => (i === 0 ? { ...b, apiKey: '${file:/nonexistent/api-key}' } : b)) })),
+  },
   { name: 'not a URL', path: /upstream\.baseUrl/, text: json((d) => ({ ...d, upstream: { ...d.upstream, baseUrl: 'not a url' } })) },
   { name: 'ftp URL', path: /upstream\.v2BaseUrl/, text: json((d) => ({ ...d, upstream: { ...d.upstream, v2BaseUrl: 'ftp://127.0.0.1/v2' } })) },
-  { name: 'duplicate business names', path: /businesses\[1\]/, says: /biz-1/, text: json((d) => ({ ...d, businesses: d.businesses.map((b) => ({ ...b, name: 'biz-1' })) })) },
-  { name: 'unsafe Postgres schema', path: /sink\.schema/, text: json((d) => ({ ...d, sink: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test', schema: 'x"; drop table calls; --' } })) },
-  { name: 'unsafe extra stream name', path: /streams\[0\]\.name/, text: json((d) => ({ ...d, streams: [{ name: 'sms"; drop table calls; --', path: '/sms', recordsKey: 'messages' }] })) },
+  {
+    name: 'duplicate business names',
+    path: /businesses\[1\]/,
+    says: /biz-1/,
+    text: json((d) => ({ ...d, businesses: d.businesses.map((b) => ({ ...b, name: 'biz-1' })) })),
+  },
+  {
+    name: 'unsafe Postgres schema',
+    path: /sink\.schema/,
+    text: json((d) => ({ ...d, sink: { type: 'postgres', url: 'postgres://postgres@127.0.0.1:5432/test', schema: 'x"; drop table calls; --' } })),
+  },
+  {
+    name: 'unsafe extra stream name',
+    path: /streams\[0\]\.name/,
+    text: json((d) => ({ ...d, streams: [{ name: 'sms"; drop table calls; --', path: '/sms', recordsKey: 'messages' }] })),
+  },
   { name: 'invalid YAML', path: /:\d+:\d+/, says: /YAML/i, extension: 'yaml', text: () => 'upstream:\n  baseUrl: [unclosed\nbusinesses:\n  - name: a\n' },
 ];
 
@@ -62,9 +94,10 @@ describe('scenario 8: a matrix of bad configs', () => {
         const databasePath = join(directory, `never-${index}.db`);
         const configPath = join(directory, `bad-${index}.${bad.extension ?? 'json'}`);
         writeFileSync(configPath, bad.text(configDocument(simulator, databasePath)));
-        return [['check-config', configPath], ['backfill', '--config', configPath, '--no-progress']].map((args) =>
-          limit(async () => ({ bad, args, configPath, databasePath, result: await runCli(args) })),
-        );
+        return [
+          ['check-config', configPath],
+          ['backfill', '--config', configPath, '--no-progress'],
+        ].map((args) => limit(async () => ({ bad, args, configPath, databasePath, result: await runCli(args) })));
       }),
     );
     const problems: string[] = [];
@@ -81,7 +114,16 @@ describe('scenario 8: a matrix of bad configs', () => {
       if (problems.length > 0 && problems.at(-1)?.startsWith(label)) problems.push(`  ${label} stderr: ${result.stderr.slice(0, 300)}`);
     }
     const clean = outcomes.length - new Set(problems.filter((p) => !p.startsWith('  ')).map((p) => p.split(':')[0])).size;
-    recordRow({ scenario: '8 bad configs', faults: { badConfig: BAD_CONFIGS.length }, restarts: 0, expected: 0, found: 0, missing: 0, duplicated: 0, note: `${clean}/${outcomes.length} runs: exit 2, file + path named, no stack` });
+    recordRow({
+      scenario: '8 bad configs',
+      faults: { badConfig: BAD_CONFIGS.length },
+      restarts: 0,
+      expected: 0,
+      found: 0,
+      missing: 0,
+      duplicated: 0,
+      note: `${clean}/${outcomes.length} runs: exit 2, file + path named, no stack`,
+    });
     expect(problems).toEqual([]);
   });
 

@@ -67,17 +67,31 @@ describe('scenario 9: upstream records that break the contract', () => {
     expect(run.code, run.stderr).toBe(0);
     const listed = await runCli(['dead-letters', 'list', '--config', configPath, '--json']);
     const table = await runCli(['dead-letters', 'list', '--config', configPath]);
-    for (const [label, text] of [['list json', listed.stdout], ['list table', table.stdout], ['list stderr', listed.stderr + table.stderr]] as const) scanner.collect(label, text);
+    for (const [label, text] of [
+      ['list json', listed.stdout],
+      ['list table', table.stdout],
+      ['list stderr', listed.stderr + table.stderr],
+    ] as const)
+      scanner.collect(label, text);
     scanner.collectSqlite('sink', databasePath);
     expect(listed.code, listed.stderr).toBe(0);
     expect(table.code, table.stderr).toBe(0);
     const letters = JSON.parse(listed.stdout) as ListedDeadLetter[];
     const diffs = diffSqlite(databasePath, sim);
-    recordRow({ scenario: '9 contract-breaking records', faults: { badRecord: BREAKERS.length }, restarts: 0, ...figuresOf(diffs), note: `${letters.length} dead letters` });
+    recordRow({
+      scenario: '9 contract-breaking records',
+      faults: { badRecord: BREAKERS.length },
+      restarts: 0,
+      ...figuresOf(diffs),
+      note: `${letters.length} dead letters`,
+    });
     expect(letters).toHaveLength(BREAKERS.length);
     expect(letters.every((letter) => letter.businessId === 'biz-2' && letter.stream === 'voicemails')).toBe(true);
     for (const breaker of BREAKERS) {
-      expect(letters.some((letter) => letter.reason.includes(breaker.field)), `${breaker.what}: a reason naming ${breaker.field} in ${JSON.stringify(letters.map((l) => l.reason))}`).toBe(true);
+      expect(
+        letters.some((letter) => letter.reason.includes(breaker.field)),
+        `${breaker.what}: a reason naming ${breaker.field} in ${JSON.stringify(letters.map((l) => l.reason))}`,
+      ).toBe(true);
     }
     expect(table.stdout).toContain('biz-2');
     expect(table.stdout).toContain('voicemail_duration');

@@ -62,7 +62,16 @@ describe('scenario 14: v1 servers whose paging breaks the contract, oldest and n
 
   beforeAll(async () => {
     for (const v1Order of ['oldest', 'newest'] as const) {
-      const simulator = await startSimulator({ businesses: 1, calls: CALLS, voicemails: 5, numbers: 2, seed: 1_414, v1Order, cursorTtlMs: CURSOR_TTL_MS, rateLimit: false });
+      const simulator = await startSimulator({
+        businesses: 1,
+        calls: CALLS,
+        voicemails: 5,
+        numbers: 2,
+        seed: 1_414,
+        v1Order,
+        cursorTtlMs: CURSOR_TTL_MS,
+        rateLimit: false,
+      });
       scanner.addSimulator(simulator);
       simulators.push(simulator);
     }

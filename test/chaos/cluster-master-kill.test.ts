@@ -21,11 +21,22 @@ describe('scenario 19: a Redis Cluster master SIGKILLed in the middle of a `run`
     const cluster = new RedisCluster(3, 1);
     cleanup.push(() => cluster.stop());
     await cluster.start();
-    const simulator: Simulator = await startSimulator({ businesses: 3, calls: 4_000, voicemails: 40, numbers: 4, seed: 1919, rateLimit: { limit: 15, windowMs: 1000 } });
+    const simulator: Simulator = await startSimulator({
+      businesses: 3,
+      calls: 4_000,
+      voicemails: 40,
+      numbers: 4,
+      seed: 1919,
+      rateLimit: { limit: 15, windowMs: 1000 },
+    });
     scanner.addSimulator(simulator);
     const ws = workspace('chaos-cluster');
     const processes: RunProcess[] = [];
-    cleanup.push(() => simulator.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => simulator.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     const base = chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 } });
     const configPath = ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
     processes.push(spawnRun(configPath), spawnRun(configPath));
@@ -37,19 +48,31 @@ describe('scenario 19: a Redis Cluster master SIGKILLed in the middle of a `run`
     const victim = await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:0}`));
     const storedAtKill = countRows(ws.dbPath, 'calls');
     await cluster.kill(victim);
-    await waitFor('a replica to take over the killed master', async () => {
-      const nodes = await cluster.clusterNodes();
-      return nodes.some((n) => n.port === victim && n.failed) && (await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:0}`))) !== victim ? true : undefined;
-    }, 60_000, 250);
+    await waitFor(
+      'a replica to take over the killed master',
+      async () => {
+        const nodes = await cluster.clusterNodes();
+        return nodes.some((n) => n.port === victim && n.failed) && (await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:0}`))) !== victim
+          ? true
+          : undefined;
+      },
+      60_000,
+      250,
+    );
     await cluster.waitHealthy();
     await cluster.startNode(victim);
     await cluster.waitHealthy();
 
     await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 180_000, 500);
-    const diffs = await waitFor('the mirror to equal the truth', () => {
-      const d = diffSqlite(ws.dbPath, simulator);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 60_000, 1_000);
+    const diffs = await waitFor(
+      'the mirror to equal the truth',
+      () => {
+        const d = diffSqlite(ws.dbPath, simulator);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      60_000,
+      1_000,
+    );
     const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).length;
     await scanner.collectHttp('worker', await processes[0]!.url);
     await stopAll(processes);

@@ -17,7 +17,16 @@ const TIMEOUT_MS = 2_000;
 const MAX_WAIT_MS = 2_000;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const RSS_LIMIT_MB = 300;
-const OFF: Hostile = { retryAfter429: '', exhaustedUntilSec: 0, hugeBodyBytes: 0, hugeBodyDeclared: false, trickleMs: 0, echoCredentials: null, unavailable: null, listShare: 1 };
+const OFF: Hostile = {
+  retryAfter429: '',
+  exhaustedUntilSec: 0,
+  hugeBodyBytes: 0,
+  hugeBodyDeclared: false,
+  trickleMs: 0,
+  echoCredentials: null,
+  unavailable: null,
+  listShare: 1,
+};
 const scanner = new SecretScanner();
 let simulator: Simulator;
 let directory: string;
@@ -42,7 +51,13 @@ beforeEach((context) => {
   configPath = join(directory, `${context.task.id}.json`);
   const base = configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 } });
   // Two attempts: a hostile answer fails the run quickly instead of being retried a dozen times.
-  const upstream = { ...base.upstream, timeoutMs: TIMEOUT_MS, maxWaitMs: MAX_WAIT_MS, maxBodyBytes: MAX_BODY_BYTES, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50 } };
+  const upstream = {
+    ...base.upstream,
+    timeoutMs: TIMEOUT_MS,
+    maxWaitMs: MAX_WAIT_MS,
+    maxBodyBytes: MAX_BODY_BYTES,
+    retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 50 },
+  };
   writeFileSync(configPath, JSON.stringify({ ...base, upstream }));
 });
 
@@ -92,7 +107,16 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
     simulator.setHostile({ hugeBodyBytes: 1024 ** 3 });
     const run = await backfill('huge body');
     const { faults } = simulator.counters();
-    recordRow({ scenario: '17 a 1 GiB body', faults: { hugeBody: faults.hugeBodies }, restarts: 0, expected: 0, found: 0, missing: 0, duplicated: 0, note: note(run, `${(faults.hugeBodyBytesWritten / 1024 ** 2).toFixed(0)} MiB sent before the cut`) });
+    recordRow({
+      scenario: '17 a 1 GiB body',
+      faults: { hugeBody: faults.hugeBodies },
+      restarts: 0,
+      expected: 0,
+      found: 0,
+      missing: 0,
+      duplicated: 0,
+      note: note(run, `${(faults.hugeBodyBytesWritten / 1024 ** 2).toFixed(0)} MiB sent before the cut`),
+    });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/business biz-1 failed: .*upstream\.maxBodyBytes \(8388608 bytes\)/);
     expect(faults.hugeBodies).toBeGreaterThan(0);
@@ -106,7 +130,16 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
     simulator.setHostile({ trickleMs: 1000 });
     // One stream: each of a business's streams would wait out the same two deadlines in turn.
     const run = await backfill('trickle', '--stream', 'calls');
-    recordRow({ scenario: '17 a body trickling 1 byte/s', faults: { trickled: simulator.counters().faults.trickled }, restarts: 0, expected: 0, found: 0, missing: 0, duplicated: 0, note: note(run, `timeoutMs ${TIMEOUT_MS}, 2 attempts`) });
+    recordRow({
+      scenario: '17 a body trickling 1 byte/s',
+      faults: { trickled: simulator.counters().faults.trickled },
+      restarts: 0,
+      expected: 0,
+      found: 0,
+      missing: 0,
+      duplicated: 0,
+      note: note(run, `timeoutMs ${TIMEOUT_MS}, 2 attempts`),
+    });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/business biz-1 failed: .*within 2000 ms \(upstream\.timeoutMs\)/);
     // Two attempts of at most the deadline each, plus start-up; the trickle itself never ends.
@@ -126,7 +159,13 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
     const diffs = diffSqlite(databasePath, simulator);
     const { faults } = simulator.counters();
     const warned = lines(run.stderr, /the server asked to wait 999999999 s \([^)]+\); waiting upstream\.maxWaitMs \(2 s\) instead/);
-    recordRow({ scenario: '17 Retry-After: 999999999 on a 429 storm', faults: { storm429: faults.storm429 }, restarts: 0, ...figuresOf(diffs), note: note(run, `${warned} capped waits warned`) });
+    recordRow({
+      scenario: '17 Retry-After: 999999999 on a 429 storm',
+      faults: { storm429: faults.storm429 },
+      restarts: 0,
+      ...figuresOf(diffs),
+      note: note(run, `${warned} capped waits warned`),
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(faults.storm429).toBeGreaterThan(0);
     expect(warned).toBeGreaterThan(0);
@@ -142,7 +181,13 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
     const diffs = diffSqlite(databasePath, simulator);
     const requests = simulator.counters().businesses['biz-1']?.apiKeyRequests ?? 0;
     const logged = run.stderr.split('\n').filter((line) => line.length > 0).length;
-    recordRow({ scenario: '17 rate limit reset in the year 3000', faults: { exhausted: requests }, restarts: 0, ...figuresOf(diffs), note: note(run, `${requests} requests, ${logged} log lines`) });
+    recordRow({
+      scenario: '17 rate limit reset in the year 3000',
+      faults: { exhausted: requests },
+      restarts: 0,
+      ...figuresOf(diffs),
+      note: note(run, `${requests} requests, ${logged} log lines`),
+    });
     expect(run.code, run.stderr).toBe(0);
     // Each request waits at most the cap; the log has at most a line or two per request, not one per poll.
     expect(run.seconds).toBeLessThan(10 + (requests * MAX_WAIT_MS) / 1000);
@@ -154,16 +199,28 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
     const ws = workspace('chaos-bounds');
     const processes: RunProcess[] = [];
     try {
-      const base = chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, worker: { maxBudgetWaitMs: 0 } });
+      const base = chaosRunConfig(simulator, {
+        prefix: ws.prefix,
+        dbPath: ws.dbPath,
+        every: '1s',
+        pageSize: 100,
+        rateLimit: { requests: 100, perMs: 1000 },
+        worker: { maxBudgetWaitMs: 0 },
+      });
       const upstream = { ...(base.upstream as Record<string, unknown>), maxWaitMs: MAX_WAIT_MS };
       const configPath = ws.writeConfig({ ...base, upstream });
       simulator.setHostile({ exhaustedUntilSec: 32_503_680_000 });
       processes.push(spawnRun(configPath));
       const url = await processes[0]!.url;
-      await waitFor('waiting_for_budget on /status', async () => {
-        const business = (await readStatus(url)).businesses[0];
-        return business?.streams.some((stream) => stream.state === 'waiting_for_budget') === true ? true : undefined;
-      }, 30_000, 100);
+      await waitFor(
+        'waiting_for_budget on /status',
+        async () => {
+          const business = (await readStatus(url)).businesses[0];
+          return business?.streams.some((stream) => stream.state === 'waiting_for_budget') === true ? true : undefined;
+        },
+        30_000,
+        100,
+      );
       await scanner.collectHttp('blocked worker', url);
       // The block is in Redis now; a restart must not make it last any longer than the cap.
       processes[0]!.child.kill('SIGKILL');
@@ -174,15 +231,26 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
       const truth = simulator.truth('biz-1').calls.length;
       await waitFor('every call stored after the restart', () => (countRows(ws.dbPath, 'calls') >= truth ? true : undefined), 60_000, 100);
       const recoverySeconds = (Date.now() - restarted) / 1000;
-      const diffs = await waitFor('the mirror exact', () => {
-        const d = diffSqlite(ws.dbPath, simulator);
-        return figuresOf(d).missing === 0 ? d : undefined;
-      }, 30_000, 500);
+      const diffs = await waitFor(
+        'the mirror exact',
+        () => {
+          const d = diffSqlite(ws.dbPath, simulator);
+          return figuresOf(d).missing === 0 ? d : undefined;
+        },
+        30_000,
+        500,
+      );
       await stopAll(processes);
       collectLogs(scanner, 'year 3000 run', processes);
       scanner.collectSqlite('year 3000 run sink', ws.dbPath);
       const logLines = processes.reduce((sum, process) => sum + process.logs.length, 0);
-      recordRow({ scenario: '17 rate limit reset in the year 3000, under run', faults: { exhausted: 1 }, restarts: 1, ...figuresOf(diffs), note: `all stored ${recoverySeconds.toFixed(1)} s after the restart (maxWaitMs 2 s); ${logLines} log lines` });
+      recordRow({
+        scenario: '17 rate limit reset in the year 3000, under run',
+        faults: { exhausted: 1 },
+        restarts: 1,
+        ...figuresOf(diffs),
+        note: `all stored ${recoverySeconds.toFixed(1)} s after the restart (maxWaitMs 2 s); ${logLines} log lines`,
+      });
       // Start-up of a process, at most one capped wait, and a schedule tick: nowhere near the year 3000.
       expect(recoverySeconds).toBeLessThan(30);
       expectExact(diffs);

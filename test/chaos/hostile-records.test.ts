@@ -20,7 +20,12 @@ let directory: string;
 
 beforeAll(async () => {
   simulator = await startSimulator({
-    businesses: 2, calls: 1_500, voicemails: 40, numbers: 3, seed: 1_515, rateLimit: { limit: 100, windowMs: 1000 },
+    businesses: 2,
+    calls: 1_500,
+    voicemails: 40,
+    numbers: 3,
+    seed: 1_515,
+    rateLimit: { limit: 100, windowMs: 1000 },
     hostileRecords: { deepNesting: DEPTH, firstIndex: FIRST_INDEX },
   });
   scanner.addSimulator(simulator);
@@ -62,21 +67,38 @@ describe(`scenario 15: a record nested ${DEPTH.toLocaleString('en-US')} deep`, (
     for (const id of arrived) hostile.add(`biz-1/${id}`);
     const second = await runCli(['backfill', '--config', configPath, '--no-progress']);
     const third = await runCli(['backfill', '--config', configPath, '--no-progress']);
-    for (const [label, run] of [['first', first], ['second', second], ['third', third]] as const) {
+    for (const [label, run] of [
+      ['first', first],
+      ['second', second],
+      ['third', third],
+    ] as const) {
       scanner.collect(`${label} stdout`, run.stdout);
       scanner.collect(`${label} stderr`, run.stderr);
     }
     scanner.collectSqlite('sink', databasePath);
     const letters = deadLetters(databasePath);
     const diffs = diffSqlite(databasePath, simulator, ['calls', 'voicemails', 'numbers'], undefined, hostile);
-    recordRow({ scenario: `15 a record nested ${DEPTH} deep (3, one arriving later)`, faults: { deepRecord: hostile.size }, restarts: 0, ...figuresOf(diffs), note: `3 runs, each exit 0; ${letters.length} dead letters` });
+    recordRow({
+      scenario: `15 a record nested ${DEPTH} deep (3, one arriving later)`,
+      faults: { deepRecord: hostile.size },
+      restarts: 0,
+      ...figuresOf(diffs),
+      note: `3 runs, each exit 0; ${letters.length} dead letters`,
+    });
 
     for (const run of [first, second, third]) expect(run.code, run.stderr).toBe(0);
-    expect(letters.map((l) => [l.business_id, l.stream, l.attempts])).toEqual([['biz-1', 'calls', 1], ['biz-1', 'calls', 1], ['biz-2', 'calls', 1]]);
+    expect(letters.map((l) => [l.business_id, l.stream, l.attempts])).toEqual([
+      ['biz-1', 'calls', 1],
+      ['biz-1', 'calls', 1],
+      ['biz-2', 'calls', 1],
+    ]);
     for (const letter of letters) expect(letter.reason).toMatch(/nested deeper than/);
     for (const key of hostile) {
       const [business, id] = key.split('/') as [string, string];
-      expect(letters.filter((l) => l.business_id === business && l.raw.includes(id)), key).toHaveLength(1);
+      expect(
+        letters.filter((l) => l.business_id === business && l.raw.includes(id)),
+        key,
+      ).toHaveLength(1);
     }
     expectExact(diffs);
   });

@@ -35,7 +35,12 @@ describe('scenario 11: twelve businesses in one backfill, four of them with sess
     const businesses = document.businesses.map((business, index) => {
       if (!usesSession(index)) return business;
       const credentials = simulator.businesses[index]!;
-      return { name: business.name, session: { email: credentials.email, password: credentials.password }, v2Token: business.v2Token, streams: business.streams };
+      return {
+        name: business.name,
+        session: { email: credentials.email, password: credentials.password },
+        v2Token: business.v2Token,
+        streams: business.streams,
+      };
     });
     writeFileSync(configPath, JSON.stringify({ ...document, businesses }));
     const run = await runCli(['backfill', '--config', configPath, '--no-progress']);
@@ -44,7 +49,13 @@ describe('scenario 11: twelve businesses in one backfill, four of them with sess
     scanner.collectSqlite('sink', databasePath);
     const diffs = diffSqlite(databasePath, simulator);
     const counters = simulator.counters();
-    recordRow({ scenario: '11 isolation, 12 businesses', faults: {}, restarts: 0, ...figuresOf(diffs), note: `${businesses.filter((_, i) => usesSession(i)).length} on session auth` });
+    recordRow({
+      scenario: '11 isolation, 12 businesses',
+      faults: {},
+      restarts: 0,
+      ...figuresOf(diffs),
+      note: `${businesses.filter((_, i) => usesSession(i)).length} on session auth`,
+    });
     expect(run.code, run.stderr).toBe(0);
     // diffMirror compares each business's rows with that business's truth: raw included, nothing extra.
     expectExact(diffs);

@@ -31,7 +31,10 @@ describe('scenario 1: backfill SIGKILLed at 20 random points and started again',
   it('ends exact: nothing lost, nothing twice; the final run exits 0', async () => {
     const databasePath = join(directory, 'kill.db');
     const configPath = join(directory, 'callsync.json');
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 20, perMs: 1000 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 20, perMs: 1000 }, logLevel: 'info' })),
+    );
     const random = seededRandom(20_261_122);
     let kills = 0;
     let starts = 0;

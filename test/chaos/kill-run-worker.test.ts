@@ -20,12 +20,25 @@ describe('scenario 2: one of three `run` workers SIGKILLed four times during a m
   it('ends exact: stalled jobs are taken over, nothing lost, nothing twice', async () => {
     // 4 × 10,000 calls at 50 a page and 10 requests a second per business: a backfill of ~20 s,
     // long enough for four kills even though each restarted replica needs a few seconds to start.
-    const simulator: Simulator = await startSimulator({ businesses: 4, calls: 10_000, voicemails: 60, numbers: 4, seed: 202, rateLimit: { limit: 10, windowMs: 1000 } });
+    const simulator: Simulator = await startSimulator({
+      businesses: 4,
+      calls: 10_000,
+      voicemails: 60,
+      numbers: 4,
+      seed: 202,
+      rateLimit: { limit: 10, windowMs: 1000 },
+    });
     scanner.addSimulator(simulator);
     const ws = workspace('chaos-kill-run');
     const processes: RunProcess[] = [];
-    cleanup.push(() => simulator.close(), () => ws.cleanup(), () => stopAll(processes));
-    const configPath = ws.writeConfig(chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 10, perMs: 1000 } }));
+    cleanup.push(
+      () => simulator.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
+    const configPath = ws.writeConfig(
+      chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 10, perMs: 1000 } }),
+    );
     for (let i = 0; i < 3; i += 1) processes.push(spawnRun(configPath));
     await Promise.all(processes.map((p) => p.url));
     const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
@@ -44,10 +57,15 @@ describe('scenario 2: one of three `run` workers SIGKILLed four times during a m
       await victim.url;
     }
     await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
-    const diffs = await waitFor('the mirror to equal the truth', () => {
-      const d = diffSqlite(ws.dbPath, simulator);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 30_000, 1_000);
+    const diffs = await waitFor(
+      'the mirror to equal the truth',
+      () => {
+        const d = diffSqlite(ws.dbPath, simulator);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      30_000,
+      1_000,
+    );
     const url = await processes[0]!.url;
     await scanner.collectHttp('worker', url);
     await stopAll(processes);

@@ -29,7 +29,17 @@ describe('scenario 7: late-arriving and updated records', () => {
   it('stores a call whose transcription appears later in its latest form', async () => {
     const databasePath = join(directory, 'late.db');
     const configPath = join(directory, 'callsync.json');
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, revisit: { window: '1h', every: 1 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(
+        configDocument(simulator, databasePath, {
+          pageSize: 100,
+          rateLimit: { requests: 100, perMs: 1000 },
+          revisit: { window: '1h', every: 1 },
+          logLevel: 'info',
+        }),
+      ),
+    );
     const backfill = async (label: string) => {
       const run = await runCli(['backfill', '--config', configPath, '--no-progress']);
       scanner.collect(`${label} stdout`, run.stdout);

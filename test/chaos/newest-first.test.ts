@@ -18,7 +18,15 @@ let directory: string;
 beforeAll(async () => {
   // The spec does not say in which order v1 lists calls: this server lists the newest first, so
   // arrivals appear at offset 0 and push everything already listed one place further.
-  simulator = await startSimulator({ businesses: 2, calls: 3_000, voicemails: 30, numbers: 3, seed: 1_313, v1Order: 'newest', rateLimit: { limit: 50, windowMs: 1000 } });
+  simulator = await startSimulator({
+    businesses: 2,
+    calls: 3_000,
+    voicemails: 30,
+    numbers: 3,
+    seed: 1_313,
+    v1Order: 'newest',
+    rateLimit: { limit: 50, windowMs: 1000 },
+  });
   scanner.addSimulator(simulator);
   directory = mkdtempSync(join(tmpdir(), 'callsync-chaos-newest-'));
 });
@@ -35,7 +43,10 @@ describe('scenario 13: a v1 call list served newest first', () => {
   it('first sync SIGKILLed twice with arrivals between, resumed, then more arrivals: exact, the last run paying for what is new', async () => {
     const databasePath = join(directory, 'newest.db');
     const configPath = join(directory, 'callsync.json');
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 50, perMs: 1000 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 50, perMs: 1000 }, logLevel: 'info' })),
+    );
     let kills = 0;
     let arrivals = 0;
     for (const pages of [3, 11]) {
@@ -59,7 +70,10 @@ describe('scenario 13: a v1 call list served newest first', () => {
     simulator.resetCounters();
     const incremental = await runCli(['backfill', '--config', configPath, '--no-progress']);
     const requests = v1Requests('biz-1');
-    for (const [label, run] of [['resumed', resumed], ['incremental', incremental]] as const) {
+    for (const [label, run] of [
+      ['resumed', resumed],
+      ['incremental', incremental],
+    ] as const) {
       scanner.collect(`${label} stdout`, run.stdout);
       scanner.collect(`${label} stderr`, run.stderr);
     }

@@ -23,21 +23,44 @@ afterAll(async () => {
 
 describe('scenario 5: PostgreSQL restarted in the middle of a `run` backfill into a Postgres sink', () => {
   it('reports the sink failing on /readyz while it is down, waits, resumes, and ends exact', async () => {
-    const simulator: Simulator = await startSimulator({ businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed: 505, rateLimit: { limit: 15, windowMs: 1000 } });
+    const simulator: Simulator = await startSimulator({
+      businesses: 3,
+      calls: 6_000,
+      voicemails: 60,
+      numbers: 4,
+      seed: 505,
+      rateLimit: { limit: 15, windowMs: 1000 },
+    });
     scanner.addSimulator(simulator);
     const schema = uniqueName('chaos_pg');
     const ws = workspace('chaos-pg');
     const processes: RunProcess[] = [];
-    cleanup.push(() => simulator.close(), () => ws.cleanup(), () => dropSchema(postgresUrl, schema), () => stopAll(processes));
-    const configPath = ws.writeConfig(chaosRunConfig(simulator, {
-      prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 },
-      sink: { type: 'postgres', url: postgresUrl, schema, poolSize: 4 },
-    }));
+    cleanup.push(
+      () => simulator.close(),
+      () => ws.cleanup(),
+      () => dropSchema(postgresUrl, schema),
+      () => stopAll(processes),
+    );
+    const configPath = ws.writeConfig(
+      chaosRunConfig(simulator, {
+        prefix: ws.prefix,
+        dbPath: ws.dbPath,
+        every: '1s',
+        pageSize: 50,
+        rateLimit: { requests: 15, perMs: 1000 },
+        sink: { type: 'postgres', url: postgresUrl, schema, poolSize: 4 },
+      }),
+    );
     const worker = spawnRun(configPath);
     processes.push(worker);
     const url = await worker.url;
     const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
-    await waitFor('a third of the calls stored', async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 3 ? true : undefined), 60_000, 200);
+    await waitFor(
+      'a third of the calls stored',
+      async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 3 ? true : undefined),
+      60_000,
+      200,
+    );
 
     const answers: Array<{ status: number; failing: readonly string[] }> = [];
     let polling = true;
@@ -62,17 +85,28 @@ describe('scenario 5: PostgreSQL restarted in the middle of a `run` backfill int
     await poller;
 
     await waitFor('every call stored', async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected ? true : undefined), 90_000, 500);
-    const diffs = await waitFor('the mirror to equal the truth', async () => {
-      const d = await diffPostgres(postgresUrl, schema, simulator);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 30_000, 1_000);
+    const diffs = await waitFor(
+      'the mirror to equal the truth',
+      async () => {
+        const d = await diffPostgres(postgresUrl, schema, simulator);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      30_000,
+      1_000,
+    );
     await scanner.collectHttp('worker', url);
     const alive = worker.child.exitCode === null && worker.child.signalCode === null;
     await stopAll(processes);
     collectLogs(scanner, 'postgres-restart', processes);
     for (const dump of await dumpPostgresSchema(postgresUrl, schema)) scanner.collect(`postgres table ${dump.table}`, dump.text);
     const notReady = answers.filter((answer) => answer.status === 503 && answer.failing.includes('sink')).length;
-    recordRow({ scenario: '5 PostgreSQL restarted', faults: { postgresStop: 1 }, restarts: 1, ...figuresOf(diffs), note: `/readyz 503 [sink] ${notReady}× during ${DOWN_MS / 1000} s down` });
+    recordRow({
+      scenario: '5 PostgreSQL restarted',
+      faults: { postgresStop: 1 },
+      restarts: 1,
+      ...figuresOf(diffs),
+      note: `/readyz 503 [sink] ${notReady}× during ${DOWN_MS / 1000} s down`,
+    });
     expect(alive, 'the worker survived the outage without a restart').toBe(true);
     expect(notReady).toBeGreaterThan(0);
     expectExact(diffs);

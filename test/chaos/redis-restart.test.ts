@@ -22,14 +22,35 @@ afterAll(async () => {
 
 describe('scenario 4: a private Redis restarted (state lost) in the middle of a `run` backfill', () => {
   it('reports redis on /readyz while it is down; the sink ends exact (after a worker restart if it needed one)', async () => {
-    const simulator: Simulator = await startSimulator({ businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed: 404, rateLimit: { limit: 15, windowMs: 1000 } });
+    const simulator: Simulator = await startSimulator({
+      businesses: 3,
+      calls: 6_000,
+      voicemails: 60,
+      numbers: 4,
+      seed: 404,
+      rateLimit: { limit: 15, windowMs: 1000 },
+    });
     scanner.addSimulator(simulator);
     const redis = new PrivateRedis(await freePort());
     await redis.start();
     const ws = workspace('chaos-redis');
     const processes: RunProcess[] = [];
-    cleanup.push(() => simulator.close(), () => redis.stop(), () => ws.cleanup(), () => stopAll(processes));
-    const configPath = ws.writeConfig(chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 }, redisUrl: redis.url }));
+    cleanup.push(
+      () => simulator.close(),
+      () => redis.stop(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
+    const configPath = ws.writeConfig(
+      chaosRunConfig(simulator, {
+        prefix: ws.prefix,
+        dbPath: ws.dbPath,
+        every: '1s',
+        pageSize: 50,
+        rateLimit: { requests: 15, perMs: 1000 },
+        redisUrl: redis.url,
+      }),
+    );
     const worker = spawnRun(configPath);
     processes.push(worker);
     const url = await worker.url;
@@ -38,10 +59,15 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
 
     const logsBeforeStop = worker.logs.length;
     await redis.stop();
-    const down: Readiness = await waitFor('/readyz to name redis', async () => {
-      const readiness = await readReadiness(url);
-      return readiness.status === 503 && readiness.failing.includes('redis') ? readiness : undefined;
-    }, 20_000, 250);
+    const down: Readiness = await waitFor(
+      '/readyz to name redis',
+      async () => {
+        const readiness = await readReadiness(url);
+        return readiness.status === 503 && readiness.failing.includes('redis') ? readiness : undefined;
+      },
+      20_000,
+      250,
+    );
     scanner.collect('readyz while redis is down', down.body);
     const storedWhileDown = countRows(ws.dbPath, 'calls');
     await sleep(2_000);
@@ -50,13 +76,20 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
 
     // Without any operator action the worker must go on: the schedulers are gone with Redis's keys.
     const storedAtReturn = countRows(ws.dbPath, 'calls');
-    const resumed = await waitFor('the worker to resume on its own', () => (countRows(ws.dbPath, 'calls') >= Math.min(expected, storedAtReturn + 500) ? true : undefined), RESUME_WAIT_MS, 500).then(
+    const resumed = await waitFor(
+      'the worker to resume on its own',
+      () => (countRows(ws.dbPath, 'calls') >= Math.min(expected, storedAtReturn + 500) ? true : undefined),
+      RESUME_WAIT_MS,
+      500,
+    ).then(
       () => true,
       () => false,
     );
     const storedAfterWait = countRows(ws.dbPath, 'calls');
     // What the worker said from the stop on, each message once: the lead's first clue when it stays idle.
-    const messages = [...new Set(worker.logs.slice(logsBeforeStop).map((line) => `${String(line.msg)}${typeof line.err === 'string' ? ` (${line.err.slice(0, 80)})` : ''}`))];
+    const messages = [
+      ...new Set(worker.logs.slice(logsBeforeStop).map((line) => `${String(line.msg)}${typeof line.err === 'string' ? ` (${line.err.slice(0, 80)})` : ''}`)),
+    ];
     resumedAlone = { resumed, stored: storedAfterWait, expected, messages };
     let restarts = 1;
     if (resumed) await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 90_000, 500);
@@ -69,10 +102,15 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
       restarts += 1;
       await waitFor('every call stored after a worker restart', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 90_000, 500);
     }
-    const diffs = await waitFor('the mirror to equal the truth', () => {
-      const d = diffSqlite(ws.dbPath, simulator);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 30_000, 1_000);
+    const diffs = await waitFor(
+      'the mirror to equal the truth',
+      () => {
+        const d = diffSqlite(ws.dbPath, simulator);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      30_000,
+      1_000,
+    );
     await scanner.collectHttp('worker', await processes.at(-1)!.url);
     await stopAll(processes);
     collectLogs(scanner, 'redis-restart', processes);
@@ -82,7 +120,9 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
       faults: { redisStop: 1 },
       restarts,
       ...figuresOf(diffs),
-      note: resumed ? 'resumed on its own' : `STUCK until worker restart (calls ${storedWhileDown} at stop, ${storedAfterWait}/${expected} ${RESUME_WAIT_MS / 1000} s after Redis returned)`,
+      note: resumed
+        ? 'resumed on its own'
+        : `STUCK until worker restart (calls ${storedWhileDown} at stop, ${storedAfterWait}/${expected} ${RESUME_WAIT_MS / 1000} s after Redis returned)`,
     });
     expect(down.body).toContain('redis');
     expectExact(diffs);
@@ -91,7 +131,10 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
   it('resumes on its own once Redis is back, without an operator restarting the worker', () => {
     expect(resumedAlone, 'the first test did not get that far').toBeDefined();
     const { resumed, stored, expected, messages } = resumedAlone!;
-    expect(resumed, `after Redis came back empty the worker stayed idle: ${stored}/${expected} calls ${RESUME_WAIT_MS / 1000} s later; only a restart (which reconciles the job schedulers) resumed it. Worker log since the stop: ${messages.join(' | ')}`).toBe(true);
+    expect(
+      resumed,
+      `after Redis came back empty the worker stayed idle: ${stored}/${expected} calls ${RESUME_WAIT_MS / 1000} s later; only a restart (which reconciles the job schedulers) resumed it. Worker log since the stop: ${messages.join(' | ')}`,
+    ).toBe(true);
   });
 
   it('leaks no secret in anything it saw', () => {

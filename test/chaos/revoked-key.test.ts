@@ -48,7 +48,10 @@ describe('scenario 6: a key revoked mid-run stops only its business', () => {
     const directory = mkdtempSync(join(tmpdir(), 'callsync-chaos-revoke-'));
     const databasePath = join(directory, 'revoke.db');
     const configPath = join(directory, 'callsync.json');
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 40, perMs: 1000 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 40, perMs: 1000 }, logLevel: 'info' })),
+    );
     const cli = spawnCli(['backfill', '--config', configPath, '--no-progress']);
     while (apiKeyRequests(simulator, REVOKED) < 5 && cli.child.exitCode === null) await sleep(2);
     simulator.revokeKey(REVOKED);
@@ -69,25 +72,41 @@ describe('scenario 6: a key revoked mid-run stops only its business', () => {
     const simulator = await start(616);
     const ws = workspace('chaos-revoke');
     const processes: RunProcess[] = [];
-    cleanup.push(() => ws.cleanup(), () => stopAll(processes));
-    const configPath = ws.writeConfig(chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 100, rateLimit: { requests: 40, perMs: 1000 } }));
+    cleanup.push(
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
+    const configPath = ws.writeConfig(
+      chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 100, rateLimit: { requests: 40, perMs: 1000 } }),
+    );
     processes.push(spawnRun(configPath));
     const url = await processes[0]!.url;
     await waitFor('the business to be syncing', () => (apiKeyRequests(simulator, REVOKED) >= 5 ? true : undefined), 60_000, 2);
     simulator.revokeKey(REVOKED);
     // The stream that met the 401 marks the business failed before its own status row is written,
     // and the business's other streams show the stop at their next scheduled run: wait for all of it.
-    const stopped = await waitFor('every stream of the business auth_failed with a reason on /status', async () => {
-      const business = (await readStatus(url)).businesses.find((b) => b.name === REVOKED);
-      const shown = business?.failed != null && business.streams.length === 3 && business.streams.every((s) => s.state === 'auth_failed' && s.lastError != null);
-      return shown ? business : undefined;
-    }, 30_000, 100);
+    const stopped = await waitFor(
+      'every stream of the business auth_failed with a reason on /status',
+      async () => {
+        const business = (await readStatus(url)).businesses.find((b) => b.name === REVOKED);
+        const shown =
+          business?.failed != null && business.streams.length === 3 && business.streams.every((s) => s.state === 'auth_failed' && s.lastError != null);
+        return shown ? business : undefined;
+      },
+      30_000,
+      100,
+    );
     const others = simulator.businesses.filter((b) => OTHERS.includes(b.name)).reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
     await waitFor('the other businesses stored', () => (countRows(ws.dbPath, 'calls') >= others ? true : undefined), 90_000, 500);
-    const diffs = await waitFor('the others exact', () => {
-      const d = diffSqlite(ws.dbPath, simulator, ['calls', 'voicemails', 'numbers'], OTHERS);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 30_000, 500);
+    const diffs = await waitFor(
+      'the others exact',
+      () => {
+        const d = diffSqlite(ws.dbPath, simulator, ['calls', 'voicemails', 'numbers'], OTHERS);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      30_000,
+      500,
+    );
     await scanner.collectHttp('worker', url);
     await stopAll(processes);
     collectLogs(scanner, 'revoke', processes);

@@ -30,7 +30,10 @@ afterAll(async () => {
 function deletedRows(databasePath: string, tables: readonly string[] = ['calls', 'numbers']): number {
   const database = new Database(databasePath, { readonly: true, timeout: 20_000 });
   try {
-    return tables.reduce((sum, table) => sum + (database.prepare(`select count(*) as n from "${table}" where deleted_at is not null`).get() as { n: number }).n, 0);
+    return tables.reduce(
+      (sum, table) => sum + (database.prepare(`select count(*) as n from "${table}" where deleted_at is not null`).get() as { n: number }).n,
+      0,
+    );
   } finally {
     database.close();
   }
@@ -45,20 +48,35 @@ async function allExact(url: string): Promise<boolean> {
 
 describe('scenario 18: upstream answers a third of each list for five minutes under `run`, then recovers', () => {
   it('marks nothing deleted, sends no deleted event, archives nothing, and ends exact in SQLite, at a webhook receiver and in HubSpot', async () => {
-    const simulator: Simulator = await startSimulator({ businesses: 2, calls: 600, voicemails: 20, numbers: 6, seed: 1_818, rateLimit: { limit: 200, windowMs: 1000 } });
+    const simulator: Simulator = await startSimulator({
+      businesses: 2,
+      calls: 600,
+      voicemails: 20,
+      numbers: 6,
+      seed: 1_818,
+      rateLimit: { limit: 200, windowMs: 1000 },
+    });
     scanner.addSimulator(simulator);
     const receiver = await WebhookReceiver.start(SECRET);
     const hubspot = await startFakeHubSpot();
     const ws = workspace('chaos-shrunken');
     const processes: RunProcess[] = [];
-    cleanup.push(() => simulator.close(), () => receiver.close(), () => hubspot.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => simulator.close(),
+      () => receiver.close(),
+      () => hubspot.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     const base = { dbPath: ws.dbPath, every: '1s', pageSize: 100, rateLimit: { requests: 40, perMs: 1000 }, reconcile: RECONCILE };
     const sqliteWorker = spawnRun(ws.writeConfig(chaosRunConfig(simulator, { ...base, prefix: `${ws.prefix}:sqlite` }), 'sqlite.json'));
     const webhookSink = { type: 'webhook', url: receiver.url, secret: SECRET, state: { type: 'sqlite', path: join(ws.dir, 'webhook-state.db') } };
     const webhookWorker = spawnRun(ws.writeConfig(chaosRunConfig(simulator, { ...base, prefix: `${ws.prefix}:webhook`, sink: webhookSink }), 'webhook.json'));
     // HubSpot holds calls only (its objects are fixed); its fake enforces the published limits.
     const hubspotSink = { type: 'hubspot', token: hubspot.token, baseUrl: hubspot.baseUrl, state: { type: 'sqlite', path: join(ws.dir, 'hubspot-state.db') } };
-    const hubspotConfig = chaosRunConfig(simulator, { ...base, prefix: `${ws.prefix}:hubspot`, sink: hubspotSink }) as { businesses: Array<Record<string, unknown>> };
+    const hubspotConfig = chaosRunConfig(simulator, { ...base, prefix: `${ws.prefix}:hubspot`, sink: hubspotSink }) as {
+      businesses: Array<Record<string, unknown>>;
+    };
     hubspotConfig.businesses = hubspotConfig.businesses.map((business) => ({ ...business, streams: ['calls'] }));
     const hubspotWorker = spawnRun(ws.writeConfig(hubspotConfig, 'hubspot.json'));
     processes.push(sqliteWorker, webhookWorker, hubspotWorker);
@@ -72,18 +90,28 @@ describe('scenario 18: upstream answers a third of each list for five minutes un
     // Calls keep arriving during the outage; two of three are hidden like the rest.
     for (const business of simulator.businesses) simulator.addCalls(business.name, 30);
     // The guard must have been asked, not only spared: each worker held at least one walk per business.
-    const heldBy = (worker: RunProcess, business: string) => worker.logs.some((line) => line.business === business && line.stream === 'calls' && typeof line.heldDeletions === 'number');
-    await waitFor('a held walk in each worker for each business', () =>
-      processes.every((worker) => simulator.businesses.every((business) => heldBy(worker, business.name))) ? true : undefined, 60_000, 250);
+    const heldBy = (worker: RunProcess, business: string) =>
+      worker.logs.some((line) => line.business === business && line.stream === 'calls' && typeof line.heldDeletions === 'number');
+    await waitFor(
+      'a held walk in each worker for each business',
+      () => (processes.every((worker) => simulator.businesses.every((business) => heldBy(worker, business.name))) ? true : undefined),
+      60_000,
+      250,
+    );
     await sleep(Math.max(0, outageEnds - Date.now()));
     simulator.setHostile({ listShare: 1 });
     const outageMs = Date.now() - (outageEnds - OUTAGE_MS);
 
     await waitFor('every sink exact again', everyExact, 120_000, 500);
-    const diffs = await waitFor('the SQLite mirror to equal the truth', () => {
-      const d = diffSqlite(ws.dbPath, simulator);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 30_000, 500);
+    const diffs = await waitFor(
+      'the SQLite mirror to equal the truth',
+      () => {
+        const d = diffSqlite(ws.dbPath, simulator);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      30_000,
+      500,
+    );
     const deletedEvents = receiver.requests.filter((request) => request.body.includes('"event":"deleted"')).length;
     const held = processes.flatMap((worker) => worker.logs).filter((line) => typeof line.heldDeletions === 'number').length;
     const marked = processes.flatMap((worker) => worker.logs).reduce((sum, line) => sum + (typeof line.markedDeleted === 'number' ? line.markedDeleted : 0), 0);
@@ -98,7 +126,13 @@ describe('scenario 18: upstream answers a third of each list for five minutes un
     const archived = hubspot.archivedCalls().length;
 
     const figures = figuresOf(diffs);
-    recordRow({ scenario: '18 a third of each list for 5 min (scaled to 5 s), run into SQLite, a webhook and HubSpot', faults: { 'shrunken lists (s)': Math.round(outageMs / 1000), 'held walks': held }, restarts: 0, ...figures, note: `0 expected: marked ${marked}, deleted events ${deletedEvents}, archived ${archived}` });
+    recordRow({
+      scenario: '18 a third of each list for 5 min (scaled to 5 s), run into SQLite, a webhook and HubSpot',
+      faults: { 'shrunken lists (s)': Math.round(outageMs / 1000), 'held walks': held },
+      restarts: 0,
+      ...figures,
+      note: `0 expected: marked ${marked}, deleted events ${deletedEvents}, archived ${archived}`,
+    });
     expect(marked).toBe(0);
     expect(deletedRows(ws.dbPath)).toBe(0);
     expect(deletedRows(join(ws.dir, 'webhook-state.db'))).toBe(0);
@@ -110,10 +144,17 @@ describe('scenario 18: upstream answers a third of each list for five minutes un
       const truth = simulator.truth(business.name);
       for (const stream of ['calls', 'numbers'] as const) {
         expect(receiver.deleted(business.name, stream), `${business.name}/${stream}`).toEqual([]);
-        expect(receiver.rows(business.name, stream).map((record) => record.id), `${business.name}/${stream}`).toEqual(truth[stream].map((record) => String(record.id)).sort());
+        expect(
+          receiver.rows(business.name, stream).map((record) => record.id),
+          `${business.name}/${stream}`,
+        ).toEqual(truth[stream].map((record) => String(record.id)).sort());
       }
       // One HubSpot call per record, none twice.
-      const inHubSpot = hubspot.calls().map((call) => call.properties.callsync_id ?? '').filter((id) => id.startsWith(`${business.name}:calls:`)).sort();
+      const inHubSpot = hubspot
+        .calls()
+        .map((call) => call.properties.callsync_id ?? '')
+        .filter((id) => id.startsWith(`${business.name}:calls:`))
+        .sort();
       expect(inHubSpot, `${business.name} in HubSpot`).toEqual(truth.calls.map((record) => `${business.name}:calls:${record.id}`).sort());
     }
   });

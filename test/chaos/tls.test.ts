@@ -32,7 +32,12 @@ function writeConfig(name: string, caFile: string | undefined): { configPath: st
   const databasePath = join(directory, `${name}.db`);
   const configPath = join(directory, `${name}.json`);
   const document = configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, logLevel: 'info' });
-  const upstream = { ...document.upstream, baseUrl: proxy.url, v2BaseUrl: simulator.v2BaseUrl.replace(simulator.baseUrl, proxy.url), ...(caFile === undefined ? {} : { caFile }) };
+  const upstream = {
+    ...document.upstream,
+    baseUrl: proxy.url,
+    v2BaseUrl: simulator.v2BaseUrl.replace(simulator.baseUrl, proxy.url),
+    ...(caFile === undefined ? {} : { caFile }),
+  };
   writeFileSync(configPath, JSON.stringify({ ...document, upstream }));
   return { configPath, databasePath };
 }

@@ -18,7 +18,13 @@ let directory: string;
 
 beforeAll(async () => {
   simulator = await startSimulator({
-    businesses: 3, calls: 4_000, voicemails: 150, numbers: 5, seed: 303, cursorTtlMs: CURSOR_TTL_MS, rateLimit: { limit: 60, windowMs: 1000 },
+    businesses: 3,
+    calls: 4_000,
+    voicemails: 150,
+    numbers: 5,
+    seed: 303,
+    cursorTtlMs: CURSOR_TTL_MS,
+    rateLimit: { limit: 60, windowMs: 1000 },
     faults: { errorRate: 0.05, truncateRate: 0.01, resetRate: 0.01, slowRate: 0.05, slowMs: 300 },
   });
   scanner.addSimulator(simulator);
@@ -33,7 +39,10 @@ describe('scenario 3: every upstream fault in one backfill', () => {
   it('retries 500s, truncations, resets and slow answers, waits out a 429 storm, survives an expired cursor: exact', async () => {
     const databasePath = join(directory, 'faults.db');
     const configPath = join(directory, 'callsync.json');
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 60, perMs: 1000 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 60, perMs: 1000 }, logLevel: 'info' })),
+    );
     const cli = spawnCli(['backfill', '--config', configPath, '--no-progress']);
     // A storm that ignores the budget breaks out in the middle of the first run.
     const requests = () => Object.values(simulator.counters().businesses).reduce((sum, counters) => sum + counters.apiKeyRequests, 0);
@@ -54,7 +63,14 @@ describe('scenario 3: every upstream fault in one backfill', () => {
     const diffs = diffSqlite(databasePath, simulator);
     recordRow({
       scenario: '3 upstream faults together',
-      faults: { '500': faults.errors, truncated: faults.truncated, reset: faults.resets, slow: faults.slow, storm429: faults.storm429, expiredCursor: faults.expiredCursors },
+      faults: {
+        '500': faults.errors,
+        truncated: faults.truncated,
+        reset: faults.resets,
+        slow: faults.slow,
+        storm429: faults.storm429,
+        expiredCursor: faults.expiredCursors,
+      },
       restarts: 1,
       ...figuresOf(diffs),
     });

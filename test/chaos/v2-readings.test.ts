@@ -44,7 +44,13 @@ describe('scenario 16: v2 servers that read differently from ours', () => {
     scanner.collectSqlite('sink', databasePath);
     const diffs = diffSqlite(databasePath, sim);
     const figures = figuresOf(diffs);
-    recordRow({ scenario: '16 v2 server capping limit at 100 silently, 180 new', faults: { v2LimitCap: 1 }, restarts: 0, ...figures, note: `the ${figures.missing} beyond the cap named as a gap (server cap 100); nothing else missing` });
+    recordRow({
+      scenario: '16 v2 server capping limit at 100 silently, 180 new',
+      faults: { v2LimitCap: 1 },
+      restarts: 0,
+      ...figures,
+      note: `the ${figures.missing} beyond the cap named as a gap (server cap 100); nothing else missing`,
+    });
     expect(first.code, first.stderr).toBe(0);
     expectExact(diffSqlite(databasePath, sim, ['calls', 'numbers']));
     // v2 has no paging: what lies beyond a capped response cannot be fetched, only reported.
@@ -65,7 +71,13 @@ describe('scenario 16: v2 servers that read differently from ours', () => {
     const diffs = diffSqlite(databasePath, sim);
     // Logged once (stderr); the summary table of that run repeats it in its note column.
     const warnings = runs.flatMap((run) => run.stderr.match(/ahead of now; stored, but it does not move the high-water mark/g) ?? []);
-    recordRow({ scenario: '16 v2 voicemail dated a day ahead, then 71 new', faults: { futureDated: 1 }, restarts: 0, ...figuresOf(diffs), note: `${warnings.length} warning in 3 runs, each exit 0` });
+    recordRow({
+      scenario: '16 v2 voicemail dated a day ahead, then 71 new',
+      faults: { futureDated: 1 },
+      restarts: 0,
+      ...figuresOf(diffs),
+      note: `${warnings.length} warning in 3 runs, each exit 0`,
+    });
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     expect(warnings).toHaveLength(1);
     expectExact(diffs);

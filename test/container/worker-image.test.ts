@@ -16,13 +16,35 @@ import { imageUnderTest, inspectField, mainProcessUid, podman, podmanOk, runWork
 
 // Every upstream answer takes 600 ms, so a page is in flight at any moment of the backfill:
 // 2 × 1,500 calls at 50 a page is 30 pages a business, ~20 s, long enough to stop it half way.
-const SIMULATOR_ARGS = ['--businesses', '2', '--calls', '1500', '--voicemails', '40', '--numbers', '3', '--seed', '18', '--no-rate-limit', '--slow-rate', '1', '--slow-ms', '600'];
+const SIMULATOR_ARGS = [
+  '--businesses',
+  '2',
+  '--calls',
+  '1500',
+  '--voicemails',
+  '40',
+  '--numbers',
+  '3',
+  '--seed',
+  '18',
+  '--no-rate-limit',
+  '--slow-rate',
+  '1',
+  '--slow-ms',
+  '600',
+];
 // Longer than worker.shutdownTimeoutMs: podman's SIGKILL must never be what ends the worker.
 const STOP_SECONDS = 40;
 
 function workerConfig(sim: SimulatorLine, schema: string, prefix: string, port: number): Record<string, unknown> {
   return {
-    upstream: { baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, pageSize: 50, rateLimit: { requests: 1000, perMs: 1000 } },
+    upstream: {
+      baseUrl: sim.baseUrl,
+      v2BaseUrl: sim.v2BaseUrl,
+      recordingsBaseUrl: sim.recordingsBaseUrl,
+      pageSize: 50,
+      rateLimit: { requests: 1000, perMs: 1000 },
+    },
     businesses: sim.businesses.map((b) => ({ name: b.name, apiKey: b.apiKey, v2Token: b.v2Token })),
     sink: { type: 'postgres', url: postgresUrl, schema },
     schedule: { every: '2s' },
@@ -35,15 +57,25 @@ function workerConfig(sim: SimulatorLine, schema: string, prefix: string, port: 
 }
 
 async function statusUrl(container: string): Promise<string> {
-  return waitFor('the status server in the container', async () => {
-    const logs = await workerLogs(container);
-    const line = logs.find((entry) => entry.msg === 'status server listening');
-    if (typeof line?.url === 'string') return line.url;
-    if ((await inspectField(container, '{{.State.Status}}')) === 'exited') {
-      throw new Error(`${container} exited before listening:\n${logs.slice(-10).map((entry) => JSON.stringify(entry)).join('\n')}`);
-    }
-    return undefined;
-  }, 120_000, 500);
+  return waitFor(
+    'the status server in the container',
+    async () => {
+      const logs = await workerLogs(container);
+      const line = logs.find((entry) => entry.msg === 'status server listening');
+      if (typeof line?.url === 'string') return line.url;
+      if ((await inspectField(container, '{{.State.Status}}')) === 'exited') {
+        throw new Error(
+          `${container} exited before listening:\n${logs
+            .slice(-10)
+            .map((entry) => JSON.stringify(entry))
+            .join('\n')}`,
+        );
+      }
+      return undefined;
+    },
+    120_000,
+    500,
+  );
 }
 
 /** Stored calls and the count their checkpoints say were synced, summed over businesses. */
@@ -62,10 +94,15 @@ async function holdPageInFlight(schema: string): Promise<{ storedBefore: number;
   await client.connect();
   await client.query('begin');
   await client.query(`lock table "${schema}".calls in share mode`);
-  await waitFor('a page write waiting on the calls table', async () => {
-    const waiting = await client.query<{ n: string }>(`select count(*) as n from pg_locks where relation = '"${schema}".calls'::regclass and not granted`);
-    return Number(waiting.rows[0]?.n) > 0 ? true : undefined;
-  }, 60_000, 100);
+  await waitFor(
+    'a page write waiting on the calls table',
+    async () => {
+      const waiting = await client.query<{ n: string }>(`select count(*) as n from pg_locks where relation = '"${schema}".calls'::regclass and not granted`);
+      return Number(waiting.rows[0]?.n) > 0 ? true : undefined;
+    },
+    60_000,
+    100,
+  );
   const storedBefore = (await callsVersusCheckpoints(client, schema)).rows;
   return {
     storedBefore,
@@ -131,20 +168,35 @@ describe('the container image as the always-on worker (buildah-built, podman-run
     const url = await statusUrl(containers[0]!);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
-    const ready = await waitFor('/readyz 200', async () => {
-      const response = await fetch(`${url}/readyz`);
-      return response.status === 200 ? ((await response.json()) as { ready: boolean }) : undefined;
-    }, 30_000, 500);
+    const ready = await waitFor(
+      '/readyz 200',
+      async () => {
+        const response = await fetch(`${url}/readyz`);
+        return response.status === 200 ? ((await response.json()) as { ready: boolean }) : undefined;
+      },
+      30_000,
+      500,
+    );
     expect(ready.ready).toBe(true);
     // The image's own HEALTHCHECK (kept by the Docker format the script builds in) passes.
     expect((await podman(['healthcheck', 'run', containers[0]!])).code).toBe(0);
     expect(await mainProcessUid(containers[0]!)).toBe(1000);
     expect((await podmanOk(['exec', containers[0]!, 'id', '-un'])).trim()).toBe('node');
 
-    await waitFor('a quarter of the calls stored', async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 4 ? true : undefined), 120_000, 200);
+    await waitFor(
+      'a quarter of the calls stored',
+      async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 4 ? true : undefined),
+      120_000,
+      200,
+    );
     const held = await holdPageInFlight(schema);
     const stopping = stopWorker(containers[0]!);
-    await waitFor('the worker to take SIGTERM', async () => ((await workerLogs(containers[0]!)).some((entry) => entry.msg === 'shutting down after the pages in flight are stored') ? true : undefined), 30_000, 200);
+    await waitFor(
+      'the worker to take SIGTERM',
+      async () => ((await workerLogs(containers[0]!)).some((entry) => entry.msg === 'shutting down after the pages in flight are stored') ? true : undefined),
+      30_000,
+      200,
+    );
     await held.release();
     const first = await stopping;
     expect(first.stopCode).toBe(0);
@@ -160,10 +212,15 @@ describe('the container image as the always-on worker (buildah-built, podman-run
     await runWorker(containers[1]!, image, configPath, port);
     await statusUrl(containers[1]!);
     await waitFor('every call stored', async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected ? true : undefined), 180_000, 500);
-    const diffs = await waitFor('the mirror to equal the truth', async () => {
-      const d = await diffPostgres(postgresUrl, schema, truth);
-      return figuresOf(d).missing === 0 ? d : undefined;
-    }, 60_000, 1_000);
+    const diffs = await waitFor(
+      'the mirror to equal the truth',
+      async () => {
+        const d = await diffPostgres(postgresUrl, schema, truth);
+        return figuresOf(d).missing === 0 ? d : undefined;
+      },
+      60_000,
+      1_000,
+    );
     const second = await stopWorker(containers[1]!);
     expect(second.stopCode).toBe(0);
     expect(second.exitCode).toBe('0');

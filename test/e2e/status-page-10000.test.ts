@@ -21,7 +21,10 @@ function expectations(streams: readonly SeededStream[]) {
   const waitingLong = (s: SeededStream) => !PROBLEM_STATES.has(s.state) && s.lagSeconds !== null && s.lagSeconds >= LATE;
   const problems = streams
     .filter((s) => PROBLEM_STATES.has(s.state) || waitingLong(s))
-    .sort((a, b) => (b.lagSeconds ?? Infinity) - (a.lagSeconds ?? Infinity) || (a.business < b.business ? -1 : a.business > b.business ? 1 : a.stream < b.stream ? -1 : 1));
+    .sort(
+      (a, b) =>
+        (b.lagSeconds ?? Infinity) - (a.lagSeconds ?? Infinity) || (a.business < b.business ? -1 : a.business > b.business ? 1 : a.stream < b.stream ? -1 : 1),
+    );
   const count = (state: string) => streams.filter((s) => s.state === state).length;
   return {
     problems: problems.map((s) => `${s.business}/${s.stream}`),
@@ -132,7 +135,11 @@ describe('the status page of 10,000 businesses in headless Chromium', () => {
     let cursor: string | null = null;
     do {
       const response = await fetch(`${server.url}/status?limit=1000${cursor === null ? '' : `&cursor=${cursor}`}`);
-      const body = (await response.json()) as { summary: { streams: number; needsPerson: number }; businesses: Array<{ name: string }>; nextCursor: string | null };
+      const body = (await response.json()) as {
+        summary: { streams: number; needsPerson: number };
+        businesses: Array<{ name: string }>;
+        nextCursor: string | null;
+      };
       expect(body.summary).toMatchObject({ streams: BUSINESSES * 3, needsPerson: expected.tiles.needs_person });
       seen.push(...body.businesses.map((b) => b.name));
       cursor = body.nextCursor;

@@ -24,13 +24,20 @@ describe('the status page in headless Chromium', () => {
     worker = spawnRun(ws.writeConfig(runConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 100 })));
     url = await worker.url;
     // Every stream of the healthy businesses has finished a run, and the revoked one is stopped.
-    await waitFor('every business to settle', async () => {
-      const status = (await (await fetch(`${url}/status`)).json()) as StatusDocument;
-      const settled = (name: string, check: (state: string, success: string | null) => boolean) =>
-        status.businesses.find((b) => b.name === name)?.streams.some((s) => check(s.state, s.lastSuccessAt)) === true;
-      const healthy = ['biz-1', 'biz-3'].every((name) => (status.businesses.find((b) => b.name === name)?.streams ?? []).filter((s) => s.lastSuccessAt !== null).length === 3);
-      return healthy && settled('biz-2', (state) => state === 'auth_failed') ? true : undefined;
-    }, 60_000, 250);
+    await waitFor(
+      'every business to settle',
+      async () => {
+        const status = (await (await fetch(`${url}/status`)).json()) as StatusDocument;
+        const settled = (name: string, check: (state: string, success: string | null) => boolean) =>
+          status.businesses.find((b) => b.name === name)?.streams.some((s) => check(s.state, s.lastSuccessAt)) === true;
+        const healthy = ['biz-1', 'biz-3'].every(
+          (name) => (status.businesses.find((b) => b.name === name)?.streams ?? []).filter((s) => s.lastSuccessAt !== null).length === 3,
+        );
+        return healthy && settled('biz-2', (state) => state === 'auth_failed') ? true : undefined;
+      },
+      60_000,
+      250,
+    );
   });
 
   afterAll(async () => {

@@ -33,7 +33,13 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export async function serveJson(contentType: string, handle: (request: JsonRequest) => Reply): Promise<Listening> {
   const server = createServer((request, response) => {
     void readBody(request).then((raw) => {
-      const reply = handle({ method: request.method ?? 'GET', url: new URL(request.url ?? '/', 'http://fake'), headers: request.headers, raw, body: parseJson(raw) });
+      const reply = handle({
+        method: request.method ?? 'GET',
+        url: new URL(request.url ?? '/', 'http://fake'),
+        headers: request.headers,
+        raw,
+        body: parseJson(raw),
+      });
       if (reply.body === undefined) {
         response.writeHead(reply.status, { ...reply.headers });
         response.end();

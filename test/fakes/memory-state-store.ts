@@ -29,7 +29,10 @@ export class MemoryStateStore implements StateStore {
     list: (filter: { businessId?: string; stream?: string; limit?: number } = {}) =>
       Promise.resolve(
         this.letters
-          .filter((letter) => (filter.businessId === undefined || letter.businessId === filter.businessId) && (filter.stream === undefined || letter.stream === filter.stream))
+          .filter(
+            (letter) =>
+              (filter.businessId === undefined || letter.businessId === filter.businessId) && (filter.stream === undefined || letter.stream === filter.stream),
+          )
           .slice(0, filter.limit),
       ),
     remove: (ids: readonly number[]) => {

@@ -5,8 +5,7 @@ import { buildCli } from './support/cli-build.js';
 import { redisUrl, postgresUrl } from './services.js';
 
 const HOW_TO_START = {
-  redis:
-    "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save '' --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log",
+  redis: "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save '' --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log",
   postgres: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
 } as const;
 

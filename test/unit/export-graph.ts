@@ -33,7 +33,14 @@ function hasExportModifier(node: ts.Node): boolean {
 
 function declaredNames(node: ts.Statement): string[] {
   if (ts.isVariableStatement(node)) return node.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
-  if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node)) && node.name !== undefined) {
+  if (
+    (ts.isFunctionDeclaration(node) ||
+      ts.isClassDeclaration(node) ||
+      ts.isInterfaceDeclaration(node) ||
+      ts.isTypeAliasDeclaration(node) ||
+      ts.isEnumDeclaration(node)) &&
+    node.name !== undefined
+  ) {
     return [node.name.text];
   }
   return [];
@@ -54,7 +61,8 @@ function scan(file: string): { exports: FileExports; imports: FileImports } {
       else for (const element of bindings.elements) imports.names.push(`${from}#${(element.propertyName ?? element.name).text}`);
     }
     if (ts.isExportDeclaration(statement)) {
-      const from = statement.moduleSpecifier !== undefined && ts.isStringLiteral(statement.moduleSpecifier) ? target(file, statement.moduleSpecifier.text) : undefined;
+      const from =
+        statement.moduleSpecifier !== undefined && ts.isStringLiteral(statement.moduleSpecifier) ? target(file, statement.moduleSpecifier.text) : undefined;
       const clause = statement.exportClause;
       if (clause === undefined) {
         if (from !== undefined) exports.stars.push(from);

@@ -27,7 +27,9 @@ export function importGraph(files: readonly string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(join(ROOT, file), 'utf8');
-    const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) => relative(ROOT, resolve(ROOT, dirname(file), (match[1] ?? match[2]!).replace(/\.js$/, '.ts'))));
+    const targets = [...text.matchAll(RELATIVE_IMPORT)].map((match) =>
+      relative(ROOT, resolve(ROOT, dirname(file), (match[1] ?? match[2]!).replace(/\.js$/, '.ts'))),
+    );
     graph.set(file, targets);
   }
   return graph;

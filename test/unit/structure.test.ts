@@ -9,7 +9,12 @@ const graph = importGraph(files);
 
 /** The files `npm run build` compiles into dist/, exactly as tsc lists them from tsconfig.build.json. */
 function builtFiles(): string[] {
-  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d: ts.Diagnostic) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } };
+  const host = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d: ts.Diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    },
+  };
   const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.build.json'), {}, host);
   if (parsed === undefined) throw new Error('tsconfig.build.json could not be read');
   return parsed.fileNames.map((file) => relative(ROOT, file));
@@ -34,8 +39,23 @@ describe('source structure', () => {
   });
 
   it('detects a cycle when one exists', () => {
-    expect(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
-    expect(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+    expect(
+      importCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+    expect(
+      importCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('has no import cycle', () => {
@@ -70,7 +90,13 @@ describe('source structure', () => {
   it('keeps connector facts in connectors/: no sink name or database error code in a string of src/ code', () => {
     // Named here on purpose: the demo is SQLite by design and reads its file back as a warehouse user
     // would; the command's one-line description; table-name prefixes the SQL engines own, reserved for every sink.
-    const allowed = new Set(['src/cli/demo.ts', 'src/cli/demo/demo-config.ts', 'src/cli/demo/table-counts.ts', 'src/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.', 'src/config/sections.ts|sqlite_']);
+    const allowed = new Set([
+      'src/cli/demo.ts',
+      'src/cli/demo/demo-config.ts',
+      'src/cli/demo/table-counts.ts',
+      'src/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.',
+      'src/config/sections.ts|sqlite_',
+    ]);
     const connectorName = /hubspot|salesforce|postgres|sqlite/i;
     const errorCode = /^[0-9][0-9A-Z]{4}$|^SQLITE_/; // a Postgres SQLSTATE (28P01, 3D000) or an SQLite result code
     const code = files.filter((file) => file.startsWith('src/') && !/\.test\.ts$|\.unit\.ts$|\.fixtures\.ts$|\.child\.ts$|test-fixtures\.ts$/.test(file));

@@ -11,7 +11,9 @@ export function failureFix(failure: StreamFailure, business: string, index: numb
     case 'sink':
       return 'fix: check the sink named in the message (sink.url or sink.path) and run again; what was stored is kept';
     default:
-      return upstreamUnreachable(failure) ? 'fix: start the upstream API or correct upstream.baseUrl / upstream.v2BaseUrl, then run again (it resumes)' : undefined;
+      return upstreamUnreachable(failure)
+        ? 'fix: start the upstream API or correct upstream.baseUrl / upstream.v2BaseUrl, then run again (it resumes)'
+        : undefined;
   }
 }
 

@@ -29,7 +29,12 @@ describe('backfill log reporter', () => {
       { level: 30, business: 'acme', waitMs: 1500, reason: 'budget', msg: 'waiting' },
       { level: 30, business: 'acme', waitMs: 200, reason: 'HTTP 503', msg: 'waiting' },
       { level: 40, business: 'acme', stream: 'calls', msg: 'the server caps the page at 50' },
-      { level: 40, business: 'acme', stream: 'calls', msg: waitCappedMessage({ type: 'wait-capped', api: 'v1', path: '/calls', source: 'Retry-After', askedMs: 600_000, waitMs: 60_000 }) },
+      {
+        level: 40,
+        business: 'acme',
+        stream: 'calls',
+        msg: waitCappedMessage({ type: 'wait-capped', api: 'v1', path: '/calls', source: 'Retry-After', askedMs: 600_000, waitMs: 60_000 }),
+      },
       { level: 30, business: 'acme', msg: 'business done' },
       { level: 50, business: 'globex', kind: 'auth', msg: 'GET /calls: 401 Invalid API key' },
     ]);

@@ -41,7 +41,15 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
         limit(async () => {
           const client = createUpstreamClient({ ...upstream, credentials: plan.credentials, dispatcher });
           const onEvent: SyncEventHandler = (event) => reporter.event(plan.name, event);
-          const fetchPayload = upstreamFetch({ plan, client, limiter, retry: upstream.retry, maxBudgetWaitMs: Number.POSITIVE_INFINITY, signal: options.signal, onEvent });
+          const fetchPayload = upstreamFetch({
+            plan,
+            client,
+            limiter,
+            retry: upstream.retry,
+            maxBudgetWaitMs: Number.POSITIVE_INFINITY,
+            signal: options.signal,
+            onEvent,
+          });
           const outcome = await syncBusiness({ plan, fetchPayload, sink, paging, revisit: revisitSettings(config), signal: options.signal, onEvent });
           await client.close();
           return outcome;

@@ -32,7 +32,9 @@ export async function lockStreams(options: StreamLocksOptions): Promise<{ releas
   } catch {
     redis.disconnect();
     const { key, value } = describeTarget(config.redis);
-    options.say(`warning: no stream lock: cannot reach Redis at ${key === 'redis.url' ? showUrl(value) : value} (${key}); another backfill or run could sync the same streams`);
+    options.say(
+      `warning: no stream lock: cannot reach Redis at ${key === 'redis.url' ? showUrl(value) : value} (${key}); another backfill or run could sync the same streams`,
+    );
     return { release: () => Promise.resolve() };
   }
   const sink = describeSink(config.sink).lockName;

@@ -9,17 +9,15 @@ export function formatSummary(outcomes: readonly BusinessOutcome[]): string {
     outcome.streams.map((stream) => {
       const result = stream.result;
       const status = stream.failure ? `failed (${stream.failure.kind})` : result?.stopped ? 'stopped' : 'ok';
-      const note = stream.failure?.message ?? (result?.stopped === true ? stoppedNote(result.records) : (result === undefined ? undefined : [...result.warnings, ...(result.notes ?? [])].join('; '))) ?? '';
-      return [
-        outcome.business,
-        stream.stream,
-        status,
-        result?.records ?? 0,
-        result?.written ?? 0,
-        result?.deadLettered ?? 0,
-        result?.pages ?? 0,
-        note,
-      ];
+      const note =
+        stream.failure?.message ??
+        (result?.stopped === true
+          ? stoppedNote(result.records)
+          : result === undefined
+            ? undefined
+            : [...result.warnings, ...(result.notes ?? [])].join('; ')) ??
+        '';
+      return [outcome.business, stream.stream, status, result?.records ?? 0, result?.written ?? 0, result?.deadLettered ?? 0, result?.pages ?? 0, note];
     }),
   );
   return formatTable(['business', 'stream', 'status', 'records', 'written', 'dead letters', 'pages', 'note'], rows);

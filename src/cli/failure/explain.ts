@@ -51,20 +51,28 @@ export function explainFailure(error: unknown, target: Target, redact: Redact = 
   if (error instanceof OperatorError) return error;
   const codes = codesOf(error);
   const at = `${target.service} at ${target.shown} (${target.key})`;
-  const say = (what: string, fix: string, code: OperatorError['exitCode']): OperatorError =>
-    new OperatorError(`${what}\nfix: ${fix}`, code, { cause: error });
+  const say = (what: string, fix: string, code: OperatorError['exitCode']): OperatorError => new OperatorError(`${what}\nfix: ${fix}`, code, { cause: error });
   const has = (...wanted: string[]): boolean => codes.some((code) => wanted.includes(code));
 
   // The connector already wrote the operator's two lines (which key, which choice).
   if (has('ENDPOINT_CHANGED') && error instanceof Error) return new OperatorError(error.message, EXIT.config, { cause: error });
   const own = target.explain?.(codes);
   if (own !== undefined) return say(own.what, own.fix, own.cause === 'filesystem' ? EXIT.filesystem : EXIT.unreachable);
-  if (has('EADDRINUSE', 'EADDRNOTAVAIL')) return say(`${at}: the address is in use or not available`, `stop what listens there, or change ${target.key}`, EXIT.unreachable);
+  if (has('EADDRINUSE', 'EADDRNOTAVAIL'))
+    return say(`${at}: the address is in use or not available`, `stop what listens there, or change ${target.key}`, EXIT.unreachable);
   if (has('ENOTDIR', 'EEXIST')) {
-    return say(`${target.key} ${target.shown}: a parent of this path is a file, not a directory`, `set ${target.key} to a path inside a directory`, EXIT.filesystem);
+    return say(
+      `${target.key} ${target.shown}: a parent of this path is a file, not a directory`,
+      `set ${target.key} to a path inside a directory`,
+      EXIT.filesystem,
+    );
   }
   if (has('EACCES', 'EPERM', 'EROFS')) {
-    return say(`${target.key} ${target.shown}: cannot write there (permission denied or a read-only file system)`, `let the user running callsync write there, or set ${target.key} to another path`, EXIT.filesystem);
+    return say(
+      `${target.key} ${target.shown}: cannot write there (permission denied or a read-only file system)`,
+      `let the user running callsync write there, or set ${target.key} to another path`,
+      EXIT.filesystem,
+    );
   }
   if (has('ENOSPC', 'EDQUOT')) {
     return say(`${at}: the disk is full`, `free space on that disk, or move ${target.key} to another one; then run again (it resumes)`, EXIT.filesystem);

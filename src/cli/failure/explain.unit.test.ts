@@ -45,7 +45,9 @@ describe('explainFailure', () => {
   it('reads the code through causes (the webhook ping wraps the socket error)', () => {
     const wrapped = new Error('webhook receiver is unreachable', { cause: coded('ECONNREFUSED') });
     const explained = explainFailure(wrapped, { key: 'sink.url', service: 'the webhook receiver', shown: 'http://h/hook' });
-    expect(explained.message).toBe('cannot reach the webhook receiver at http://h/hook (sink.url): connection refused\nfix: start the webhook receiver there, or correct sink.url');
+    expect(explained.message).toBe(
+      'cannot reach the webhook receiver at http://h/hook (sink.url): connection refused\nfix: start the webhook receiver there, or correct sink.url',
+    );
     expect(explained.exitCode).toBe(EXIT.unreachable);
   });
 

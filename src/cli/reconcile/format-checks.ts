@@ -32,9 +32,12 @@ function guardNotes(rows: readonly CheckRow[]): string[] {
   return rows.flatMap((row) => {
     if ('error' in row) return [];
     const where = `${row.business}/${row.stream}`;
-    if (row.heldDeletions !== undefined) return [`${where}: ${heldMessage(row.heldDeletions)} (this stream only: add --business ${row.business} --stream ${row.stream})`];
+    if (row.heldDeletions !== undefined)
+      return [`${where}: ${heldMessage(row.heldDeletions)} (this stream only: add --business ${row.business} --stream ${row.stream})`];
     if (row.pendingDeletions !== undefined) {
-      return [`${where}: ${row.pendingDeletions} records upstream no longer lists wait for a second whole walk after reconcile.deleteAfter before they are marked deleted (--confirm-deletions marks them now)`];
+      return [
+        `${where}: ${row.pendingDeletions} records upstream no longer lists wait for a second whole walk after reconcile.deleteAfter before they are marked deleted (--confirm-deletions marks them now)`,
+      ];
     }
     return [];
   });

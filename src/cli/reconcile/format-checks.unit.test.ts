@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { formatChecks, reconcileExitCode } from './format-checks.js';
 
-const row = { business: 'acme', stream: 'calls', stored: 600, upstream: 200, difference: -400, verdict: 'differs' as const, missing: 0, extra: 400, written: 0, markedDeleted: 0 };
+const row = {
+  business: 'acme',
+  stream: 'calls',
+  stored: 600,
+  upstream: 200,
+  difference: -400,
+  verdict: 'differs' as const,
+  missing: 0,
+  extra: 400,
+  written: 0,
+  markedDeleted: 0,
+};
 
 describe('reconcile output', () => {
   it('says under the table what the deletion guard held back, with the command that confirms it for that stream', () => {
@@ -14,7 +25,9 @@ describe('reconcile output', () => {
 
   it('says what waits for the second whole walk, and nothing when the guard had nothing to say', () => {
     const waiting = formatChecks([{ ...row, stored: 100, upstream: 98, difference: -2, extra: 2, pendingDeletions: 2 }]);
-    expect(waiting.split('\n').at(-1)).toBe('acme/calls: 2 records upstream no longer lists wait for a second whole walk after reconcile.deleteAfter before they are marked deleted (--confirm-deletions marks them now)');
+    expect(waiting.split('\n').at(-1)).toBe(
+      'acme/calls: 2 records upstream no longer lists wait for a second whole walk after reconcile.deleteAfter before they are marked deleted (--confirm-deletions marks them now)',
+    );
     const exact = formatChecks([{ ...row, stored: 200, difference: 0, verdict: 'ok', extra: 0 }]);
     expect(exact.split('\n')).toHaveLength(3);
   });

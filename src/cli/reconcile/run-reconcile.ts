@@ -37,7 +37,14 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
     const perBusiness = await Promise.all(
       options.plans.map((plan) =>
         limit(async () => {
-          const fetchPayload = upstreamFetch({ plan, client: clients.get(plan), limiter, retry: upstream.retry, maxBudgetWaitMs: Number.POSITIVE_INFINITY, signal: options.signal });
+          const fetchPayload = upstreamFetch({
+            plan,
+            client: clients.get(plan),
+            limiter,
+            retry: upstream.retry,
+            maxBudgetWaitMs: Number.POSITIVE_INFINITY,
+            signal: options.signal,
+          });
           const rows: CheckRow[] = [];
           for (const descriptor of plan.streams) {
             const labels = { business: plan.name, stream: descriptor.name };

@@ -57,7 +57,12 @@ export async function openShardQueues(options: ShardQueuesOptions): Promise<Shar
   // Nothing reads BullMQ's event stream; it is written on every job step, so it is kept short.
   const queues = Array.from(
     { length: keys.space.shards },
-    (_, shard) => new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, { connection: options.connection, prefix: keys.bullOf(shard), streams: { events: { maxLen: EVENTS_KEPT } } }),
+    (_, shard) =>
+      new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, {
+        connection: options.connection,
+        prefix: keys.bullOf(shard),
+        streams: { events: { maxLen: EVENTS_KEPT } },
+      }),
   );
   const queueAt = (shard: number): Queue<SyncJobData, SyncJobResult> => {
     const queue = queues[shard];
@@ -76,8 +81,28 @@ export async function openShardQueues(options: ShardQueuesOptions): Promise<Shar
       await pollNow(queue, done.created);
       return done;
     });
-    logger.info({ shard, schedulers: changes.wanted, written: changes.upserted.length, removed: changes.removed.length, polledNow: changes.created.length, everyMs: options.everyMs }, 'job schedulers reconciled');
-    keepers.push(keepSchedulers({ queue, plans, everyMs: options.everyMs, reconcileEveryMs: options.reconcileEveryMs, logger, onRestore: options.onRestore, oneAtATime: turn }));
+    logger.info(
+      {
+        shard,
+        schedulers: changes.wanted,
+        written: changes.upserted.length,
+        removed: changes.removed.length,
+        polledNow: changes.created.length,
+        everyMs: options.everyMs,
+      },
+      'job schedulers reconciled',
+    );
+    keepers.push(
+      keepSchedulers({
+        queue,
+        plans,
+        everyMs: options.everyMs,
+        reconcileEveryMs: options.reconcileEveryMs,
+        logger,
+        onRestore: options.onRestore,
+        oneAtATime: turn,
+      }),
+    );
   }
   return {
     queueOf: (business) => queueAt(keys.space.shardOf(business)),

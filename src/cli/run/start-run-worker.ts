@@ -83,7 +83,17 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
           businesses: config.businesses,
           streams: new Map(plans.map((plan) => [plan.name, plan.streams.map((s) => s.name)])),
           trigger: (business, streams) =>
-            triggerSync({ queue: shards.queueOf(business), redis, prefix: space.base(business), debounceMs: hooksConfig.debounce, minIntervalMs: hooksConfig.minInterval }, business, streams),
+            triggerSync(
+              {
+                queue: shards.queueOf(business),
+                redis,
+                prefix: space.base(business),
+                debounceMs: hooksConfig.debounce,
+                minIntervalMs: hooksConfig.minInterval,
+              },
+              business,
+              streams,
+            ),
           redis,
           prefix: config.redis.prefix,
           metrics,
@@ -104,8 +114,19 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   });
   shards.startWorkers({
     processor: createSyncProcessor({
-      config, plans: new Map(plans.map((p) => [p.name, p])), configHashes: hashes, client: clients.get, sink, limiter,
-      redis, keys, failed, statusStore, metrics, logger, shutdown: stop.signal,
+      config,
+      plans: new Map(plans.map((p) => [p.name, p])),
+      configHashes: hashes,
+      client: clients.get,
+      sink,
+      limiter,
+      redis,
+      keys,
+      failed,
+      statusStore,
+      metrics,
+      logger,
+      shutdown: stop.signal,
     }),
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,

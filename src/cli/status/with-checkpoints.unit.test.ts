@@ -24,6 +24,9 @@ describe('withCheckpoints', () => {
       { business: 'acme', stream: 'calls', checkpoint: checkpoint(50) },
       { business: 'acme', stream: 'numbers', checkpoint: { ...checkpoint(12), stream: 'numbers' } },
     ]);
-    expect(merged.businesses[0]?.streams.map((s) => [s.stream, s.recordsSynced])).toEqual([['calls', 70], ['numbers', 12]]);
+    expect(merged.businesses[0]?.streams.map((s) => [s.stream, s.recordsSynced])).toEqual([
+      ['calls', 70],
+      ['numbers', 12],
+    ]);
   });
 });

@@ -1,6 +1,17 @@
 import { isoSeconds } from '../../normalize/index.js';
 import type { JsonObject } from '../../sink.js';
-import { headMarkOf, listPages, normalizeAll, orderAgainstHead, orderWithin, PayloadShapeError, reachesMark, recordsOf, type ListPage, type Place } from './pager.js';
+import {
+  headMarkOf,
+  listPages,
+  normalizeAll,
+  orderAgainstHead,
+  orderWithin,
+  PayloadShapeError,
+  reachesMark,
+  recordsOf,
+  type ListPage,
+  type Place,
+} from './pager.js';
 import { listPosition, readPosition, storable, type Descent, type HeadMark, type ListOrder, type ListPosition } from './positions.js';
 import { nowOf, type RevisitSettings, type WalkContext, type WalkItem, type WalkPage, type Walker } from './walker.js';
 
@@ -57,7 +68,11 @@ async function* walkFromHead(context: WalkContext, stored: ListPosition | undefi
   const now = nowOf(context);
   const revisitedAt = position?.revisitedAt ?? now;
   const due = context.revisit !== undefined && position?.head?.createdAt != null && now - revisitedAt >= context.revisit.everyMs;
-  const descent: Descent = { top: null, stopAt: position?.head ?? null, revisitFrom: due && context.revisit !== undefined ? revisitWindowStart(context.revisit) : undefined };
+  const descent: Descent = {
+    top: null,
+    stopAt: position?.head ?? null,
+    revisitFrom: due && context.revisit !== undefined ? revisitWindowStart(context.revisit) : undefined,
+  };
   yield* descend(context, listPages(context, { offset: 0, pageCap: position?.pageCap }), descent, position, known, true);
 }
 
@@ -89,7 +104,9 @@ async function* descend(
 
     if (known === 'oldest_first' || (known === undefined && stored !== undefined && first && fromHead && !page.done)) {
       if (known === undefined && probe !== 'unchanged') {
-        context.warn(`${context.descriptor.path}: the records do not show which end of the list comes first; going on as oldest first (set "order" for this stream to be sure)`);
+        context.warn(
+          `${context.descriptor.path}: the records do not show which end of the list comes first; going on as oldest first (set "order" for this stream to be sure)`,
+        );
       }
       yield* onToEnd(context, page, pages, known, top, stored, last);
       return { order: known };
@@ -148,7 +165,9 @@ function headOf(context: WalkContext, items: readonly WalkItem[], previous: Head
   const head = headMarkOf(items, isoSeconds(nowOf(context) + context.maxFutureSkewMs));
   for (const id of head?.future ?? []) {
     if (previous?.future?.includes(id) !== true) {
-      context.warn(`${context.descriptor.path}: record ${JSON.stringify(id)} is dated more than ${Math.round(context.maxFutureSkewMs / 60_000)} min ahead of now; stored, but it does not mark the head of the list`);
+      context.warn(
+        `${context.descriptor.path}: record ${JSON.stringify(id)} is dated more than ${Math.round(context.maxFutureSkewMs / 60_000)} min ahead of now; stored, but it does not mark the head of the list`,
+      );
     }
   }
   return head ?? previous;
@@ -165,7 +184,8 @@ function placeOf(position: ListPosition): Place {
 /** The list position after a page: resumable by cursor when there is one, else by offset. */
 function listPositionAt(place: Place, fields: Omit<ListPosition, 'mode' | 'cursor' | 'offset' | 'pageCap'>): JsonObject {
   const { offset, pageCap } = place;
-  const at: ListPosition = place.cursor === undefined ? { ...fields, mode: 'offset', offset, pageCap } : { ...fields, mode: 'cursor', cursor: place.cursor, offset, pageCap };
+  const at: ListPosition =
+    place.cursor === undefined ? { ...fields, mode: 'offset', offset, pageCap } : { ...fields, mode: 'cursor', cursor: place.cursor, offset, pageCap };
   return storable(at);
 }
 
@@ -205,7 +225,7 @@ function expectOrder(context: WalkContext, items: readonly WalkItem[], before: W
   const configured = (context.descriptor.order ?? context.order) !== 'auto';
   throw new PayloadShapeError(
     `GET ${context.descriptor.path}: the records come ${describeOrder(seen)}, but the walk ${configured ? 'is configured' : 'detected'} ${describeOrder(expected)}; ` +
-      (configured ? 'fix "order" for this stream in the config' : 'the server changed its order: delete the stream\'s sync_state row to walk it again'),
+      (configured ? 'fix "order" for this stream in the config' : "the server changed its order: delete the stream's sync_state row to walk it again"),
   );
 }
 
@@ -259,14 +279,8 @@ export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
   };
 }
 
-async function* revisitFrom(
-  context: WalkContext,
-  start: number,
-  end: number,
-  storedPosition: JsonObject,
-  finalPosition: JsonObject,
-): AsyncGenerator<WalkPage> {
-  for (let offset = start; offset < end; ) {
+async function* revisitFrom(context: WalkContext, start: number, end: number, storedPosition: JsonObject, finalPosition: JsonObject): AsyncGenerator<WalkPage> {
+  for (let offset = start; offset < end;) {
     const raws = recordsOf(await context.fetch({ limit: context.pageSize, offset }), context.descriptor).slice(0, end - offset);
     offset += raws.length;
     const last = raws.length === 0 || offset >= end;

@@ -107,7 +107,13 @@ describe('newest-first list walks', () => {
   });
 
   it('one step against the order (timestamps not quite in list order) is no contradiction', async () => {
-    const page = { calls: [{ id: 'a', created_at: '2025-01-01T00:00:05Z' }, { id: 'b', created_at: '2025-01-01T00:00:04Z' }], has_more: false };
+    const page = {
+      calls: [
+        { id: 'a', created_at: '2025-01-01T00:00:05Z' },
+        { id: 'b', created_at: '2025-01-01T00:00:04Z' },
+      ],
+      has_more: false,
+    };
     const run = context(() => page, { order: 'oldest_first' });
     expect(ids(await collect(walk(run.walkContext, undefined)))).toEqual(['a', 'b']);
   });
@@ -115,7 +121,9 @@ describe('newest-first list walks', () => {
   it('records that contradict the configured order stop the stream with the fix', async () => {
     const list = new FakeList(6, 'newest');
     const run = context(list.serve, { order: 'oldest_first' });
-    await expect(collect(walk(run.walkContext, undefined))).rejects.toThrow(/GET \/calls: the records come newest first, but the walk is configured oldest first; fix "order"/);
+    await expect(collect(walk(run.walkContext, undefined))).rejects.toThrow(
+      /GET \/calls: the records come newest first, but the walk is configured oldest first; fix "order"/,
+    );
   });
 });
 
@@ -125,7 +133,11 @@ describe('positions stored before the order was known', () => {
     list.add(2);
     const run = context(list.serve);
     const pages = await collect(walk(run.walkContext, { mode: 'cursor', cursor: 'c4', offset: 4 }));
-    expect(run.queries).toEqual([{ limit: 2, cursor: undefined }, { limit: 2, cursor: 'c4' }, { limit: 2, cursor: 'c6' }]);
+    expect(run.queries).toEqual([
+      { limit: 2, cursor: undefined },
+      { limit: 2, cursor: 'c4' },
+      { limit: 2, cursor: 'c6' },
+    ]);
     expect(ids(pages)).toEqual(['r0', 'r1', 'r4', 'r5', 'r6']);
     expect(pages.at(-1)?.position).toMatchObject({ order: 'oldest_first', offset: 7 });
   });

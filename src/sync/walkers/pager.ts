@@ -14,9 +14,7 @@ export function recordsOf(payload: JsonObject, descriptor: StreamDescriptor): Js
   const records = payload[descriptor.recordsKey];
   if (!Array.isArray(records)) {
     const found = records === undefined ? 'nothing' : typeof records;
-    throw new PayloadShapeError(
-      `GET ${descriptor.path}: expected "${descriptor.recordsKey}" to be an array of records, found ${found}`,
-    );
+    throw new PayloadShapeError(`GET ${descriptor.path}: expected "${descriptor.recordsKey}" to be an array of records, found ${found}`);
   }
   return records;
 }
@@ -78,7 +76,12 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
   for (;;) {
     // Page paging asks for the page holding `place.offset`; the records before it there are skipped.
     const pageStart = mode === 'page' ? Math.floor(place.offset / size) * size : place.offset;
-    const query = mode === 'cursor' ? { limit: size, cursor: place.cursor } : mode === 'offset' ? { limit: size, offset: place.offset } : { page: pageStart / size + 1, per_page: size };
+    const query =
+      mode === 'cursor'
+        ? { limit: size, cursor: place.cursor }
+        : mode === 'offset'
+          ? { limit: size, offset: place.offset }
+          : { page: pageStart / size + 1, per_page: size };
     let payload: JsonObject;
     try {
       payload = await context.fetch(query);
@@ -109,7 +112,9 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
       throw error;
     }
     if (more && raws.length < size) {
-      context.warn(`${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come; the server caps the page size, going on with ${raws.length}`);
+      context.warn(
+        `${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come; the server caps the page size, going on with ${raws.length}`,
+      );
       size = raws.length;
       pageCap = size;
       // Page numbers count pages of the server's size: past page 1 this page is not where we
@@ -122,13 +127,14 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
     const upTo = (offset: number): number => (total === undefined ? offset : Math.min(offset, total));
     // Without a next cursor on the last page, the cursor just sent is where a later walk resumes:
     // with the offset where that page began, so both say the same place (the page is read again).
-    place = mode !== 'cursor'
-      ? { offset: consumed, pageCap }
-      : next !== undefined
-        ? { cursor: next, offset: upTo(consumed), pageCap }
-        : more || place.cursor === undefined
-          ? { offset: consumed, pageCap }
-          : { cursor: place.cursor, offset: upTo(place.offset + raws.length) - raws.length, pageCap };
+    place =
+      mode !== 'cursor'
+        ? { offset: consumed, pageCap }
+        : next !== undefined
+          ? { cursor: next, offset: upTo(consumed), pageCap }
+          : more || place.cursor === undefined
+            ? { offset: consumed, pageCap }
+            : { cursor: place.cursor, offset: upTo(place.offset + raws.length) - raws.length, pageCap };
     yield { items, total, after: place, done: !more };
     if (!more) return;
     // `has_more` without a cursor: an instance without cursor support; go on by offset.
@@ -172,7 +178,8 @@ class ProgressGuard {
     if (page.more && page.records === 0) this.#stop('the server says there are more records but sent an empty page', true);
     if (page.sent !== undefined) this.#cursors.add(page.sent);
     if (page.next !== undefined && page.next === page.sent) this.#stop(`next_cursor repeats the cursor just sent (${short(page.next)})`);
-    if (page.next !== undefined && this.#cursors.has(page.next)) this.#stop(`next_cursor ${short(page.next)} was already used in this walk (the cursors cycle)`);
+    if (page.next !== undefined && this.#cursors.has(page.next))
+      this.#stop(`next_cursor ${short(page.next)} was already used in this walk (the cursors cycle)`);
     const ids = idsOf(page.items);
     // Only a full page counts: a short one at the end of a newest-first list may repeat records
     // that arrivals pushed down, which is harmless.
@@ -186,7 +193,10 @@ class ProgressGuard {
     const key = `${ids.length}\u0000${first}\u0000${ids.at(-1) ?? ''}`;
     const earlier = this.#pages.get(key);
     if (earlier !== undefined) {
-      this.#stop(`page ${this.#pages.size + 1} repeats page ${earlier} of this walk (the same ${ids.length} records from id ${JSON.stringify(first)}; the cursors cycle or the server ignores offset/page)`, true);
+      this.#stop(
+        `page ${this.#pages.size + 1} repeats page ${earlier} of this walk (the same ${ids.length} records from id ${JSON.stringify(first)}; the cursors cycle or the server ignores offset/page)`,
+        true,
+      );
     }
     this.#pages.set(key, this.#pages.size + 1);
   }
@@ -265,7 +275,10 @@ export function orderAgainstHead(items: readonly WalkItem[], head: HeadMark): Li
  * make every later arrival look older than what is stored. They are listed in `future`.
  */
 export function headMarkOf(all: readonly WalkItem[], futureFrom: string): HeadMark | null {
-  const future = all.filter((item) => (createdAt(item) ?? '') > futureFrom).map(idOf).filter((id): id is string => id !== undefined);
+  const future = all
+    .filter((item) => (createdAt(item) ?? '') > futureFrom)
+    .map(idOf)
+    .filter((id): id is string => id !== undefined);
   const items = all.filter((item) => !future.includes(idOf(item) ?? ''));
   const ids = items.map(idOf).filter((id): id is string => id !== undefined);
   if (ids.length === 0) return null;

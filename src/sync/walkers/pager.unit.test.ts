@@ -8,7 +8,11 @@ const walk = walkers.cursor;
 describe.each([
   ['cursor', { stuckCursor: true }, /GET \/calls: next_cursor repeats the cursor just sent \("c\d+"\)/],
   ['cursor', { cyclingCursor: true }, /GET \/calls: next_cursor "c\d+" was already used in this walk \(the cursors cycle\)/],
-  ['cursor', { cyclingCursor: true, mintCursors: true }, /GET \/calls: page 4 repeats page 2 of this walk \(the same 2 records from id "r\d"; the cursors cycle/],
+  [
+    'cursor',
+    { cyclingCursor: true, mintCursors: true },
+    /GET \/calls: page 4 repeats page 2 of this walk \(the same 2 records from id "r\d"; the cursors cycle/,
+  ],
   ['cursor', { emptyPagesWithMore: true }, /GET \/calls: the server says there are more records but sent an empty page/],
   ['offset', { emptyPagesWithMore: true }, /GET \/calls: the server says there are more records but sent an empty page/],
   ['offset', { ignoreOffset: true }, /GET \/calls: the page holds only records of the previous page/],

@@ -44,7 +44,9 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
     if (serverCap !== undefined && items.length > serverCap) serverCap = undefined;
     if (possibleGap && items.length > 0 && items.length < limit && items.length !== serverCap) {
       serverCap = items.length;
-      context.warn(`${context.descriptor.path}: asked for ${limit} records, got ${items.length} and none already stored; the server returns at most ${items.length} whatever limit asks`);
+      context.warn(
+        `${context.descriptor.path}: asked for ${limit} records, got ${items.length} and none already stored; the server returns at most ${items.length} whatever limit asks`,
+      );
       maxLimit = Math.max(context.v2Limit, Math.min(maxLimit, serverCap));
     }
     if (possibleGap && items.length >= limit && limit < maxLimit) {
@@ -55,7 +57,11 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
     const recentFrom = context.revisit === undefined ? undefined : revisitWindowStart(context.revisit);
     const fresh = items.filter((item) => isNew(item, highWater, idsAtHighWater) || isRecent(item, recentFrom));
     const future = futureDated(context, fresh, new Set(stored?.future));
-    const mark = nextMark(fresh.filter((item) => !future.has(idOf(item) ?? '')), highWater, idsAtHighWater);
+    const mark = nextMark(
+      fresh.filter((item) => !future.has(idOf(item) ?? '')),
+      highWater,
+      idsAtHighWater,
+    );
     const warning = possibleGap
       ? `${context.descriptor.path}: ${items.length} records returned (limit ${limit}${serverCap === undefined ? '' : `, server cap ${serverCap}`}) and none already stored; older records beyond them may be missing (gap)`
       : undefined;
@@ -82,7 +88,9 @@ function futureDated(context: WalkContext, items: readonly WalkItem[], warned: R
     if (at === undefined || id === undefined || at <= limit) continue;
     future.add(id);
     if (!warned.has(id)) {
-      context.warn(`${context.descriptor.path}: record ${JSON.stringify(id)} is dated ${at}, more than ${Math.round(context.maxFutureSkewMs / 60_000)} min ahead of now; stored, but it does not move the high-water mark`);
+      context.warn(
+        `${context.descriptor.path}: record ${JSON.stringify(id)} is dated ${at}, more than ${Math.round(context.maxFutureSkewMs / 60_000)} min ahead of now; stored, but it does not move the high-water mark`,
+      );
     }
   }
   return future;

@@ -64,7 +64,10 @@ describe('a v1 record dated in the future', () => {
   it('is left out of the head a newest-first walk stops at, so later arrivals still count as new', async () => {
     const { headMarkOf, reachesMark } = await import('./pager.js');
     const item = (id: string, at: string) => ({ raw: { id }, result: { ok: true as const, id, fields: { created_at: at } } });
-    const head = headMarkOf([item('ahead', '2099-01-01T00:00:00Z'), item('r2', '2025-01-01T00:00:02Z'), item('r1', '2025-01-01T00:00:01Z')], '2026-01-01T00:00:00Z');
+    const head = headMarkOf(
+      [item('ahead', '2099-01-01T00:00:00Z'), item('r2', '2025-01-01T00:00:02Z'), item('r1', '2025-01-01T00:00:01Z')],
+      '2026-01-01T00:00:00Z',
+    );
     expect(head).toEqual({ createdAt: '2025-01-01T00:00:02Z', ids: ['r2', 'r1'], future: ['ahead'] });
     expect(reachesMark([item('ahead', '2099-01-01T00:00:00Z'), item('r3', '2025-01-01T00:00:03Z')], head ?? { createdAt: null, ids: [] })).toBe(false);
   });

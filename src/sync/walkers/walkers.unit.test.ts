@@ -8,7 +8,12 @@ import { walkers, type Query } from './index.js';
 function oldestFirst(all: Raw[]) {
   return (query: Query): JsonObject => {
     const size = Number(query.limit ?? query.per_page);
-    const start = query.cursor !== undefined ? Number(String(query.cursor).slice(1)) : query.page !== undefined ? (Number(query.page) - 1) * size : Number(query.offset ?? 0);
+    const start =
+      query.cursor !== undefined
+        ? Number(String(query.cursor).slice(1))
+        : query.page !== undefined
+          ? (Number(query.page) - 1) * size
+          : Number(query.offset ?? 0);
     const slice = all.slice(start, start + size);
     const end = start + slice.length;
     return { calls: slice, total: all.length, has_more: end < all.length, next_cursor: `c${end}` };
@@ -62,7 +67,9 @@ describe('page walker', () => {
 });
 
 describe('v2 high-water walker', () => {
-  const newestFirst = (all: Raw[]) => (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
+  const newestFirst =
+    (all: Raw[]) =>
+    (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
 
   it('takes only records after the high-water mark, including new ones in the same second', async () => {
     const all = [...records(4), { id: 'late', created_at: '2025-01-01T00:00:03Z' }];
@@ -77,7 +84,9 @@ describe('v2 high-water walker', () => {
   it('widens the limit when a full response holds nothing already stored', async () => {
     const all = records(10);
     const walk = context(newestFirst(all));
-    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { mode: 'high-water', highWater: all[5]?.created_at ?? '', idsAtHighWater: ['r5'], limit: 2 }));
+    const pages = await collect(
+      walkers['v2-newest-first'](walk.walkContext, { mode: 'high-water', highWater: all[5]?.created_at ?? '', idsAtHighWater: ['r5'], limit: 2 }),
+    );
     expect(walk.queries.map((query) => query.limit)).toEqual([2, 8]);
     expect(ids(pages)).toEqual(['r9', 'r8', 'r7', 'r6']);
     expect(pages[0]?.warning).toBeUndefined();
@@ -86,7 +95,9 @@ describe('v2 high-water walker', () => {
   it('reports a gap when even the largest limit reaches nothing already stored', async () => {
     const all = records(20);
     const walk = context(newestFirst(all));
-    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, { mode: 'high-water', highWater: all[2]?.created_at ?? '', idsAtHighWater: ['r2'], limit: 2 }));
+    const pages = await collect(
+      walkers['v2-newest-first'](walk.walkContext, { mode: 'high-water', highWater: all[2]?.created_at ?? '', idsAtHighWater: ['r2'], limit: 2 }),
+    );
     expect(ids(pages)).toHaveLength(8);
     expect(pages[0]?.warning).toMatch(/gap/);
   });
@@ -94,7 +105,8 @@ describe('v2 high-water walker', () => {
   it('halves a limit the server refuses and keeps going', async () => {
     const all = records(3);
     const walk = context((query) => {
-      if (Number(query.limit) > 4) throw new UpstreamError('limit too large', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/v' } });
+      if (Number(query.limit) > 4)
+        throw new UpstreamError('limit too large', { code: 'BAD_REQUEST', kind: 'invalid', status: 400, request: { method: 'GET', host: 'h', path: '/v' } });
       return newestFirst(all)(query);
     });
     const pages = await collect(walkers['v2-newest-first'](walk.walkContext, undefined));
@@ -115,7 +127,10 @@ describe('revisit of recent records', () => {
     const pages = await collect(walker(first.walkContext, undefined));
     const stored = pages.at(-1)?.position;
     // Page starts r6 (00:06, before the window) and r8 (00:08, inside) remain.
-    expect(stored?.marks).toEqual([[6, '2025-01-01T00:00:06Z'], [8, '2025-01-01T00:00:08Z']]);
+    expect(stored?.marks).toEqual([
+      [6, '2025-01-01T00:00:06Z'],
+      [8, '2025-01-01T00:00:08Z'],
+    ]);
 
     const notDue = context(oldestFirst(all));
     await collect(walker(notDue.walkContext, stored));
@@ -124,7 +139,10 @@ describe('revisit of recent records', () => {
     const due = context(oldestFirst(all), {});
     const later = withRevisit(walkers.cursor, { windowMs: 4_000, everyMs: 0, now: () => now });
     const revisited = await collect(later(due.walkContext, stored));
-    expect(due.queries.slice(0, 2)).toEqual([{ limit: 2, offset: 6 }, { limit: 2, offset: 8 }]);
+    expect(due.queries.slice(0, 2)).toEqual([
+      { limit: 2, offset: 6 },
+      { limit: 2, offset: 8 },
+    ]);
     expect(ids(revisited)).toEqual(['r6', 'r7', 'r8', 'r9']);
     expect(revisited.at(-1)?.position).toMatchObject({ revisitedAt: now, cursor: 'c10', offset: 10 });
   });

@@ -93,17 +93,24 @@ export class SessionAuth implements RequestAuth {
       return cookie;
     }
     const body = parseJson(response.text) ?? response.text;
-    const classified = response.status < 300
-      ? { kind: 'auth' as const, retry: false, reason: `HTTP ${response.status}: login set no session cookie`, code: UpstreamErrorCode.LoginFailed }
-      : classifyFailure({ status: response.status, headers: response.headers, body }, now(), policy);
-    const final = classified.kind === 'auth' || classified.kind === 'forbidden' || classified.kind === 'invalid'
-      ? { ...classified, kind: 'auth' as const, retry: false, code: UpstreamErrorCode.LoginFailed, reason: `login rejected (${classified.reason})` }
-      : classified;
+    const classified =
+      response.status < 300
+        ? { kind: 'auth' as const, retry: false, reason: `HTTP ${response.status}: login set no session cookie`, code: UpstreamErrorCode.LoginFailed }
+        : classifyFailure({ status: response.status, headers: response.headers, body }, now(), policy);
+    const final =
+      classified.kind === 'auth' || classified.kind === 'forbidden' || classified.kind === 'invalid'
+        ? { ...classified, kind: 'auth' as const, retry: false, code: UpstreamErrorCode.LoginFailed, reason: `login rejected (${classified.reason})` }
+        : classified;
     const serverMessage = parseErrorBody(body, (text) => redact(forTerminal(text))).message;
-    throw upstreamFailure(final, context, {
-      status: response.status,
-      ...(serverMessage === undefined ? {} : { serverMessage }),
-      ...(response.rateLimit ? { rateLimit: response.rateLimit } : {}),
-    }, redact);
+    throw upstreamFailure(
+      final,
+      context,
+      {
+        status: response.status,
+        ...(serverMessage === undefined ? {} : { serverMessage }),
+        ...(response.rateLimit ? { rateLimit: response.rateLimit } : {}),
+      },
+      redact,
+    );
   }
 }

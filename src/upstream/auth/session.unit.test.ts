@@ -21,7 +21,8 @@ function mock(): MockAgent {
 }
 
 function expectLogin(cookie: string, times = 1): void {
-  mock().get(BASE)
+  mock()
+    .get(BASE)
     .intercept({ path: '/api/v1/auth/login', method: 'POST', body: JSON.stringify({ email: EMAIL, password: PASSWORD }) })
     .reply(200, { ok: true }, { headers: { 'set-cookie': [`sid=${cookie}; Path=/; HttpOnly`, 'theme=dark; Path=/'] } })
     .times(times);
@@ -38,9 +39,17 @@ describe('session auth', () => {
   it('logs in once, reuses the cookie, and does not count against the rate limit', async () => {
     const upstream = sessionClient();
     expectLogin('first');
-    mock().get(BASE).intercept({ path: '/api/v1/numbers', headers: { cookie: 'sid=first; theme=dark' } }).reply(200, { numbers: [], total: 0 }).times(3);
+    mock()
+      .get(BASE)
+      .intercept({ path: '/api/v1/numbers', headers: { cookie: 'sid=first; theme=dark' } })
+      .reply(200, { numbers: [], total: 0 })
+      .times(3);
     const responses = await Promise.all([upstream.get('v1', '/numbers'), upstream.get('v1', '/numbers'), upstream.get('v1', '/numbers')]);
-    expect(responses.map((r) => r.payload)).toEqual([{ numbers: [], total: 0 }, { numbers: [], total: 0 }, { numbers: [], total: 0 }]);
+    expect(responses.map((r) => r.payload)).toEqual([
+      { numbers: [], total: 0 },
+      { numbers: [], total: 0 },
+      { numbers: [], total: 0 },
+    ]);
     expect(upstream.countsAgainstRateLimit.v1).toBe(false);
     mock().assertNoPendingInterceptors();
   });
@@ -48,10 +57,19 @@ describe('session auth', () => {
   it('logs in again once on a 401 and goes on with the new cookie', async () => {
     const upstream = sessionClient();
     expectLogin('first');
-    mock().get(BASE).intercept({ path: '/api/v1/numbers', headers: { cookie: 'sid=first; theme=dark' } }).reply(200, { numbers: [] });
-    mock().get(BASE).intercept({ path: '/api/v1/calls', headers: { cookie: 'sid=first; theme=dark' } }).reply(401, { error: 'Session expired' });
+    mock()
+      .get(BASE)
+      .intercept({ path: '/api/v1/numbers', headers: { cookie: 'sid=first; theme=dark' } })
+      .reply(200, { numbers: [] });
+    mock()
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls', headers: { cookie: 'sid=first; theme=dark' } })
+      .reply(401, { error: 'Session expired' });
     expectLogin('second');
-    mock().get(BASE).intercept({ path: '/api/v1/calls', headers: { cookie: 'sid=second; theme=dark' } }).reply(200, { data: { calls: [] } });
+    mock()
+      .get(BASE)
+      .intercept({ path: '/api/v1/calls', headers: { cookie: 'sid=second; theme=dark' } })
+      .reply(200, { data: { calls: [] } });
     await upstream.get('v1', '/numbers');
     expect((await upstream.get('v1', '/calls')).payload).toEqual({ calls: [] });
     mock().assertNoPendingInterceptors();

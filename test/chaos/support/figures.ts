@@ -39,6 +39,9 @@ export function figuresOf(diffs: Readonly<Record<string, CountedDiff>>): MirrorF
 export function expectExact(diffs: Readonly<Record<string, CountedDiff>>): void {
   const problems = Object.entries(diffs)
     .filter(([, c]) => c.diff.missing.length + c.diff.unexpected.length + c.diff.different.length > 0 || c.stored !== c.distinct)
-    .map(([key, c]) => `${key}: missing ${c.diff.missing.length} (${c.diff.missing.slice(0, 3).join(', ')}), unexpected ${c.diff.unexpected.length}, twice ${c.stored - c.distinct}, different ${c.diff.different.length}${c.diff.different[0] ? ` (${c.diff.different[0].id}: ${c.diff.different[0].what})` : ''}`);
+    .map(
+      ([key, c]) =>
+        `${key}: missing ${c.diff.missing.length} (${c.diff.missing.slice(0, 3).join(', ')}), unexpected ${c.diff.unexpected.length}, twice ${c.stored - c.distinct}, different ${c.diff.different.length}${c.diff.different[0] ? ` (${c.diff.different[0].id}: ${c.diff.different[0].what})` : ''}`,
+    );
   expect(problems).toEqual([]);
 }

@@ -7,7 +7,10 @@ import type { CountedDiff } from './figures.js';
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -53,8 +56,15 @@ export async function diffPostgres(
     for (const business of simulator.businesses) {
       const truth = simulator.truth(business.name);
       for (const stream of streams) {
-        const rows = (await client.query(`select * from "${schema}"."${stream}" where business_id = $1`, [business.name])).rows as Array<Record<string, unknown>>;
-        result[`${business.name}/${stream}`] = { diff: diffRows(rows, truth[stream]), expected: truth[stream].length, stored: rows.length, distinct: new Set(rows.map((row) => String(row.id))).size };
+        const rows = (await client.query(`select * from "${schema}"."${stream}" where business_id = $1`, [business.name])).rows as Array<
+          Record<string, unknown>
+        >;
+        result[`${business.name}/${stream}`] = {
+          diff: diffRows(rows, truth[stream]),
+          expected: truth[stream].length,
+          stored: rows.length,
+          distinct: new Set(rows.map((row) => String(row.id))).size,
+        };
       }
     }
     return result;
@@ -83,7 +93,9 @@ export async function dumpPostgresSchema(url: string, schema: string): Promise<A
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const tables = (await client.query('select table_name from information_schema.tables where table_schema = $1', [schema])).rows as Array<{ table_name: string }>;
+    const tables = (await client.query('select table_name from information_schema.tables where table_schema = $1', [schema])).rows as Array<{
+      table_name: string;
+    }>;
     const dumps: Array<{ table: string; text: string }> = [];
     for (const { table_name: table } of tables) dumps.push({ table, text: JSON.stringify((await client.query(`select * from "${schema}"."${table}"`)).rows) });
     return dumps;

@@ -19,7 +19,9 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: 'ignore',
+    });
     this.#child = child;
     const deadline = Date.now() + 10_000;
     for (;;) {
@@ -30,7 +32,8 @@ export class PrivateRedis {
         await client.ping();
         return;
       } catch (error) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`private redis-server on ${this.port} did not start: ${(error as Error).message}`, { cause: error });
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`private redis-server on ${this.port} did not start: ${(error as Error).message}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 50));
       } finally {
         client.disconnect();

@@ -31,7 +31,10 @@ export function recordRow(row: ChaosRow): void {
 
 export function readRows(): ChaosRow[] {
   try {
-    return readFileSync(ROWS_PATH, 'utf8').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as ChaosRow);
+    return readFileSync(ROWS_PATH, 'utf8')
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as ChaosRow);
   } catch {
     return [];
   }
@@ -42,16 +45,31 @@ export function clearRows(): void {
 }
 
 function faultText(faults: Readonly<Record<string, number>>): string {
-  const parts = Object.entries(faults).filter(([, count]) => count > 0).map(([kind, count]) => `${kind} ${count}`);
+  const parts = Object.entries(faults)
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `${kind} ${count}`);
   return parts.length === 0 ? '-' : parts.join(', ');
 }
 
 /** The plain-text table CI logs show: one aligned line per scenario. */
 export function formatRows(rows: readonly ChaosRow[]): string {
   const header = ['scenario', 'faults injected', 'restarts', 'expected', 'found', 'missing', 'duplicated', 'note'];
-  const body = rows.map((row) => [row.scenario, faultText(row.faults), String(row.restarts), String(row.expected), String(row.found), String(row.missing), String(row.duplicated), row.note ?? '']);
+  const body = rows.map((row) => [
+    row.scenario,
+    faultText(row.faults),
+    String(row.restarts),
+    String(row.expected),
+    String(row.found),
+    String(row.missing),
+    String(row.duplicated),
+    row.note ?? '',
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
   const numeric = new Set([2, 3, 4, 5, 6]);
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
 }

@@ -78,7 +78,10 @@ export class SecretScanner {
 
 export function readScans(): ScanSummary[] {
   try {
-    return readFileSync(SCANS_PATH, 'utf8').split('\n').filter((line) => line.length > 0).map((line) => JSON.parse(line) as ScanSummary);
+    return readFileSync(SCANS_PATH, 'utf8')
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as ScanSummary);
   } catch {
     return [];
   }

@@ -6,7 +6,10 @@ import type { CountedDiff } from './figures.js';
 function counts(databasePath: string, table: string, business: string): { stored: number; distinct: number } {
   const database = new Database(databasePath, { readonly: true, timeout: 20_000 });
   try {
-    const row = database.prepare(`select count(*) as stored, count(distinct id) as ids from "${table}" where business_id = ?`).get(business) as { stored: number; ids: number };
+    const row = database.prepare(`select count(*) as stored, count(distinct id) as ids from "${table}" where business_id = ?`).get(business) as {
+      stored: number;
+      ids: number;
+    };
     return { stored: row.stored, distinct: row.ids };
   } finally {
     database.close();

@@ -20,7 +20,10 @@ export interface CliSimulator {
 /** `npx tsx src/cli/main.ts simulate --json --port 0 …` on the host, as an operator would start it. */
 export async function startCliSimulator(args: readonly string[]): Promise<CliSimulator> {
   // Its own process group: npx → sh → tsx → node, and a signal to npx alone leaves the simulator running.
-  const child: ChildProcess = spawn('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--json', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child: ChildProcess = spawn('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--json', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -37,7 +37,19 @@ export async function podmanOk(args: readonly string[], timeoutMs?: number): Pro
  * and the image's HEALTHCHECK told the status port (`CALLSYNC_HEALTH_PORT`).
  */
 export async function runWorker(name: string, image: string, configPath: string, statusPort: number): Promise<void> {
-  await podmanOk(['run', '--detach', '--name', name, '--network', 'host', '--env', `CALLSYNC_HEALTH_PORT=${statusPort}`, '--volume', `${configPath}:/config/callsync.yaml:ro`, image]);
+  await podmanOk([
+    'run',
+    '--detach',
+    '--name',
+    name,
+    '--network',
+    'host',
+    '--env',
+    `CALLSYNC_HEALTH_PORT=${statusPort}`,
+    '--volume',
+    `${configPath}:/config/callsync.yaml:ro`,
+    image,
+  ]);
 }
 
 /** The container's JSON log lines (pino); other lines are kept as `{ text }`. */
@@ -62,7 +74,9 @@ export async function inspectField(name: string, template: string): Promise<stri
 /** Uid of the container's main process as the host's kernel sees it (no user namespace here). */
 export async function mainProcessUid(name: string): Promise<number> {
   const pid = await inspectField(name, '{{.State.Pid}}');
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('Uid:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Uid:'));
   if (line === undefined) throw new Error(`no Uid line in /proc/${pid}/status`);
   return Number(line.split(/\s+/)[1]);
 }

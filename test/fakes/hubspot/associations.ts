@@ -25,11 +25,21 @@ export function associateDefault(store: FakeStore, body: unknown, errorStatus: A
     const from = isObject(input) && isObject(input.from) ? String(input.from.id) : '';
     const to = isObject(input) && isObject(input.to) ? String(input.to.id) : '';
     if (!store.calls.has(from) || !store.contacts.has(to)) {
-      errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `No call ${from} or no contact ${to}`, context: { fromObjectId: [from], toObjectId: [to] } });
+      errors.push({
+        status: 'error',
+        category: 'OBJECT_NOT_FOUND',
+        message: `No call ${from} or no contact ${to}`,
+        context: { fromObjectId: [from], toObjectId: [to] },
+      });
       continue;
     }
     if (fail()) {
-      errors.push({ status: 'error', category: 'INTERNAL_ERROR', message: `Association between call ${from} and contact ${to} could not be created; try again`, context: { fromObjectId: [from], toObjectId: [to] } });
+      errors.push({
+        status: 'error',
+        category: 'INTERNAL_ERROR',
+        message: `Association between call ${from} and contact ${to} could not be created; try again`,
+        context: { fromObjectId: [from], toObjectId: [to] },
+      });
       continue;
     }
     store.associate(from, to);

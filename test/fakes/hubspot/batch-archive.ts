@@ -27,11 +27,14 @@ export function batchReadCalls(store: FakeStore, body: unknown, archived = false
   for (const id of ids) {
     const call = archived ? archivedCall(store, idProperty, id) : idProperty === undefined ? store.calls.get(id) : store.callByUnique(idProperty, id);
     if (call === undefined) missing.push(id);
-    else results.push(objectView(call, requestedProperties(isObject(body) ? body.properties : undefined), CALL_DEFAULT_PROPERTIES, store.archivedAt.get(call.id)));
+    else
+      results.push(objectView(call, requestedProperties(isObject(body) ? body.properties : undefined), CALL_DEFAULT_PROPERTIES, store.archivedAt.get(call.id)));
   }
   const completed = { status: 'COMPLETE', results: shuffled(results), startedAt: new Date().toISOString(), completedAt: new Date().toISOString() };
   if (missing.length === 0) return { status: 200, body: completed };
-  const errors = [{ status: 'error', category: 'OBJECT_NOT_FOUND', message: 'Could not get some CALL objects, they may be deleted or not exist.', context: { ids: missing } }];
+  const errors = [
+    { status: 'error', category: 'OBJECT_NOT_FOUND', message: 'Could not get some CALL objects, they may be deleted or not exist.', context: { ids: missing } },
+  ];
   return { status: 207, body: { ...completed, numErrors: 1, errors } };
 }
 

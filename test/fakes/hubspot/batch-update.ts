@@ -25,11 +25,17 @@ export function batchUpdateCalls(store: FakeStore, body: unknown): Reply {
     const properties = isObject(input.properties) ? input.properties : {};
     const invalid = validateCallProperties(properties, store.callProperties);
     if (invalid.length > 0) {
-      errors.push({ status: 'error', category: 'VALIDATION_ERROR', message: `Property values were not valid: ${JSON.stringify(invalid)}`, context: { id: [id] } });
+      errors.push({
+        status: 'error',
+        category: 'VALIDATION_ERROR',
+        message: `Property values were not valid: ${JSON.stringify(invalid)}`,
+        context: { id: [id] },
+      });
       continue;
     }
     const outcome = store.updateCall(id, stringValues(properties));
-    if ('notFound' in outcome) errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `Could not find CALL with id ${id}`, context: { id: [id] } });
+    if ('notFound' in outcome)
+      errors.push({ status: 'error', category: 'OBJECT_NOT_FOUND', message: `Could not find CALL with id ${id}`, context: { id: [id] } });
     else if ('conflict' in outcome) errors.push({ status: 'error', category: 'CONFLICT', message: conflictMessage(outcome.conflict), context: { id: [id] } });
     else results.push(objectView(outcome.object, Object.keys(properties), CALL_DEFAULT_PROPERTIES));
   }

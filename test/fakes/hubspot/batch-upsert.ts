@@ -22,14 +22,16 @@ export type UpsertEcho = 'defaults' | 'written';
  */
 export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidInputMode, echo: UpsertEcho): Reply {
   const inputs = isObject(body) && Array.isArray(body.inputs) ? (body.inputs as unknown[]) : undefined;
-  if (inputs === undefined || !inputs.every(isObject)) return errorReply(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1: inputs must be an array of objects');
+  if (inputs === undefined || !inputs.every(isObject))
+    return errorReply(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1: inputs must be an array of objects');
   if (inputs.length > 100) return errorReply(400, 'VALIDATION_ERROR', `Batch input must contain at most 100 inputs; received ${inputs.length}`);
   const seen = new Set<string>();
   for (const input of inputs) {
     const idProperty = typeof input.idProperty === 'string' ? input.idProperty : '';
     const property = store.callProperties.get(idProperty);
     if (property === undefined) return errorReply(400, 'VALIDATION_ERROR', `Unable to find property ${idProperty} on object type calls`);
-    if (!property.hasUniqueValue) return errorReply(400, 'VALIDATION_ERROR', `Property ${idProperty} is not a unique identifier property and cannot be used as idProperty`);
+    if (!property.hasUniqueValue)
+      return errorReply(400, 'VALIDATION_ERROR', `Property ${idProperty} is not a unique identifier property and cannot be used as idProperty`);
     const id = typeof input.id === 'string' ? input.id : '';
     if (id === '') return errorReply(400, 'VALIDATION_ERROR', 'Input id is missing or empty');
     if (seen.has(id)) return errorReply(400, 'VALIDATION_ERROR', `Duplicate IDs found in batch input: [${id}]. IDs must be unique`);
@@ -42,7 +44,9 @@ export function batchUpsertCalls(store: FakeStore, body: unknown, mode: InvalidI
   const invalid = checked.filter((input) => input.errors.length > 0);
   if (invalid.length > 0 && mode === 'reject-batch') return errorReply(400, 'VALIDATION_ERROR', notValid(invalid[0]?.errors ?? []));
   if (mode === 'reject-batch') {
-    const conflict = checked.map((input) => store.upsertConflict(input.idProperty, input.id, stringValues(input.properties))).find((found) => found !== undefined);
+    const conflict = checked
+      .map((input) => store.upsertConflict(input.idProperty, input.id, stringValues(input.properties)))
+      .find((found) => found !== undefined);
     if (conflict !== undefined) return errorReply(409, 'CONFLICT', conflictMessage(conflict));
   }
 

@@ -45,12 +45,14 @@ export function searchContacts(store: FakeStore, body: unknown, reading: Searcha
     }
     const problem = filters.map(filterProblem).find((text) => text !== undefined);
     if (problem !== undefined) return invalid(problem);
-    parsed.push((filters as Record<string, unknown>[]).map((filter) => ({
-      propertyName: String(filter.propertyName),
-      operator: String(filter.operator),
-      value: filter.value,
-      set: new Set(Array.isArray(filter.values) ? filter.values.map((entry) => String(entry).toLowerCase()) : []),
-    })));
+    parsed.push(
+      (filters as Record<string, unknown>[]).map((filter) => ({
+        propertyName: String(filter.propertyName),
+        operator: String(filter.operator),
+        value: filter.value,
+        set: new Set(Array.isArray(filter.values) ? filter.values.map((entry) => String(entry).toLowerCase()) : []),
+      })),
+    );
   }
   const total = parsed.reduce((sum, group) => sum + group.length, 0);
   if (total > SEARCH_BOUNDS.filters) return invalid(`too many filters: ${total} (max ${SEARCH_BOUNDS.filters})`);
@@ -61,7 +63,9 @@ export function searchContacts(store: FakeStore, body: unknown, reading: Searcha
   const sort = sortOf(request.sorts);
   if (sort === null) return invalid('sorts must be property names or { propertyName, direction }');
 
-  const matches = [...store.contacts.values()].filter((contact) => parsed.length === 0 || parsed.some((group) => group.every((filter) => matchesFilter(contact, filter, reading))));
+  const matches = [...store.contacts.values()].filter(
+    (contact) => parsed.length === 0 || parsed.some((group) => group.every((filter) => matchesFilter(contact, filter, reading))),
+  );
   if (sort !== undefined) matches.sort((a, b) => sort.direction * compare(valueOf(a, sort.propertyName, reading), valueOf(b, sort.propertyName, reading)));
   const page = matches.slice(after, after + limit);
   const requested = requestedProperties(request.properties);
@@ -134,7 +138,8 @@ function sortOf(sorts: unknown): { propertyName: string; direction: 1 | -1 } | u
   if (!Array.isArray(sorts)) return null;
   const first: unknown = sorts[0];
   if (typeof first === 'string') return { propertyName: first.replace(/^-/, ''), direction: first.startsWith('-') ? -1 : 1 };
-  if (isObject(first) && typeof first.propertyName === 'string') return { propertyName: first.propertyName, direction: first.direction === 'DESCENDING' ? -1 : 1 };
+  if (isObject(first) && typeof first.propertyName === 'string')
+    return { propertyName: first.propertyName, direction: first.direction === 'DESCENDING' ? -1 : 1 };
   return null;
 }
 
@@ -143,7 +148,12 @@ function compare(a: string | undefined, b: string | undefined): number {
   return (a ?? '').localeCompare(b ?? '');
 }
 
-function withCalculated(view: Record<string, unknown>, contact: FakeObject, requested: readonly string[] | undefined, reading: SearchablePhoneReading): Record<string, unknown> {
+function withCalculated(
+  view: Record<string, unknown>,
+  contact: FakeObject,
+  requested: readonly string[] | undefined,
+  reading: SearchablePhoneReading,
+): Record<string, unknown> {
   const properties = { ...(view.properties as Record<string, unknown>) };
   for (const name of requested ?? []) if (name in CALCULATED) properties[name] = valueOf(contact, name, reading) ?? null;
   return { ...view, properties };

@@ -77,7 +77,14 @@ export interface FakeHubSpot {
 /** A HubSpot CRM imitation on 127.0.0.1 and an ephemeral port, for tests over real HTTP. */
 export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promise<FakeHubSpot> {
   const token = options.token ?? `pat-na1-${randomBytes(16).toString('hex')}`;
-  const readings: FakeReadings = { upsertEcho: 'defaults', searchablePhone: 'national', associationErrorStatus: 200, exemptions: {}, archivedUniqueValue: 'held', ...options.readings };
+  const readings: FakeReadings = {
+    upsertEcho: 'defaults',
+    searchablePhone: 'national',
+    associationErrorStatus: 200,
+    exemptions: {},
+    archivedUniqueValue: 'held',
+    ...options.readings,
+  };
   const store = new FakeStore(options.contacts ?? [], readings.archivedUniqueValue);
   const limits = new FakeRateLimits(options.limits ?? {}, readings.exemptions);
   const log: LoggedRequest[] = [];
@@ -89,7 +96,11 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions = {}): Promis
     const kind = requestClass(url.pathname);
     let reply: Reply;
     if (headers.authorization !== `Bearer ${token}`) {
-      reply = errorReply(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview');
+      reply = errorReply(
+        401,
+        'INVALID_AUTHENTICATION',
+        'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+      );
     } else {
       reply = limits.admit(kind) ?? route(routes, method, url, parsed);
       reply = { ...reply, headers: limits.headers(kind) };
@@ -141,6 +152,7 @@ function route({ store, mode, readings, failPair }: Routes, method: string, url:
   if (method === 'POST' && path === '/crm/v3/objects/calls/batch/archive') return batchArchiveCalls(store, body);
   if (method === 'POST' && path === '/crm/v3/objects/contacts/search') return searchContacts(store, body, readings.searchablePhone);
   if (method === 'POST' && path === '/crm/v3/objects/contacts') return createContact(store, body);
-  if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default') return associateDefault(store, body, readings.associationErrorStatus, failPair);
+  if (method === 'POST' && path === '/crm/v4/associations/calls/contacts/batch/associate/default')
+    return associateDefault(store, body, readings.associationErrorStatus, failPair);
   return errorReply(404, 'OBJECT_NOT_FOUND', `No route for ${method} ${path}`);
 }

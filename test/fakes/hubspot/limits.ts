@@ -102,12 +102,14 @@ export class FakeRateLimits {
     this.#stamps = this.#stamps.filter((stamp) => stamp > now - this.#limits.intervalMs);
     this.#searchStamps = this.#searchStamps.filter((stamp) => stamp > now - 1000);
     const counted = !this.#isExempt(kind);
-    if (counted && this.#stamps.length >= this.#limits.max) return this.#rateLimited('TEN_SECONDLY_ROLLING', 'You have reached your ten_secondly_rolling limit.');
+    if (counted && this.#stamps.length >= this.#limits.max)
+      return this.#rateLimited('TEN_SECONDLY_ROLLING', 'You have reached your ten_secondly_rolling limit.');
     const { secondly } = this.#limits;
     if (counted && secondly !== undefined && this.#stamps.filter((stamp) => stamp > now - 1000).length >= secondly) {
       return this.#rateLimited('SECONDLY', 'You have reached your secondly limit.');
     }
-    if (kind === 'search' && this.#searchStamps.length >= this.#limits.searchPerSecond) return this.#rateLimited('SECONDLY', 'You have reached your secondly limit.');
+    if (kind === 'search' && this.#searchStamps.length >= this.#limits.searchPerSecond)
+      return this.#rateLimited('SECONDLY', 'You have reached your secondly limit.');
     if (this.#daily >= this.#limits.daily) return this.#rateLimited('DAILY', 'You have reached your daily limit.');
     if (counted) this.#stamps.push(now);
     if (kind === 'search') this.#searchStamps.push(now);

@@ -27,7 +27,14 @@ export interface FakeAssociation {
   readonly associationTypeId: 194;
 }
 
-const text = (name: string, fieldType = 'text'): FakeProperty => ({ name, label: name, type: 'string', fieldType, groupName: 'callinformation', hasUniqueValue: false });
+const text = (name: string, fieldType = 'text'): FakeProperty => ({
+  name,
+  label: name,
+  type: 'string',
+  fieldType,
+  groupName: 'callinformation',
+  hasUniqueValue: false,
+});
 
 /** The predefined call properties this fake knows (HubSpot refuses unknown property names). */
 export function defaultCallProperties(): FakeProperty[] {
@@ -241,9 +248,21 @@ export const CONTACT_DEFAULT_PROPERTIES: readonly string[] = ['createdate', 'ema
  * An object as HubSpot answers it: only the properties asked for (or the defaults when none
  * are), each present even when empty (null), never the whole record.
  */
-export function objectView(object: FakeObject, requested: readonly string[] | undefined, defaults: readonly string[], archivedAt?: string): Record<string, unknown> {
+export function objectView(
+  object: FakeObject,
+  requested: readonly string[] | undefined,
+  defaults: readonly string[],
+  archivedAt?: string,
+): Record<string, unknown> {
   const names = requested === undefined || requested.length === 0 ? defaults : requested;
-  const all: Record<string, string> = { ...object.properties, hs_object_id: object.id, hs_createdate: object.createdAt, createdate: object.createdAt, hs_lastmodifieddate: object.updatedAt, lastmodifieddate: object.updatedAt };
+  const all: Record<string, string> = {
+    ...object.properties,
+    hs_object_id: object.id,
+    hs_createdate: object.createdAt,
+    createdate: object.createdAt,
+    hs_lastmodifieddate: object.updatedAt,
+    lastmodifieddate: object.updatedAt,
+  };
   const properties = Object.fromEntries(names.map((name) => [name, all[name] ?? null]));
   const archived = archivedAt === undefined ? { archived: false } : { archived: true, archivedAt };
   return { id: object.id, properties, createdAt: object.createdAt, updatedAt: object.updatedAt, ...archived };

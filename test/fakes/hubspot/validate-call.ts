@@ -19,9 +19,19 @@ export function validateCallProperties(properties: Record<string, unknown>, know
     }
     const text = String(value);
     if (property.options !== undefined && !property.options.includes(text)) {
-      errors.push({ isValid: false, message: `${text} was not one of the allowed options: [${property.options.map((option) => `label: "${option}"\nvalue: "${option}"`).join(', ')}]`, error: 'INVALID_OPTION', name });
+      errors.push({
+        isValid: false,
+        message: `${text} was not one of the allowed options: [${property.options.map((option) => `label: "${option}"\nvalue: "${option}"`).join(', ')}]`,
+        error: 'INVALID_OPTION',
+        name,
+      });
     } else if (property.type === 'datetime' && !isDate(text)) {
-      errors.push({ isValid: false, message: `${text} is not a valid datetime; expected a UTC timestamp in milliseconds or an ISO 8601 date`, error: 'INVALID_DATETIME', name });
+      errors.push({
+        isValid: false,
+        message: `${text} is not a valid datetime; expected a UTC timestamp in milliseconds or an ISO 8601 date`,
+        error: 'INVALID_DATETIME',
+        name,
+      });
     } else if (property.type === 'number' && !/^-?\d+(\.\d+)?$/.test(text)) {
       errors.push({ isValid: false, message: `${text} was not a valid number.`, error: 'INVALID_LONG', name });
     }

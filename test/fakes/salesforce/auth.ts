@@ -70,7 +70,8 @@ export class FakeAuth {
 
   #jwt(assertion: string, now: number): Reply {
     const [header, claims, signature] = assertion.split('.');
-    if (header === undefined || claims === undefined || signature === undefined || this.#key === undefined) return oauthError('invalid_grant', 'invalid assertion');
+    if (header === undefined || claims === undefined || signature === undefined || this.#key === undefined)
+      return oauthError('invalid_grant', 'invalid assertion');
     const decoded = decodePart(header);
     if (decoded?.alg !== 'RS256') return oauthError('invalid_grant', 'invalid assertion');
     const good = verify('RSA-SHA256', Buffer.from(`${header}.${claims}`), this.#key, Buffer.from(signature, 'base64url'));

@@ -61,7 +61,12 @@ export function upsertTasks(context: CollectionContext, externalField: string, b
     const problem = validateTask(context, record);
     if (problem !== undefined) return { id: null, success: false, errors: [problem] };
     const holders = context.store.byField('Task', field.name, value);
-    if (holders.length > 1) return failure('DUPLICATE_EXTERNAL_ID', `${field.name}: more than one record found for external id field: [${holders.map((holder) => holder.Id).join(', ')}]`, [field.name]);
+    if (holders.length > 1)
+      return failure(
+        'DUPLICATE_EXTERNAL_ID',
+        `${field.name}: more than one record found for external id field: [${holders.map((holder) => holder.Id).join(', ')}]`,
+        [field.name],
+      );
     if (context.lockFault()) return failure('UNABLE_TO_LOCK_ROW', 'unable to obtain exclusive access to this record or 1 records', []);
     const fields = withoutAttributes(record);
     const holder = holders[0];
@@ -89,17 +94,20 @@ export function createRecords(context: CollectionContext, body: unknown): Reply 
 export function createSingle(context: CollectionContext, type: string, body: unknown): Reply {
   if (!isObject(body)) return apiError(400, 'JSON_PARSER_ERROR', 'The request body is not a JSON object');
   const result = createOne(context, type, body as Record<string, FieldValue>);
-  if (!result.success) return { status: 400, body: result.errors.map((error) => ({ message: error.message, errorCode: error.statusCode, fields: error.fields })) };
+  if (!result.success)
+    return { status: 400, body: result.errors.map((error) => ({ message: error.message, errorCode: error.statusCode, fields: error.fields })) };
   return { status: 201, body: { id: result.id, success: true, errors: [] } };
 }
 
 /** `DELETE /composite/sobjects?ids=…&allOrNone=false`: to the recycle bin, results in the order of `ids`. */
 export function deleteRecords(context: CollectionContext, url: URL): Reply {
   const ids = (url.searchParams.get('ids') ?? '').split(',').filter((id) => id !== '');
-  if (ids.length > MAX_COLLECTION) return apiError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+  if (ids.length > MAX_COLLECTION)
+    return apiError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
   const results = ids.map((id): Result => {
     const record = context.store.records.get(id);
-    if (record === undefined || record.deleted) return { id, success: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
+    if (record === undefined || record.deleted)
+      return { id, success: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
     context.store.remove(record);
     return { id, success: true, errors: [] };
   });
@@ -118,15 +126,21 @@ function createOne(context: CollectionContext, type: string, fields: Record<stri
   return { id: context.store.insert(type, fields, context.now).Id, success: true, errors: [] };
 }
 
-function parseCollection(body: unknown, type: string | undefined, taskFields: ReadonlyMap<string, FakeField>): Reply | { records: Record<string, FieldValue | object>[]; allOrNone: boolean } {
+function parseCollection(
+  body: unknown,
+  type: string | undefined,
+  taskFields: ReadonlyMap<string, FakeField>,
+): Reply | { records: Record<string, FieldValue | object>[]; allOrNone: boolean } {
   if (!isObject(body) || !Array.isArray(body.records)) return apiError(400, 'JSON_PARSER_ERROR', 'Expected { allOrNone, records: [...] }');
-  if (body.records.length > MAX_COLLECTION) return apiError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+  if (body.records.length > MAX_COLLECTION)
+    return apiError(400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
   const records: Record<string, FieldValue | object>[] = [];
   for (const record of body.records as unknown[]) {
     if (!isObject(record) || !isObject(record.attributes) || typeof record.attributes.type !== 'string') {
       return apiError(400, 'INVALID_FIELD', 'Each record requires an attributes map with a type');
     }
-    if (type !== undefined && record.attributes.type !== type) return apiError(400, 'INVALID_TYPE', `Record type ${record.attributes.type} does not match ${type}`);
+    if (type !== undefined && record.attributes.type !== type)
+      return apiError(400, 'INVALID_TYPE', `Record type ${record.attributes.type} does not match ${type}`);
     if (record.attributes.type === 'Task') {
       const unknown = Object.keys(record).find((name) => name !== 'attributes' && !taskFields.has(name.toLowerCase()));
       if (unknown !== undefined) return apiError(400, 'INVALID_FIELD', `No such column '${unknown}' on sobject of type Task`);
@@ -141,11 +155,29 @@ function validateTask(context: CollectionContext, record: Readonly<Record<string
     const field = context.store.taskFields.get(name.toLowerCase());
     if (field === undefined || held === null || name === 'attributes') continue;
     const value = typeof held === 'object' ? JSON.stringify(held) : (held as string | number | boolean);
-    if ((field.type === 'string' || field.type === 'textarea' || field.type === 'url') && typeof value === 'string' && field.length !== undefined && value.length > field.length) {
-      return { statusCode: 'STRING_TOO_LONG', message: `${field.name}: data value too large: ${value.slice(0, 40)}... (max length=${field.length})`, fields: [field.name] };
+    if (
+      (field.type === 'string' || field.type === 'textarea' || field.type === 'url') &&
+      typeof value === 'string' &&
+      field.length !== undefined &&
+      value.length > field.length
+    ) {
+      return {
+        statusCode: 'STRING_TOO_LONG',
+        message: `${field.name}: data value too large: ${value.slice(0, 40)}... (max length=${field.length})`,
+        fields: [field.name],
+      };
     }
-    if (field.type === 'picklist' && field.picklist !== undefined && !field.picklist.includes(String(value)) && (field.name === 'CallType' || field.name === 'TaskSubtype')) {
-      return { statusCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', message: `${field.name}: bad value for restricted picklist field: ${String(value)}`, fields: [field.name] };
+    if (
+      field.type === 'picklist' &&
+      field.picklist !== undefined &&
+      !field.picklist.includes(String(value)) &&
+      (field.name === 'CallType' || field.name === 'TaskSubtype')
+    ) {
+      return {
+        statusCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST',
+        message: `${field.name}: bad value for restricted picklist field: ${String(value)}`,
+        fields: [field.name],
+      };
     }
     if (field.type === 'date' && !(typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)))) {
       return { statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD', message: `${field.name}: value not of required type: ${String(value)}`, fields: [field.name] };
@@ -185,7 +217,18 @@ function rollBackIfAnyFailed(context: CollectionContext, results: Result[]): Res
     if (result.success && result.created === true && result.id !== null) context.store.forget(result.id);
   }
   return results.map((result) =>
-    result.success ? { id: null, success: false, errors: [{ statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK', message: 'Record rolled back because not all records were valid and the request was using AllOrNone header', fields: [] }] } : result,
+    result.success
+      ? {
+          id: null,
+          success: false,
+          errors: [
+            {
+              statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
+              message: 'Record rolled back because not all records were valid and the request was using AllOrNone header',
+              fields: [],
+            },
+          ],
+        }
+      : result,
   );
 }
-

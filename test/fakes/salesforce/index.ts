@@ -165,7 +165,12 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
     if (heavy > 5) return apiError(400, 'LIMIT_EXCEEDED', 'Composite request can contain at most 5 query or sObject Collections subrequests');
     const compositeResponse = subrequests.map((sub) => {
       if (!isObject(sub) || typeof sub.url !== 'string' || typeof sub.method !== 'string' || typeof sub.referenceId !== 'string') {
-        return { body: [{ errorCode: 'INVALID_INPUT', message: 'each subrequest needs method, url and referenceId' }], httpHeaders: {}, httpStatusCode: 400, referenceId: null };
+        return {
+          body: [{ errorCode: 'INVALID_INPUT', message: 'each subrequest needs method, url and referenceId' }],
+          httpHeaders: {},
+          httpStatusCode: 400,
+          referenceId: null,
+        };
       }
       const reply = resource(sub.method, new URL(sub.url, 'http://fake'), sub.body, now);
       return { body: reply.body ?? null, httpHeaders: {}, httpStatusCode: reply.status, referenceId: sub.referenceId };
@@ -197,7 +202,9 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
   });
   baseUrl = served.url;
   const view = (type: string, deleted: boolean): FakeTask[] =>
-    [...store.records.values()].filter((record) => record.type === type && record.deleted === deleted).map((record) => ({ Id: record.Id, fields: structuredClone(record.fields) }));
+    [...store.records.values()]
+      .filter((record) => record.type === type && record.deleted === deleted)
+      .map((record) => ({ Id: record.Id, fields: structuredClone(record.fields) }));
   return {
     baseUrl,
     consumerKey,

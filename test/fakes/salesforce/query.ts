@@ -50,7 +50,10 @@ export class FakeQueries {
       records.sort((a, b) => compare(a[field], b[field]) * (descending ? -1 : 1));
     }
     if (parsed.limit !== undefined) records = records.slice(0, parsed.limit);
-    const rows = records.map((record) => ({ attributes: { type: object, url: `/services/data/${version}/sobjects/${object}/${String(record.Id)}` }, ...selectFields(record, parsed.fields) }));
+    const rows = records.map((record) => ({
+      attributes: { type: object, url: `/services/data/${version}/sobjects/${object}/${String(record.Id)}` },
+      ...selectFields(record, parsed.fields),
+    }));
     return this.#page(version, `${LOCATOR_PREFIX}${randomBytes(6).toString('hex')}`, rows, 0);
   }
 
@@ -75,7 +78,8 @@ export class FakeQueries {
         if (record.indexedAt > now) continue;
         const phones = this.phoneFields.map((field) => valueOf(record, field)).filter((value): value is string => typeof value === 'string');
         const hit = parsed.terms.some((term) => phones.some((phone) => phoneHit(phone, term)));
-        if (hit) searchRecords.push({ attributes: { type: object, url: `/sobjects/${object}/${record.Id}` }, ...selectFields(this.store.view(record), fields) });
+        if (hit)
+          searchRecords.push({ attributes: { type: object, url: `/sobjects/${object}/${record.Id}` }, ...selectFields(this.store.view(record), fields) });
       }
     }
     return { status: 200, body: { searchRecords } };

@@ -257,13 +257,22 @@ export function selectFields(record: Readonly<Record<string, unknown>>, fields: 
 export function parseSosl(text: string): SoslSearch {
   const found = /^\s*FIND\s*\{([^}]*)\}\s*(?:IN\s+(\w+)\s+FIELDS\s*)?RETURNING\s+(.+)$/is.exec(text);
   if (found === null) throw new QuerySyntaxError('expected FIND {…} [IN … FIELDS] RETURNING …');
-  const terms = (found[1] ?? '').split(/\s+OR\s+/i).map((term) => term.trim().replace(/^"|"$/g, '')).filter((term) => term !== '');
+  const terms = (found[1] ?? '')
+    .split(/\s+OR\s+/i)
+    .map((term) => term.trim().replace(/^"|"$/g, ''))
+    .filter((term) => term !== '');
   const returning: { object: string; fields: string[] }[] = [];
   const spec = /\s*(\w+)\s*(?:\(([^)]*)\))?\s*(?:,|$)/gy;
   const list = found[3] ?? '';
   let match: RegExpExecArray | null;
   while (spec.lastIndex < list.length && (match = spec.exec(list)) !== null) {
-    returning.push({ object: match[1] ?? '', fields: (match[2] ?? 'Id').split(',').map((field) => field.trim()).filter((field) => field !== '') });
+    returning.push({
+      object: match[1] ?? '',
+      fields: (match[2] ?? 'Id')
+        .split(',')
+        .map((field) => field.trim())
+        .filter((field) => field !== ''),
+    });
   }
   if (terms.length === 0 || returning.length === 0) throw new QuerySyntaxError('empty search term or RETURNING list');
   return { terms, group: (found[2] ?? 'ALL').toUpperCase(), returning };

@@ -100,7 +100,8 @@ export class FakeOrgStore {
   /** Live records of `type` whose `field` holds `value` (external ids compare case-insensitively unless case-sensitive; the fake plays insensitive). */
   byField(type: string, field: string, value: string): FakeRecord[] {
     const indexed = this.#byExternalId.get(indexKey(type, field, value));
-    if (indexed !== undefined || this.#indexed(type, field)) return [...(indexed ?? [])].map((id) => this.records.get(id)).filter((record): record is FakeRecord => record !== undefined && !record.deleted);
+    if (indexed !== undefined || this.#indexed(type, field))
+      return [...(indexed ?? [])].map((id) => this.records.get(id)).filter((record): record is FakeRecord => record !== undefined && !record.deleted);
     return this.live(type).filter((record) => {
       const held = valueOf(record, field);
       return typeof held === 'string' && held.toLowerCase() === value.toLowerCase();

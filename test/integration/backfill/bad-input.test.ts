@@ -83,7 +83,10 @@ describe('bad upstream records', () => {
     const deadLetters = database.prepare('select business_id, stream, reason, raw from dead_letters order by reason').all() as Array<Record<string, string>>;
     database.close();
     expect(deadLetters).toHaveLength(2);
-    expect(deadLetters.map((row) => [row.business_id, row.stream])).toEqual([['biz-1', 'voicemails'], ['biz-1', 'voicemails']]);
+    expect(deadLetters.map((row) => [row.business_id, row.stream])).toEqual([
+      ['biz-1', 'voicemails'],
+      ['biz-1', 'voicemails'],
+    ]);
     expect(deadLetters.map((row) => row.reason).join('\n')).toMatch(/uuid/);
     expect(deadLetters.map((row) => row.reason).join('\n')).toMatch(/voicemail_created_at/);
     expect(JSON.parse(deadLetters.find((row) => row.reason?.includes('voicemail_created_at'))?.raw ?? '{}')).toMatchObject({ uuid: 424242 });

@@ -22,7 +22,8 @@ function stored(databasePath: string, table: string): { ids: Set<string>; offset
   const database = new Database(databasePath, { readonly: true });
   try {
     const ids = database.prepare(`select id from "${table}" where business_id = 'biz-1'`).pluck().all() as string[];
-    const row = database.prepare('select position from sync_state where business_id = ? and stream = ?').get('biz-1', table) as { position: string } | undefined;
+    const row = database.prepare('select position from sync_state where business_id = ? and stream = ?').get('biz-1', table) as
+      { position: string } | undefined;
     const position = row === undefined ? {} : (JSON.parse(row.position) as { offset?: number });
     return { ids: new Set(ids), offset: position.offset ?? 0 };
   } finally {

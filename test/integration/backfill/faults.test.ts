@@ -10,7 +10,15 @@ const CLEAN = 'missing 0, unexpected 0, different 0';
 let simulator: Simulator | undefined;
 
 async function start(options: SimulatorOptions): Promise<{ simulator: Simulator; databasePath: string }> {
-  simulator = await startSimulator({ businesses: 2, calls: 3_000, voicemails: 120, numbers: 4, seed: 5, rateLimit: { limit: 200, windowMs: 1000 }, ...options });
+  simulator = await startSimulator({
+    businesses: 2,
+    calls: 3_000,
+    voicemails: 120,
+    numbers: 4,
+    seed: 5,
+    rateLimit: { limit: 200, windowMs: 1000 },
+    ...options,
+  });
   return { simulator, databasePath: join(mkdtempSync(join(tmpdir(), 'callsync-faults-')), 'faults.db') };
 }
 

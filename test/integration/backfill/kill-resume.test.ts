@@ -30,7 +30,10 @@ describe('backfill killed with SIGKILL and started again', () => {
     const databasePath = join(directory, 'kill.db');
     const configPath = join(directory, 'callsync.json');
     // Small pages and a modest budget make many kill points over a few seconds.
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, logLevel: 'info' })),
+    );
     const killPoints = [1, 3, 8, 15, 24];
     let killed = 0;
     for (const pages of killPoints) {

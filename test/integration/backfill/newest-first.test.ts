@@ -19,7 +19,8 @@ function expectExact(databasePath: string, simulator: Simulator): void {
 function storedPosition(databasePath: string, business: string, stream: string): Record<string, unknown> {
   const database = new Database(databasePath, { readonly: true });
   try {
-    const row = database.prepare('select position from sync_state where business_id = ? and stream = ?').get(business, stream) as { position: string } | undefined;
+    const row = database.prepare('select position from sync_state where business_id = ? and stream = ?').get(business, stream) as
+      { position: string } | undefined;
     return row === undefined ? {} : (JSON.parse(row.position) as Record<string, unknown>);
   } finally {
     database.close();
@@ -38,7 +39,15 @@ describe('a v1 call list served newest first (order: auto)', () => {
   const config = () => inlineConfig(document(simulator, databasePath, options), '(test)');
 
   beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 2, calls: 2_500, voicemails: 40, numbers: 3, seed: 21, v1Order: 'newest', rateLimit: { limit: 200, windowMs: 1000 } });
+    simulator = await startSimulator({
+      businesses: 2,
+      calls: 2_500,
+      voicemails: 40,
+      numbers: 3,
+      seed: 21,
+      v1Order: 'newest',
+      rateLimit: { limit: 200, windowMs: 1000 },
+    });
     databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-newest-')), 'mirror.db');
   });
 

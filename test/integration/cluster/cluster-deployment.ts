@@ -34,8 +34,18 @@ export async function startClusterDeployment(
   const sim = await startSimulator({ ...simulator, rateLimit: BUDGET });
   const ws = workspace(label);
   const processes: RunProcess[] = [];
-  cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-  const base = runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: 20, rateLimit: { requests: BUDGET.limit, perMs: BUDGET.windowMs } });
+  cleanup.push(
+    () => sim.close(),
+    () => ws.cleanup(),
+    () => stopAll(processes),
+  );
+  const base = runConfig(sim, {
+    prefix: ws.prefix,
+    dbPath: ws.dbPath,
+    every: '2s',
+    pageSize: 20,
+    rateLimit: { requests: BUDGET.limit, perMs: BUDGET.windowMs },
+  });
   const configs = [0, 1].map((i) => ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: queueFor(i) }, `worker-${i}.json`));
   processes.push(...configs.map((config) => spawnRun(config)));
   await Promise.all(processes.map((p) => p.url));
@@ -46,9 +56,14 @@ export async function startClusterDeployment(
 export async function waitForExactMirror({ sim, ws }: ClusterDeployment): Promise<number> {
   const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
   await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
-  await waitFor('the mirror to equal the truth', () => {
-    const diffs = Object.values(diffSqliteAgainstSimulator(ws.dbPath, sim));
-    return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
-  }, 60_000, 1000);
+  await waitFor(
+    'the mirror to equal the truth',
+    () => {
+      const diffs = Object.values(diffSqliteAgainstSimulator(ws.dbPath, sim));
+      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
+    },
+    60_000,
+    1000,
+  );
   return expected;
 }

@@ -88,7 +88,10 @@ export class RedisCluster {
   async start(): Promise<void> {
     this.#ports = await freePorts(this.masters * (1 + this.replicasPerMaster));
     for (const port of this.#ports) await this.startNode(port);
-    const created = spawnSync('redis-cli', ['--cluster', 'create', ...this.nodes, '--cluster-replicas', String(this.replicasPerMaster), '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
+    const created = spawnSync('redis-cli', ['--cluster', 'create', ...this.nodes, '--cluster-replicas', String(this.replicasPerMaster), '--cluster-yes'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     await this.waitHealthy();
   }
@@ -99,7 +102,28 @@ export class RedisCluster {
     mkdirSync(dir, { recursive: true });
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '2000',
+        '--repl-diskless-sync-delay',
+        '0',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+      ],
       { stdio: 'ignore' },
     );
     this.#children.set(port, child);
@@ -113,15 +137,19 @@ export class RedisCluster {
    */
   async waitHealthy(timeoutMs = 60_000): Promise<void> {
     const live = this.#ports.filter((port) => this.#children.has(port));
-    await until('cluster_state:ok and every replica in sync on every node', async () => {
-      for (const port of live) {
-        const info = await ask(port, (c) => c.cluster('INFO'));
-        if (!String(info).includes('cluster_state:ok') || !String(info).includes('cluster_slots_ok:16384')) return undefined;
-        const replication = String(await ask(port, (c) => c.info('replication')));
-        if (replication.includes('role:slave') && !replication.includes('master_link_status:up')) return undefined;
-      }
-      return true;
-    }, timeoutMs);
+    await until(
+      'cluster_state:ok and every replica in sync on every node',
+      async () => {
+        for (const port of live) {
+          const info = await ask(port, (c) => c.cluster('INFO'));
+          if (!String(info).includes('cluster_state:ok') || !String(info).includes('cluster_slots_ok:16384')) return undefined;
+          const replication = String(await ask(port, (c) => c.info('replication')));
+          if (replication.includes('role:slave') && !replication.includes('master_link_status:up')) return undefined;
+        }
+        return true;
+      },
+      timeoutMs,
+    );
   }
 
   /** The cluster's view from a live node. */
@@ -159,16 +187,18 @@ export class RedisCluster {
     const found: string[] = [];
     for (const node of await this.clusterNodes()) {
       if (!node.master || node.failed || !this.#children.has(node.port)) continue;
-      found.push(...(await ask(node.port, async (c) => {
-        const keys: string[] = [];
-        let cursor = '0';
-        do {
-          const [next, batch] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          keys.push(...batch);
-          cursor = next;
-        } while (cursor !== '0');
-        return keys;
-      })));
+      found.push(
+        ...(await ask(node.port, async (c) => {
+          const keys: string[] = [];
+          let cursor = '0';
+          do {
+            const [next, batch] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+            keys.push(...batch);
+            cursor = next;
+          } while (cursor !== '0');
+          return keys;
+        })),
+      );
     }
     return found;
   }

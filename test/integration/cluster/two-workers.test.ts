@@ -25,13 +25,19 @@ describe('callsync run over a real Redis Cluster (three masters), two workers, s
     // New records while both workers poll: each picks up jobs of every shard.
     for (const b of sim.businesses) sim.addCalls(b.name, 20);
     await waitFor('the new calls stored', () => (countRows(ws.dbPath, 'calls') >= expected + 20 * sim.businesses.length ? true : undefined), 60_000, 500);
-    await waitFor('both workers to have synced streams', () => (processes.every((p) => p.logs.some((l) => l.msg === 'sync done')) ? true : undefined), 30_000, 500);
+    await waitFor(
+      'both workers to have synced streams',
+      () => (processes.every((p) => p.logs.some((l) => l.msg === 'sync done')) ? true : undefined),
+      30_000,
+      500,
+    );
 
     const keys = await cluster.keys(`{${ws.prefix}:*`);
     const mastersWithKeys = new Set<number>();
     for (const key of keys) mastersWithKeys.add(await cluster.masterOfSlot(await cluster.keySlot(key)));
     const shardMasters = new Set<number>();
-    for (let shard = 0; shard < SHARDS; shard += 1) shardMasters.add(await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:${shard}}:bull:sync:meta`)));
+    for (let shard = 0; shard < SHARDS; shard += 1)
+      shardMasters.add(await cluster.masterOfSlot(await cluster.keySlot(`{${ws.prefix}:${shard}}:bull:sync:meta`)));
     const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).length;
     await stopAll(processes);
 
@@ -56,8 +62,16 @@ describe('callsync run over a real Redis Cluster (three masters), two workers, s
   });
 
   it('splits the shards between two workers with queue.consume: each runs only its shards, together every business; status reads every shard', async () => {
-    const halves = [[0, 1, 2], [3, 4, 5]];
-    const deployment = await startClusterDeployment('cluster-consume', { businesses: 6, calls: 100, voicemails: 10, numbers: 2 }, (i) => ({ shards: SHARDS, consume: halves[i] }), cleanup);
+    const halves = [
+      [0, 1, 2],
+      [3, 4, 5],
+    ];
+    const deployment = await startClusterDeployment(
+      'cluster-consume',
+      { businesses: 6, calls: 100, voicemails: 10, numbers: 2 },
+      (i) => ({ shards: SHARDS, consume: halves[i] }),
+      cleanup,
+    );
     const { sim, ws, processes, configs } = deployment;
     await waitForExactMirror(deployment);
     const status = JSON.parse((await runCli(['status', '--config', configs[0]!, '--json'])).stdout) as StatusSnapshot;
@@ -67,7 +81,8 @@ describe('callsync run over a real Redis Cluster (three masters), two workers, s
     const ranBy = processes.map((p) => new Set(p.logs.filter((l) => l.msg === 'sync done').map((l) => String(l.business))));
     ranBy.forEach((businesses, i) => {
       expect(businesses.size, `worker ${i} synced nothing`).toBeGreaterThan(0);
-      for (const business of businesses) expect(halves[i], `${business} (shard ${space.shardOf(business)}) ran on worker ${i}`).toContain(space.shardOf(business));
+      for (const business of businesses)
+        expect(halves[i], `${business} (shard ${space.shardOf(business)}) ran on worker ${i}`).toContain(space.shardOf(business));
     });
     expect(new Set([...ranBy[0]!, ...ranBy[1]!])).toEqual(new Set(sim.businesses.map((b) => b.name)));
     expect(status.businesses.map((b) => b.name).sort()).toEqual(sim.businesses.map((b) => b.name).sort());

@@ -31,7 +31,8 @@ export function streamRuns(workers: readonly RunProcess[]): { runs: Map<string, 
   for (const [key, list] of runs) {
     for (const a of list) {
       for (const b of list) {
-        if (a.worker < b.worker && a.from < b.to && b.from < a.to) overlaps.push(`${key}: worker ${a.worker} ${a.from}-${a.to}, worker ${b.worker} ${b.from}-${b.to}`);
+        if (a.worker < b.worker && a.from < b.to && b.from < a.to)
+          overlaps.push(`${key}: worker ${a.worker} ${a.from}-${a.to}, worker ${b.worker} ${b.from}-${b.to}`);
       }
     }
   }

@@ -9,14 +9,20 @@ import { ConfigError, formatConfigError, loadConfig } from '../../../src/config/
 // the environment its header comment documents ("Needs A, B and C"): a user who sets exactly those
 // variables gets a config that loads.
 const CONFIG_DIR = join(import.meta.dirname, '../../../config');
-const files = readdirSync(CONFIG_DIR).filter((name) => name.endsWith('.yaml')).sort();
+const files = readdirSync(CONFIG_DIR)
+  .filter((name) => name.endsWith('.yaml'))
+  .sort();
 const text = (name: string): string => readFileSync(join(CONFIG_DIR, name), 'utf8');
 const isCompose = (name: string): boolean => typeof (parse(text(name)) as Record<string, unknown>).services === 'object';
 const callsyncConfigs = files.filter((name) => !isCompose(name));
 
 /** The variables named in the header comment's "Needs …" sentence (asides in parentheses left out). */
 function documented(name: string): string[] {
-  const header = text(name).split('\n').filter((line) => line.startsWith('#')).map((line) => line.replace(/^#\s?/, '')).join(' ');
+  const header = text(name)
+    .split('\n')
+    .filter((line) => line.startsWith('#'))
+    .map((line) => line.replace(/^#\s?/, ''))
+    .join(' ');
   const needs = /\bNeeds\b([^.]*)\./.exec(header.replace(/\([^)]*\)/g, ''))?.[1] ?? '';
   return [...needs.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((m) => m[0]).sort();
 }

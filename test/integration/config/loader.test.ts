@@ -52,7 +52,14 @@ describe('loadConfig', () => {
   });
 
   it('loads JSON', async () => {
-    const file = write('plain.json', JSON.stringify({ upstream: { baseUrl: 'https://calls.example.com' }, businesses: [{ name: 'acme', apiKey: 'k-123', streams: ['calls'] }], sink: { type: 'sqlite', path: 'x.db' } }));
+    const file = write(
+      'plain.json',
+      JSON.stringify({
+        upstream: { baseUrl: 'https://calls.example.com' },
+        businesses: [{ name: 'acme', apiKey: 'k-123', streams: ['calls'] }],
+        sink: { type: 'sqlite', path: 'x.db' },
+      }),
+    );
     const { config } = await loadConfig(file, { sinkSchema: testSinkSchema, env: {} });
     expect(config.businesses[0]?.streams).toEqual(['calls']);
   });

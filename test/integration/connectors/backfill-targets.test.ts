@@ -37,7 +37,10 @@ describe('callsync backfill into each connector against the simulator', () => {
       const first = await backfillOnce(config);
       expect(total(first, 'written')).toBe(truthCount('calls') + truthCount('voicemails') + truthCount('numbers'));
       const truth = simulator.truth('biz-2').calls[700];
-      const row = await client.query<{ raw: unknown; from_number: string; created_at: Date }>(`select raw, from_number, created_at from "${schema}".calls where business_id = 'biz-2' and id = $1`, [truth?.id]);
+      const row = await client.query<{ raw: unknown; from_number: string; created_at: Date }>(
+        `select raw, from_number, created_at from "${schema}".calls where business_id = 'biz-2' and id = $1`,
+        [truth?.id],
+      );
       expect(row.rows[0]?.raw).toEqual(truth?.raw);
       expect(row.rows[0]?.from_number).toBe(truth?.expected.from_number);
       expect(row.rows[0]?.created_at.toISOString().replace('.000', '')).toBe(truth?.expected.created_at);
@@ -52,7 +55,13 @@ describe('callsync backfill into each connector against the simulator', () => {
   it('HubSpot: one Calls engagement per call and voicemail, none added by a re-run', async () => {
     const hubspot = await startFakeHubSpot();
     try {
-      const sink = { type: 'hubspot', token: hubspot.token, baseUrl: hubspot.baseUrl, associateContacts: false, state: { type: 'sqlite', path: join(directory, 'hubspot-state.db') } };
+      const sink = {
+        type: 'hubspot',
+        token: hubspot.token,
+        baseUrl: hubspot.baseUrl,
+        associateContacts: false,
+        state: { type: 'sqlite', path: join(directory, 'hubspot-state.db') },
+      };
       const config = testConfig(simulator, '', { ...noLimit, streams: ['calls', 'voicemails'], sink });
       const first = await backfillOnce(config);
       expect(first.outcomes.flatMap((o) => o.streams).every((s) => s.failure === undefined)).toBe(true);

@@ -70,7 +70,11 @@ describe.each(targets)('pages holding records no database can store (%s)', (_nam
     const reasons = await deadLetterReasons(sink, 'biz-1');
     expect(reasons).toHaveLength(3);
     expect(reasons).toEqual(
-      expect.arrayContaining(['raw: JSON nested deeper than 1000 levels', 'transcription_text: lone surrogate in a string (not valid Unicode)', expect.stringMatching(/transcription/)]),
+      expect.arrayContaining([
+        'raw: JSON nested deeper than 1000 levels',
+        'transcription_text: lone surrogate in a string (not valid Unicode)',
+        expect.stringMatching(/transcription/),
+      ]),
     );
 
     // One more arrives upstream between runs: that page too is stored around it.

@@ -24,7 +24,9 @@ describe('callsync run with webhooks: a call deleted upstream', () => {
     const url = await worker.url;
     sim.setWebhooks({ url: `${url}/hooks`, secret: SECRETS });
     await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 60 ? true : undefined));
-    await waitFor('the first syncs to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 3 ? true : undefined));
+    await waitFor('the first syncs to end', async () =>
+      (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 3 ? true : undefined,
+    );
   });
   afterAll(async () => {
     await stopAll([worker]);
@@ -35,7 +37,10 @@ describe('callsync run with webhooks: a call deleted upstream', () => {
   const logged = (msg: string) => () => worker.logs.find((line) => line.msg === msg && line.stream === 'calls');
 
   it('is marked deleted by the third webhook-triggered run after it: the drift check and the deletion candidates survive between them', async () => {
-    const gone = sim.truth('biz-1').calls.map((call) => String(call.id)).sort()[10]!;
+    const gone = sim
+      .truth('biz-1')
+      .calls.map((call) => String(call.id))
+      .sort()[10]!;
     sim.deleteCalls('biz-1', [gone]);
     // The delivery's own run: one difference is not yet a drift.
     expect(await waitFor('the first difference', logged('difference after this run; a drift if the next run sees one too'))).toMatchObject({ difference: -1 });

@@ -18,11 +18,23 @@ describe('callsync run when the sender loses webhooks', () => {
     const sim = await startSimulator({ businesses: 1, calls: 30, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
     const ws = workspace('hookdrops');
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     processes.push(spawnRun(ws.writeConfig(hooksRunConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s' }))));
     const url = await processes[0]!.url;
     // Half the deliveries never leave; the rest come late, twice, or out of order.
-    sim.setWebhooks({ url: `${url}/hooks`, secret: SECRETS, dropRate: 0.5, duplicateRate: 0.3, reorderRate: 0.3, reorderHoldMs: 300, delayMs: { min: 0, max: 200 } });
+    sim.setWebhooks({
+      url: `${url}/hooks`,
+      secret: SECRETS,
+      dropRate: 0.5,
+      duplicateRate: 0.3,
+      reorderRate: 0.3,
+      reorderHoldMs: 300,
+      delayMs: { min: 0, max: 200 },
+    });
     await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 30 ? true : undefined));
 
     for (let round = 0; round < 5; round++) {

@@ -84,7 +84,16 @@ describe('webhook receiver over HTTP', () => {
     const big = Buffer.alloc(10 * 1024 * 1024, 0x20);
     expect(await post('/hooks/acme', big, { 'content-type': 'application/json' })).toBe(413);
     expect(triggered).toEqual([]);
-    expect(outcomes.map((o) => o.outcome)).toEqual(['unauthorized', 'unauthorized', 'unauthorized', 'replayed', 'unknown_business', 'unknown_business', 'bad_request', 'too_large']);
+    expect(outcomes.map((o) => o.outcome)).toEqual([
+      'unauthorized',
+      'unauthorized',
+      'unauthorized',
+      'replayed',
+      'unknown_business',
+      'unknown_business',
+      'bad_request',
+      'too_large',
+    ]);
     // An attacker's name is never a label value.
     expect(outcomes.filter((o) => o.outcome === 'unknown_business').map((o) => o.business)).toEqual([undefined, undefined]);
   });
@@ -94,7 +103,11 @@ describe('webhook receiver over HTTP', () => {
     function* chunks(): Generator<Buffer> {
       for (let i = 0; i < 40; i++) yield Buffer.alloc(256 * 1024, 0x20);
     }
-    const response = await request(`${server.url}/hooks/acme`, { method: 'POST', body: Readable.from(chunks()), headers: { 'content-type': 'application/json' } });
+    const response = await request(`${server.url}/hooks/acme`, {
+      method: 'POST',
+      body: Readable.from(chunks()),
+      headers: { 'content-type': 'application/json' },
+    });
     await response.body.dump();
     expect(response.statusCode).toBe(413);
   });

@@ -34,7 +34,13 @@ describe('triggerSync (real Redis, real BullMQ)', () => {
       },
       { connection, prefix: `${prefix}:bull`, concurrency: 4 },
     );
-    cleanup.push(() => deleteKeys(prefix), () => connection.quit(), () => redis.quit(), () => queue.close(), () => worker.close());
+    cleanup.push(
+      () => deleteKeys(prefix),
+      () => connection.quit(),
+      () => redis.quit(),
+      () => queue.close(),
+      () => worker.close(),
+    );
     const deps = { queue, redis, prefix, debounceMs: 100, minIntervalMs };
     return { deps, runs, overlapped: () => overlapped };
   }

@@ -37,7 +37,9 @@ describe('callsync run with webhooks into Postgres', () => {
       return (found?.rowCount ?? 0) > 0;
     };
     await waitFor('the history', async () => ((await has('calls', sim.truth('biz-1').calls.at(-1)!.id)) ? true : undefined));
-    await waitFor('the first syncs to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 3 ? true : undefined));
+    await waitFor('the first syncs to end', async () =>
+      (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 3 ? true : undefined,
+    );
 
     const scheduleWritten = await metricValue(url, 'callsync_sync_records_written_total', { trigger: 'schedule' });
     sim.addCalls('biz-1', 1);
@@ -47,7 +49,11 @@ describe('callsync run with webhooks into Postgres', () => {
     await waitFor(`call ${call}`, async () => ((await has('calls', call)) ? true : undefined), 30_000, 50);
     await waitFor(`voicemail ${voicemail}`, async () => ((await has('voicemails', voicemail)) ? true : undefined), 30_000, 50);
     // The rows are stored before the run ends and counts them.
-    await waitFor('the webhook runs to count their records', async () => ((await metricValue(url, 'callsync_sync_records_written_total', { trigger: 'webhook' })) >= 2 ? true : undefined), 30_000);
+    await waitFor(
+      'the webhook runs to count their records',
+      async () => ((await metricValue(url, 'callsync_sync_records_written_total', { trigger: 'webhook' })) >= 2 ? true : undefined),
+      30_000,
+    );
     // Which path delivered: the schedule's runs wrote nothing since (a poll after the webhook finds nothing new).
     expect(await metricValue(url, 'callsync_sync_records_written_total', { trigger: 'schedule' })).toBe(scheduleWritten);
   });

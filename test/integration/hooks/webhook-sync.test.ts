@@ -27,7 +27,9 @@ describe('callsync run with webhooks from the simulator', () => {
     sim.setWebhooks({ url: `${url}/hooks`, secret: SECRETS });
     // The first start polls every stream at once.
     await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 80 ? true : undefined));
-    await waitFor('the first syncs to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 6 ? true : undefined));
+    await waitFor('the first syncs to end', async () =>
+      (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'schedule' })) >= 6 ? true : undefined,
+    );
   });
   afterAll(async () => {
     await stopAll(processes);
@@ -48,7 +50,9 @@ describe('callsync run with webhooks from the simulator', () => {
     const newest = sim.truth('biz-1').calls.at(-1)!.id;
     await waitFor(`call ${newest}`, () => (hasCall(ws.dbPath, 'biz-1', newest) ? true : undefined), 30_000, 50);
     await sim.webhooksSettled();
-    await waitFor('the webhook sync to end', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRunsBefore ? true : undefined));
+    await waitFor('the webhook sync to end', async () =>
+      (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRunsBefore ? true : undefined,
+    );
     // The payload's event maps to `calls`: one list request, nothing for the other streams.
     expect(upstreamRequests(sim, 'biz-1')).toBeLessThanOrEqual(1 + 3 * ((await scheduled()) - before));
     expect(sim.webhookCounters().byStatus).toEqual({ 202: 2 });
@@ -119,7 +123,9 @@ describe('callsync run with webhooks from the simulator', () => {
       await attacker.close();
     }
     // Let biz-2's run end and count before reading the metrics.
-    await waitFor('the webhook run to count', async () => ((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRuns ? true : undefined));
+    await waitFor('the webhook run to count', async () =>
+      (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRuns ? true : undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // No request for biz-1 beyond a scheduled poll that may have fired; one webhook sync, biz-2's.
     expect(upstreamRequests(sim, 'biz-1')).toBeLessThanOrEqual(3 * ((await scheduled()) - before));

@@ -31,7 +31,12 @@ describe('hubspot deletion is its batch archive', () => {
       [204, 50],
     ]);
     const archivedObjectIds = archives.flatMap((request) => (request.body as { inputs: { id: string }[] }).inputs.map((input) => input.id));
-    expect(archivedObjectIds.sort()).toEqual(target.fake.archivedCalls().map((call) => call.id).sort());
+    expect(archivedObjectIds.sort()).toEqual(
+      target.fake
+        .archivedCalls()
+        .map((call) => call.id)
+        .sort(),
+    );
     expect(target.fake.calls()).toHaveLength(10);
     expect(await target.sink.records.count(A, callsTable)).toBe(10);
   });

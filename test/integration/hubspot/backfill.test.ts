@@ -35,7 +35,8 @@ afterAll(async () => {
 function otherParties(): Map<string, string> {
   const truth = simulator.truth(BUSINESS);
   const parties = new Map<string, string>();
-  for (const call of truth.calls) parties.set(`${BUSINESS}:calls:${call.id}`, String(call.expected.direction === 'outbound' ? call.expected.to_number : call.expected.from_number));
+  for (const call of truth.calls)
+    parties.set(`${BUSINESS}:calls:${call.id}`, String(call.expected.direction === 'outbound' ? call.expected.to_number : call.expected.from_number));
   for (const voicemail of truth.voicemails) parties.set(`${BUSINESS}:voicemails:${voicemail.id}`, String(voicemail.expected.from_number));
   return parties;
 }
@@ -47,7 +48,9 @@ describe('callsync backfill into HubSpot with contacts typed by people', () => {
   it('associates every call and voicemail whose other party is a contact, maps hs_call_status, and a re-run adds nothing', async () => {
     const parties = otherParties();
     const known = [...new Set(parties.values())].filter((_, index) => index % 2 === 0).slice(0, 60);
-    fake = await startFakeHubSpot({ contacts: known.map((number, index) => ({ firstname: `c${index}`, ...FORMATS[index % FORMATS.length]?.(number.slice(2)) })) });
+    fake = await startFakeHubSpot({
+      contacts: known.map((number, index) => ({ firstname: `c${index}`, ...FORMATS[index % FORMATS.length]?.(number.slice(2)) })),
+    });
     const contactOf = new Map(known.map((number, index) => [number, fake.contacts().find((contact) => contact.properties.firstname === `c${index}`)?.id]));
     const sink = { type: 'hubspot', token: fake.token, baseUrl: fake.baseUrl, state: { type: 'sqlite', path: join(directory, 'state.db') } };
     const config = testConfig(simulator, '', { rateLimit: false, streams: ['calls', 'voicemails'], sink });
@@ -59,7 +62,11 @@ describe('callsync backfill into HubSpot with contacts typed by people', () => {
     expect(calls.size).toBe(parties.size);
     const expected = [...parties].flatMap(([unique, number]) => (contactOf.has(number) ? [`${calls.get(unique)?.id}>${contactOf.get(number)}`] : []));
     expect(expected.length).toBeGreaterThan(20);
-    const associations = () => fake.associations().map((association) => `${association.fromId}>${association.toId}`).sort();
+    const associations = () =>
+      fake
+        .associations()
+        .map((association) => `${association.fromId}>${association.toId}`)
+        .sort();
     expect(associations()).toEqual(expected.sort());
 
     for (const call of simulator.truth(BUSINESS).calls) {

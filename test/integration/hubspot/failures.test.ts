@@ -6,8 +6,7 @@ import { inboundCall, startTarget, type HubSpotTarget } from './harness.js';
 
 const A = 'acme';
 const upserts = (target: HubSpotTarget) => target.fake.requests().filter((request) => request.path === '/crm/v3/objects/calls/batch/upsert');
-const hundred = (bad: number) =>
-  Array.from({ length: 100 }, (_, index) => inboundCall(A, `c${index}`, index === bad ? { created_at: 'yesterday-ish' } : {}));
+const hundred = (bad: number) => Array.from({ length: 100 }, (_, index) => inboundCall(A, `c${index}`, index === bad ? { created_at: 'yesterday-ish' } : {}));
 
 function expectNoToken(target: HubSpotTarget, ...values: unknown[]): void {
   for (const value of [...values, target.logs.join('\n')]) {
@@ -30,7 +29,11 @@ describe('hubspot sink under failures', () => {
   });
 
   it('learns that associations count against the 10-s window when HubSpot says so, and causes no 429', async () => {
-    target = await startTarget({ contacts: [{ phone: '+14155550123' }], limits: { max: 5, intervalMs: 1000 }, readings: { exemptions: { associations: false } } });
+    target = await startTarget({
+      contacts: [{ phone: '+14155550123' }],
+      limits: { max: 5, intervalMs: 1000 },
+      readings: { exemptions: { associations: false } },
+    });
     for (let index = 0; index < 4; index += 1) {
       await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, `c${index}`)], deadLetters: [] }, { cursor: String(index) });
     }
@@ -91,7 +94,9 @@ describe('hubspot sink under failures', () => {
   it('stops on a refused token and never shows it', async () => {
     const wrong = 'pat-na1-00000000-wrong-token-value';
     target = await startTarget({}, { token: wrong, associateContacts: false });
-    const error = await target.sink.write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, { cursor: 'a' }).catch((caught: unknown) => caught);
+    const error = await target.sink
+      .write({ businessId: A, table: callsTable, records: [inboundCall(A, '1')], deadLetters: [] }, { cursor: 'a' })
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: 'auth', status: 401 });
     expect(target.fake.requests()).toHaveLength(1);
     for (const value of [inspect(error, { depth: 8 }), JSON.stringify(error), target.logs.join('\n')]) expect(value).not.toContain(wrong);

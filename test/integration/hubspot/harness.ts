@@ -28,10 +28,14 @@ export async function startTarget(
     trackedNumbers: [TRACKED_NUMBER],
     ...config,
   });
-  const opened = await openCrmSink(parsed.state, (deps) => createHubSpotSink(parsed, deps), async () => {
-    await fake.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const opened = await openCrmSink(
+    parsed.state,
+    (deps) => createHubSpotSink(parsed, deps),
+    async () => {
+      await fake.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  );
   return { fake, ...opened };
 }
 

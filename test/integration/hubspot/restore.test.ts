@@ -41,7 +41,12 @@ describe.each(readings)('a call archived in HubSpot whose record comes back upst
     expect([...live.keys()].sort()).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
     expect([...live.values()].every((ids) => ids.length === 1)).toBe(true);
     const contactId = target.fake.contacts()[0]?.id;
-    const associated = new Set(target.fake.associations().filter((pair) => pair.toId === contactId).map((pair) => pair.fromId));
+    const associated = new Set(
+      target.fake
+        .associations()
+        .filter((pair) => pair.toId === contactId)
+        .map((pair) => pair.fromId),
+    );
     expect(target.fake.calls().every((call) => associated.has(call.id))).toBe(true);
     expect(await target.sink.records.listIds(A, callsTable)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
     expect(await target.sink.deadLetters.list({ businessId: A })).toEqual([]);
@@ -59,7 +64,10 @@ describe.each(readings)('a call archived in HubSpot whose record comes back upst
     await write([inboundCall(A, 'c1'), inboundCall(A, 'c2')], 'p1');
     const before = target.fake.requests().length;
     expect(await target.sink.records.markDeleted(A, callsTable, ['c1'])).toBe(1);
-    const paths = target.fake.requests().slice(before).map((request) => `${request.path} ${request.status}`);
+    const paths = target.fake
+      .requests()
+      .slice(before)
+      .map((request) => `${request.path} ${request.status}`);
     expect(paths).toEqual(['/crm/v3/objects/calls/batch/read 200', '/crm/v3/objects/calls/batch/update 200', '/crm/v3/objects/calls/batch/archive 204']);
     const [archived] = target.fake.archivedCalls();
     expect(archived?.properties.callsync_id).toBe(`${A}:calls:c1#archived-${archived?.id ?? ''}`);
@@ -82,7 +90,11 @@ describe('a call archived with its unique value in place', () => {
     expect(await write('p2')).toEqual({ written: 0, unchanged: 0, deadLettered: 1 });
     expect(target.fake.calls()).toEqual([]);
     const [letter] = await target.sink.deadLetters.list({ businessId: A });
-    expect(letter?.reason).toMatch(new RegExp(`^hubspot: call ${original?.id ?? ''} in HubSpot's recycling bin still holds callsync_id acme:calls:c1; fix: restore that call in HubSpot \\(knowledge\\.hubspot\\.com/records/restore-deleted-activity-in-a-record\\), then run callsync dead-letters replay \\(hubspot: Unique property callsync_id`));
+    expect(letter?.reason).toMatch(
+      new RegExp(
+        `^hubspot: call ${original?.id ?? ''} in HubSpot's recycling bin still holds callsync_id acme:calls:c1; fix: restore that call in HubSpot \\(knowledge\\.hubspot\\.com/records/restore-deleted-activity-in-a-record\\), then run callsync dead-letters replay \\(hubspot: Unique property callsync_id`,
+      ),
+    );
 
     expect(target.fake.restoreByHand(original?.id ?? '')).toBeUndefined();
     await write('p3');

@@ -29,14 +29,22 @@ describe('hubspot sink against the fake portal', () => {
     expect(target.fake.calls()).toHaveLength(150);
     const propertyCreations = target.fake.requests().filter((request) => request.method === 'POST' && request.path === '/crm/v3/properties/calls');
     expect(propertyCreations).toHaveLength(1);
-    expect(target.fake.callProperties().find((property) => property.name === 'callsync_id')).toMatchObject({ hasUniqueValue: true, type: 'string', fieldType: 'text', groupName: 'callinformation' });
+    expect(target.fake.callProperties().find((property) => property.name === 'callsync_id')).toMatchObject({
+      hasUniqueValue: true,
+      type: 'string',
+      fieldType: 'text',
+      groupName: 'callinformation',
+    });
     expect(await target.sink.checkpoints.load(A, 'calls')).toMatchObject({ position: { cursor: 'p2' }, recordsSynced: 150 });
   });
 
   it('writes calls and voicemails with the documented properties', async () => {
     target = await startTarget({}, { associateContacts: false });
     const call = inboundCall(A, '7', { duration_seconds: null });
-    await target.sink.write({ businessId: A, table: callsTable, records: [{ ...call, raw: { ...(call.raw as object), status: 'busy' } }], deadLetters: [] }, {});
+    await target.sink.write(
+      { businessId: A, table: callsTable, records: [{ ...call, raw: { ...(call.raw as object), status: 'busy' } }], deadLetters: [] },
+      {},
+    );
     await target.sink.write({ businessId: A, table: voicemailsTable, records: [voicemail(A, '9')], deadLetters: [] }, {});
     const byId = new Map(target.fake.calls().map((call) => [call.properties.callsync_id, call.properties]));
     expect(byId.get('acme:calls:7')).toEqual({
@@ -74,7 +82,11 @@ describe('hubspot sink against the fake portal', () => {
     expect(await target.sink.records.listIds(A, numbersTable)).toEqual(['n1']);
     // The spec's reading of an outbound call: to_number is the tracked number, the customer calls from from_number.
     const outbound = inboundCall(A, 'c1', { direction: 'outbound', to_number: '+12125550111', from_number: '+14155550142' });
-    expect(await target.sink.write({ businessId: A, table: callsTable, records: [outbound], deadLetters: [] }, {})).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
+    expect(await target.sink.write({ businessId: A, table: callsTable, records: [outbound], deadLetters: [] }, {})).toEqual({
+      written: 1,
+      unchanged: 0,
+      deadLettered: 0,
+    });
     expect(target.fake.associations().map((association) => association.toId)).toEqual([bo?.id]);
     expect(target.logs.join('')).not.toMatch(/not synced to HubSpot|become dead letters/);
   });

@@ -30,7 +30,12 @@ describe('LeaseGroup', () => {
     const second = new LeaseGroup({ redis, ttlMs: 5_000, onLost: () => undefined, token: 'second' });
     expect(await first.take([key('a'), key('b')])).toEqual(new Map());
     const busy = await second.take([key('a'), key('b'), key('c')]);
-    expect(busy).toEqual(new Map([[key('a'), 'first'], [key('b'), 'first']]));
+    expect(busy).toEqual(
+      new Map([
+        [key('a'), 'first'],
+        [key('b'), 'first'],
+      ]),
+    );
     expect(second.held).toEqual([key('c')]);
     // Releasing a key it never had frees nothing of the first holder's.
     await second.release([key('a'), key('c')]);

@@ -41,7 +41,12 @@ describe('callsync dead-letters list | show | replay', () => {
     if (table === undefined) throw new Error('voicemails stream missing');
     const checkpoint = await sink.checkpoints.load('biz-1', 'voicemails');
     await sink.write(
-      { businessId: 'biz-1', table, records: [], deadLetters: [{ businessId: 'biz-1', stream: 'voicemails', reason: 'old release: bad duration', raw: fixable }] },
+      {
+        businessId: 'biz-1',
+        table,
+        records: [],
+        deadLetters: [{ businessId: 'biz-1', stream: 'voicemails', reason: 'old release: bad duration', raw: fixable }],
+      },
       checkpoint?.position ?? {},
     );
     await sink.close();
@@ -65,8 +70,15 @@ describe('callsync dead-letters list | show | replay', () => {
     expect(replayed.stdout).toContain('1 of 2 stored');
     expect(replayed.code).toBe(1);
     const stored = readSqliteTable(databasePath, 'voicemails', 'biz-1').find((row) => row.id === '777000001');
-    expect(stored?.fields).toMatchObject({ duration_seconds: 42, created_at: '2025-06-02T10:00:00Z', recording_url: `${simulator.recordingsBaseUrl}/u1/recordings/ivr/RE1.wav` });
-    const remaining = JSON.parse((await runCli(['dead-letters', 'list', '--config', configPath, '--json'])).stdout) as Array<{ attempts: number; raw: { uuid: number } }>;
+    expect(stored?.fields).toMatchObject({
+      duration_seconds: 42,
+      created_at: '2025-06-02T10:00:00Z',
+      recording_url: `${simulator.recordingsBaseUrl}/u1/recordings/ivr/RE1.wav`,
+    });
+    const remaining = JSON.parse((await runCli(['dead-letters', 'list', '--config', configPath, '--json'])).stdout) as Array<{
+      attempts: number;
+      raw: { uuid: number };
+    }>;
     expect(remaining.map((letter) => [letter.raw.uuid, letter.attempts])).toEqual([[777_000_002, 2]]);
   });
 

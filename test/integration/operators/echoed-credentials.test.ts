@@ -30,26 +30,29 @@ describe('an upstream that echoes the credential in its error text', () => {
   });
 
   // At the start, with the key itself straddling the 200-character cut (150, 165: the header is 22 characters), the header straddling it, and far past it.
-  it.each([0, 150, 165, 190, 420])('leaves no 8-character piece of the key in any output of backfill or dead-letters when echoed at character %i', async (at) => {
-    const apiKey = simulator.businesses[0]?.apiKey ?? '';
-    expect(apiKey.length).toBeGreaterThan(20);
-    const dbPath = join(directory, `echo-${at}.db`);
-    const configPath = join(directory, `echo-${at}.json`);
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, dbPath, { logLevel: 'info' })));
-    const echoedBefore = simulator.counters().faults.echoedCredentials;
-    simulator.setHostile({ echoCredentials: { status: 400, at, length: 600 } });
-    let outputs: string;
-    try {
-      const backfill = await runCli(['backfill', '--config', configPath, '--stream', 'calls', '--no-progress', '--verbose']);
-      expect(backfill.code).toBe(1);
-      const deadLetters = await runCli(['dead-letters', 'list', '--config', configPath]);
-      outputs = [backfill.stdout, backfill.stderr, deadLetters.stdout, deadLetters.stderr].join('\n');
-    } finally {
-      simulator.setHostile({ echoCredentials: null });
-    }
-    // The server really echoed the key, so the scan below can fail.
-    expect(simulator.counters().faults.echoedCredentials).toBeGreaterThan(echoedBefore);
-    expect(outputs).toMatch(/HTTP 400|BAD_REQUEST|400/);
-    expect(fragmentsIn(outputs, apiKey)).toEqual([]);
-  });
+  it.each([0, 150, 165, 190, 420])(
+    'leaves no 8-character piece of the key in any output of backfill or dead-letters when echoed at character %i',
+    async (at) => {
+      const apiKey = simulator.businesses[0]?.apiKey ?? '';
+      expect(apiKey.length).toBeGreaterThan(20);
+      const dbPath = join(directory, `echo-${at}.db`);
+      const configPath = join(directory, `echo-${at}.json`);
+      writeFileSync(configPath, JSON.stringify(configDocument(simulator, dbPath, { logLevel: 'info' })));
+      const echoedBefore = simulator.counters().faults.echoedCredentials;
+      simulator.setHostile({ echoCredentials: { status: 400, at, length: 600 } });
+      let outputs: string;
+      try {
+        const backfill = await runCli(['backfill', '--config', configPath, '--stream', 'calls', '--no-progress', '--verbose']);
+        expect(backfill.code).toBe(1);
+        const deadLetters = await runCli(['dead-letters', 'list', '--config', configPath]);
+        outputs = [backfill.stdout, backfill.stderr, deadLetters.stdout, deadLetters.stderr].join('\n');
+      } finally {
+        simulator.setHostile({ echoCredentials: null });
+      }
+      // The server really echoed the key, so the scan below can fail.
+      expect(simulator.counters().faults.echoedCredentials).toBeGreaterThan(echoedBefore);
+      expect(outputs).toMatch(/HTTP 400|BAD_REQUEST|400/);
+      expect(fragmentsIn(outputs, apiKey)).toEqual([]);
+    },
+  );
 });

@@ -42,7 +42,10 @@ describe('backfill progress bars on a terminal', () => {
   it('shows syncing, waiting for budget until a time, retrying (reason) n/m, then done, with no log line over the bars', async () => {
     const configPath = join(directory, 'callsync.json');
     const document = configDocument(simulator, join(directory, 'pty.db'), { pageSize: 100, rateLimit: { requests: 3, perMs: 3_000 }, logLevel: 'info' });
-    writeFileSync(configPath, JSON.stringify({ ...document, upstream: { ...document.upstream, retry: { maxAttempts: 5, baseDelayMs: 300, maxDelayMs: 600 } } }));
+    writeFileSync(
+      configPath,
+      JSON.stringify({ ...document, upstream: { ...document.upstream, retry: { maxAttempts: 5, baseDelayMs: 300, maxDelayMs: 600 } } }),
+    );
     // Two 503s with Retry-After 1 on the first requests: the bar says it is retrying.
     simulator.setHostile({ unavailable: { requests: 2, retryAfter: '1' } });
     const { code, screen } = await runOnTerminal(['backfill', '--config', configPath, '--business', 'biz-1']);

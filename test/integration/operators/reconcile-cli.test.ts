@@ -20,8 +20,11 @@ interface Row {
   error?: string;
 }
 
-
-const upstreamCallIds = (sim: Simulator, business: string): string[] => sim.truth(business).calls.map((c) => String(c.id)).sort();
+const upstreamCallIds = (sim: Simulator, business: string): string[] =>
+  sim
+    .truth(business)
+    .calls.map((c) => String(c.id))
+    .sort();
 
 async function reconcile(config: string, ...flags: string[]): Promise<{ code: number | null; rows: Row[] }> {
   const result = await runCli(['reconcile', '--config', config, '--json', ...flags]);
@@ -50,9 +53,14 @@ describe('callsync reconcile', () => {
   it('reports rows deleted by hand and records deleted upstream (exit 1); --repair makes the sink exact; a second run exits 0', async () => {
     const sim = await startSimulator({ businesses: 2, calls: 90, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
     const ws = workspace('reconcile');
-    cleanup.push(() => sim.close(), () => ws.cleanup());
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+    );
     // Deletions below the guard wait for a second whole walk at least deleteAfter later; here 1 ms.
-    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 100, perMs: 1000 }, reconcile: { deleteAfter: '1ms' } }));
+    const config = ws.writeConfig(
+      runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 100, perMs: 1000 }, reconcile: { deleteAfter: '1ms' } }),
+    );
     expect((await runCli(['backfill', '--config', config, '--no-progress'])).code).toBe(0);
 
     const lostByHand = upstreamCallIds(sim, 'biz-1').slice(10, 13);
@@ -93,11 +101,17 @@ describe('callsync reconcile', () => {
   it('an upstream answering a third of each list (200 of 600, total 200): --repair marks nothing and says how to confirm (exit 1); --confirm-deletions marks exactly the 400; recovered, a sync restores what it sees and a repair the rest', async () => {
     const sim = await startSimulator({ businesses: 1, calls: 600, voicemails: 2, numbers: 3, rateLimit: false });
     const ws = workspace('reconcile-shrunk');
-    cleanup.push(() => sim.close(), () => ws.cleanup());
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+    );
     const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, pageSize: 100 }));
     expect((await runCli(['backfill', '--config', config, '--no-progress'])).code).toBe(0);
     const all = upstreamCallIds(sim, 'biz-1');
-    const numbers = sim.truth('biz-1').numbers.map((n) => String(n.id)).sort();
+    const numbers = sim
+      .truth('biz-1')
+      .numbers.map((n) => String(n.id))
+      .sort();
 
     sim.setHostile({ listShare: 1 / 3 });
     const table = await runCli(['reconcile', '--config', config, '--repair']);
@@ -105,7 +119,14 @@ describe('callsync reconcile', () => {
     expect(table.stdout).toContain('biz-1/calls: 400 records would be marked deleted (66.7 %); confirm with `callsync reconcile --repair --confirm-deletions`');
     expect(table.stdout).toContain('biz-1/numbers: 2 records would be marked deleted (66.7 %)');
     const held = byKey((await reconcile(config, '--repair')).rows);
-    expect(held.get('biz-1/calls')).toMatchObject({ stored: 600, upstream: 200, extra: 400, markedDeleted: 0, heldDeletions: { count: 400 }, verdict: 'differs' });
+    expect(held.get('biz-1/calls')).toMatchObject({
+      stored: 600,
+      upstream: 200,
+      extra: 400,
+      markedDeleted: 0,
+      heldDeletions: { count: 400 },
+      verdict: 'differs',
+    });
     expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: all, deleted: [] });
     expect(storedCalls(ws.dbPath, 'biz-1', 'numbers').deleted).toEqual([]);
 
@@ -135,7 +156,10 @@ describe('callsync reconcile', () => {
   it('names a filter that matches nothing and exits 2, for reconcile and backfill alike', async () => {
     const sim = await startSimulator({ businesses: 1, calls: 5, voicemails: 1, numbers: 1 });
     const ws = workspace('reconcile-filter');
-    cleanup.push(() => sim.close(), () => ws.cleanup());
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+    );
     const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath }));
     for (const command of ['reconcile', 'backfill']) {
       const result = await runCli([command, '--config', config, '--business', 'nobody']);

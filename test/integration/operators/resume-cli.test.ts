@@ -18,12 +18,18 @@ describe('callsync resume', () => {
 
   it('lifts a rate-limit block along with the failure mark; other businesses keep theirs', async () => {
     const config = join(ws.dir, 'callsync.json');
-    writeFileSync(config, JSON.stringify({
-      upstream: { baseUrl: 'http://127.0.0.1:9' },
-      businesses: [{ name: 'biz-1', apiKey: 'key-biz-1-long', streams: ['calls'] }, { name: 'biz-2', apiKey: 'key-biz-2-long', streams: ['calls'] }],
-      sink: { type: 'sqlite', path: ws.dbPath },
-      redis: { url: redisUrl, prefix: ws.prefix },
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        upstream: { baseUrl: 'http://127.0.0.1:9' },
+        businesses: [
+          { name: 'biz-1', apiKey: 'key-biz-1-long', streams: ['calls'] },
+          { name: 'biz-2', apiKey: 'key-biz-2-long', streams: ['calls'] },
+        ],
+        sink: { type: 'sqlite', path: ws.dbPath },
+        redis: { url: redisUrl, prefix: ws.prefix },
+      }),
+    );
     const limiter = createRedisRateLimiter({ redis, prefix: ws.prefix });
     const bucket = { limit: 60, windowMs: 60_000 };
     const hourAhead = Date.now() + 3_600_000;

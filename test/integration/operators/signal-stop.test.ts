@@ -27,7 +27,10 @@ describe('backfill stopped by Ctrl-C or SIGTERM', () => {
   it.each([['SIGINT'], ['SIGTERM']] as const)('%s: the summary counts what is stored, exit 130, a rerun resumes exactly', async (signal) => {
     const databasePath = join(directory, `${signal}.db`);
     const configPath = join(directory, `${signal}.json`);
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 20, perMs: 1000 }, logLevel: 'info' })));
+    writeFileSync(
+      configPath,
+      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 20, perMs: 1000 }, logLevel: 'info' })),
+    );
     const cli = spawnCli(['backfill', '--config', configPath, '--no-progress']);
     while (countLogLines(cli.stderr(), 'page stored') < 3 && cli.child.exitCode === null) await sleep(5);
     cli.child.kill(signal);
@@ -37,7 +40,10 @@ describe('backfill stopped by Ctrl-C or SIGTERM', () => {
     const stored = readSqliteTable(databasePath, 'calls', 'biz-1').length;
     expect(stored).toBeGreaterThan(0);
     expect(stored).toBeLessThan(3_000);
-    const line = cli.stdout().split('\n').find((row) => /^biz-1\s+calls\s/.test(row));
+    const line = cli
+      .stdout()
+      .split('\n')
+      .find((row) => /^biz-1\s+calls\s/.test(row));
     expect(line).toMatch(new RegExp(`^biz-1\\s+calls\\s+stopped\\s+${stored}\\s.*stopped by signal after storing ${stored} records; run again to resume`));
     expect(cli.stdout()).not.toMatch(/failed|aborted/);
     expect(cli.stderr()).toContain(`biz-1/calls: stopped by signal after storing ${stored} records; run again to resume\n`);

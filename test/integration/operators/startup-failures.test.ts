@@ -14,13 +14,16 @@ describe('start-up failures: one or two lines naming the key, the target and the
 
   const write = (name: string, document: Record<string, unknown>): string => {
     const path = join(directory, name);
-    writeFileSync(path, JSON.stringify({
-      upstream: { baseUrl: `http://127.0.0.1:${deadPort}`, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } },
-      businesses: [{ name: 'biz-1', apiKey: API_KEY, streams: ['calls'] }],
-      sink: { type: 'sqlite', path: join(directory, `${name}.db`) },
-      log: { level: 'warn' },
-      ...document,
-    }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        upstream: { baseUrl: `http://127.0.0.1:${deadPort}`, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } },
+        businesses: [{ name: 'biz-1', apiKey: API_KEY, streams: ['calls'] }],
+        sink: { type: 'sqlite', path: join(directory, `${name}.db`) },
+        log: { level: 'warn' },
+        ...document,
+      }),
+    );
     return path;
   };
 
@@ -62,17 +65,24 @@ describe('start-up failures: one or two lines naming the key, the target and the
   it('Redis down for run: names redis.url, no ioredis noise, exit 3', async () => {
     const config = write('redis-down.json', { redis: { url: `redis://127.0.0.1:${deadPort}`, prefix: 'startup-redis-down' } });
     const result = await runCli(['run', '--config', config]);
-    expect(result.stderr).toBe(`error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n`);
+    expect(result.stderr).toBe(
+      `error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n`,
+    );
     expect(result.code).toBe(3);
     expectPlain(result);
   });
 
   it('Redis down for run after a warning: the warning line comes first, as logged (run buffers its log lines)', async () => {
-    const config = write('redis-down-warned.json', { redis: { url: `redis://127.0.0.1:${deadPort}`, prefix: 'startup-redis-down' }, server: { host: '0.0.0.0' } });
+    const config = write('redis-down-warned.json', {
+      redis: { url: `redis://127.0.0.1:${deadPort}`, prefix: 'startup-redis-down' },
+      server: { host: '0.0.0.0' },
+    });
     const result = await runCli(['run', '--config', config]);
     const [first = '', ...rest] = result.stderr.split('\n');
     expect(JSON.parse(first)).toMatchObject({ level: 40 });
-    expect(rest.join('\n')).toBe(`error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n`);
+    expect(rest.join('\n')).toBe(
+      `error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n`,
+    );
     expect(result.code).toBe(3);
   });
 
@@ -81,7 +91,9 @@ describe('start-up failures: one or two lines naming the key, the target and the
     writeFileSync(file, 'not a directory');
     const config = write('sqlite-enotdir.json', { sink: { type: 'sqlite', path: join(file, 'callsync.db') } });
     const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(`error: sink.path ${join(file, 'callsync.db')}: a parent of this path is a file, not a directory\nfix: set sink.path to a path inside a directory\n`);
+    expect(result.stderr).toBe(
+      `error: sink.path ${join(file, 'callsync.db')}: a parent of this path is a file, not a directory\nfix: set sink.path to a path inside a directory\n`,
+    );
     expect(result.code).toBe(4);
     expectPlain(result);
   });
@@ -111,14 +123,22 @@ describe('start-up failures: one or two lines naming the key, the target and the
   it('webhook receiver unreachable: names sink.url, exit 3', async () => {
     const config = write('receiver-down.json', {
       sink: {
-        type: 'webhook', url: `http://127.0.0.1:${deadPort}/hook?token=abc`, secret: 'whsec-0123456789abcdef', state: { type: 'sqlite', path: join(directory, 'hook-state.db') },
+        type: 'webhook',
+        url: `http://127.0.0.1:${deadPort}/hook?token=abc`,
+        secret: 'whsec-0123456789abcdef',
+        state: { type: 'sqlite', path: join(directory, 'hook-state.db') },
         // A refused connection is tried again under sink.retry before the receiver is called down.
         retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
       },
     });
     const result = await runCli(['backfill', '--config', config, '--no-progress']);
     expect(countLogLines(result.stderr, 'webhook receiver not reached; trying again')).toBe(1);
-    expect(result.stderr.split('\n').filter((line) => !line.startsWith('{')).join('\n')).toBe(
+    expect(
+      result.stderr
+        .split('\n')
+        .filter((line) => !line.startsWith('{'))
+        .join('\n'),
+    ).toBe(
       `error: cannot reach the webhook receiver at http://127.0.0.1:${deadPort}/hook (sink.url): connection refused\nfix: start the webhook receiver there, or correct sink.url\n`,
     );
     expect(result.stderr).not.toContain('token=abc');
@@ -130,7 +150,14 @@ describe('start-up failures: one or two lines naming the key, the target and the
     const state = { type: 'sqlite', path: join(directory, 'bound-state.db') };
     const hook = (path: string, extra: Record<string, unknown> = {}) =>
       write(`bound-${path}-${Object.keys(extra).length}.json`, {
-        sink: { type: 'webhook', url: `http://127.0.0.1:${deadPort}/${path}`, secret: 'whsec-0123456789abcdef', state, retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 }, ...extra },
+        sink: {
+          type: 'webhook',
+          url: `http://127.0.0.1:${deadPort}/${path}`,
+          secret: 'whsec-0123456789abcdef',
+          state,
+          retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
+          ...extra,
+        },
       });
     // First use binds the state to /old (the receiver being down is the next, separate problem).
     expect((await runCli(['backfill', '--config', hook('old'), '--no-progress'])).code).toBe(3);
@@ -174,12 +201,15 @@ describe('check-config', () => {
 
   const write = (name: string, patch: Record<string, unknown>): string => {
     const path = join(directory, name);
-    writeFileSync(path, JSON.stringify({
-      upstream: { baseUrl: `http://127.0.0.1:${deadPort}` },
-      businesses: [{ name: 'biz-1', apiKey: API_KEY, streams: ['calls'] }],
-      sink: { type: 'sqlite', path: join(directory, `${name}.db`) },
-      ...patch,
-    }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        upstream: { baseUrl: `http://127.0.0.1:${deadPort}` },
+        businesses: [{ name: 'biz-1', apiKey: API_KEY, streams: ['calls'] }],
+        sink: { type: 'sqlite', path: join(directory, `${name}.db`) },
+        ...patch,
+      }),
+    );
     return path;
   };
 
@@ -199,7 +229,10 @@ describe('check-config', () => {
 
   it('warns about a non-loopback server.host without server.token, and accepts both spellings of the file', async () => {
     const config = write('open-port.json', { server: { host: '0.0.0.0' } });
-    for (const args of [['check-config', config], ['check-config', '--config', config]]) {
+    for (const args of [
+      ['check-config', config],
+      ['check-config', '--config', config],
+    ]) {
       const result = await runCli(args);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`${config}: valid (sink sqlite)`);

@@ -19,7 +19,12 @@ describe('callsync status at 10,000 businesses', () => {
   const streams = fleetStreams(BUSINESSES);
 
   beforeAll(async () => {
-    const businesses = Array.from({ length: BUSINESSES }, (_, i) => ({ name: fleetName(i), apiKey: `key-${i}`, v2Token: `token-${i}`, streams: [...FLEET_STREAMS] }));
+    const businesses = Array.from({ length: BUSINESSES }, (_, i) => ({
+      name: fleetName(i),
+      apiKey: `key-${i}`,
+      v2Token: `token-${i}`,
+      streams: [...FLEET_STREAMS],
+    }));
     const config = {
       upstream: { baseUrl: 'http://127.0.0.1:9/api/v1', v2BaseUrl: 'http://127.0.0.1:9/api/v2' },
       businesses,
@@ -44,7 +49,9 @@ describe('callsync status at 10,000 businesses', () => {
     expect(Math.max(...lines.map((line) => Array.from(line).length))).toBeLessThanOrEqual(120);
     const stopped = streams.filter((s) => s.state === 'auth_failed').map((s) => s.business);
     expect(lines[0]).toMatch(new RegExp(`^10,000 businesses \\(${stopped.length} stopped\\), 30,000 streams, as of `));
-    const problems = streams.filter((s) => ['failed', 'auth_failed', 'drift', 'gap_warning'].includes(s.state) || (s.lagSeconds !== null && s.lagSeconds >= 300));
+    const problems = streams.filter(
+      (s) => ['failed', 'auth_failed', 'drift', 'gap_warning'].includes(s.state) || (s.lagSeconds !== null && s.lagSeconds >= 300),
+    );
     expect(lines[1]).toMatch(new RegExp(`^needs a person ${problems.length}: auth failed ${stopped.length} · failed `));
     // Never-synced first (the stopped ones, by name), then the largest lag.
     const header = lines.findIndex((line) => line.startsWith('BUSINESS '));

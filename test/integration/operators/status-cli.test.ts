@@ -50,7 +50,7 @@ describe('callsync status', () => {
     expect(summary.stdout).toContain('Nothing needs a person.');
   });
 
-  it("prefers what workers reported in Redis, including a stopped business, as a table", async () => {
+  it('prefers what workers reported in Redis, including a stopped business, as a table', async () => {
     const store = createRedisStatusStore({ redis, prefix });
     await store.update('biz-2', 'calls', { state: 'auth_failed', lastError: 'GET /calls: 401 Invalid API key' });
     await store.markBusinessFailed('biz-2', 'auth: 401 Invalid API key');
@@ -67,6 +67,9 @@ describe('callsync status', () => {
     expect(json.summary).toMatchObject({ businesses: 2, streams: 6, needsPerson: 1, stoppedBusinesses: 1 });
     expect(json.nextCursor).toBeNull();
     const bad = await runCli(['status', '--config', configPath, '--limit', '0']);
-    expect([bad.code === 0, bad.stderr]).toEqual([false, expect.stringContaining("option '--limit <n>' argument '0' is invalid. expected a whole number from 1")]);
+    expect([bad.code === 0, bad.stderr]).toEqual([
+      false,
+      expect.stringContaining("option '--limit <n>' argument '0' is invalid. expected a whole number from 1"),
+    ]);
   });
 });

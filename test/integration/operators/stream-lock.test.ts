@@ -53,7 +53,9 @@ describe('one writer per sink × business × stream, across backfill and run', (
     const second = await runCli(['backfill', '--config', config, '--no-progress']);
     const pid = String(first.child.pid);
     expect(second.stderr).toMatch(
-      new RegExp(`^error: biz-1/numbers is being synced into this sink by callsync backfill \\(pid ${pid} on \\S+, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)\\nfix: wait for it to finish, or run again with --wait\\n$`),
+      new RegExp(
+        `^error: biz-1/numbers is being synced into this sink by callsync backfill \\(pid ${pid} on \\S+, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)\\nfix: wait for it to finish, or run again with --wait\\n$`,
+      ),
     );
     expect(second.code).toBe(5);
 
@@ -76,7 +78,15 @@ describe('one writer per sink × business × stream, across backfill and run', (
     const first = await startHolder(backfillConfig('backfill-2.json', databasePath));
     const processes: RunProcess[] = [];
     cleanup.push(() => stopAll(processes));
-    const run = spawnRun(ws.writeConfig({ ...runConfig(simulator, { prefix: ws.prefix, dbPath: databasePath, every: '1s', businesses: ['biz-1'] }), sink: { type: 'sqlite', path: databasePath } }, 'run.json'));
+    const run = spawnRun(
+      ws.writeConfig(
+        {
+          ...runConfig(simulator, { prefix: ws.prefix, dbPath: databasePath, every: '1s', businesses: ['biz-1'] }),
+          sink: { type: 'sqlite', path: databasePath },
+        },
+        'run.json',
+      ),
+    );
     processes.push(run);
     const skipped = await waitFor('run to skip biz-1/calls', () =>
       run.logs.find((entry) => entry.msg === 'another process is syncing this stream into this sink; skipped' && entry.stream === 'calls'),

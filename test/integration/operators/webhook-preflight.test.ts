@@ -51,8 +51,15 @@ describe('backfill into a webhook receiver whose front answers 503 at first', ()
   }
 
   const business = () => simulator.businesses[0]?.name ?? '';
-  const truthIds = (stream: 'calls' | 'voicemails' | 'numbers') => simulator.truth(business())[stream].map((record) => String(record.id)).sort();
-  const deliveredIds = (stream: string) => receiver.rows(business(), stream).map((row) => row.id).sort();
+  const truthIds = (stream: 'calls' | 'voicemails' | 'numbers') => {
+    const records = simulator.truth(business())[stream];
+    return records.map((record) => String(record.id)).sort();
+  };
+  const deliveredIds = (stream: string) =>
+    receiver
+      .rows(business(), stream)
+      .map((row) => row.id)
+      .sort();
 
   function expectEverythingDelivered(): void {
     expect(truthIds('calls')).toHaveLength(120);
@@ -74,7 +81,11 @@ describe('backfill into a webhook receiver whose front answers 503 at first', ()
     receiver.respondNextToAny(unavailable, unavailable, unavailable);
     const result = await runCli(['backfill', '--config', writeConfig(), '--no-progress']);
     expect(result.code).toBe(0);
-    expect(receiver.requests.slice(0, 3).map((request) => [request.method, request.status])).toEqual([['HEAD', 503], ['POST', 503], ['POST', 503]]);
+    expect(receiver.requests.slice(0, 3).map((request) => [request.method, request.status])).toEqual([
+      ['HEAD', 503],
+      ['POST', 503],
+      ['POST', 503],
+    ]);
     expectEverythingDelivered();
   });
 
@@ -82,7 +93,10 @@ describe('backfill into a webhook receiver whose front answers 503 at first', ()
     receiver.respondNextToAny({ status: 200, reset: true });
     const result = await runCli(['backfill', '--config', writeConfig(), '--no-progress']);
     expect(result.code).toBe(0);
-    expect(receiver.requests.slice(0, 2).map((request) => [request.method, request.status])).toEqual([['HEAD', 0], ['HEAD', 405]]);
+    expect(receiver.requests.slice(0, 2).map((request) => [request.method, request.status])).toEqual([
+      ['HEAD', 0],
+      ['HEAD', 405],
+    ]);
     expect(result.stderr).toContain('webhook receiver not reached; trying again');
     expectEverythingDelivered();
   });

@@ -50,10 +50,7 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
 
     it('shares one budget exactly between two limiters of one deployment', async () => {
       key = uniqueName('shared');
-      const [a, b] = await Promise.all([
-        countGranted(pair.first, key, HOUR, 100),
-        countGranted(pair.second, key, HOUR, 100),
-      ]);
+      const [a, b] = await Promise.all([countGranted(pair.first, key, HOUR, 100), countGranted(pair.second, key, HOUR, 100)]);
       expect(a + b).toBe(50);
       expect((await pair.second.inspect(key, HOUR)).remaining).toBe(0);
     });

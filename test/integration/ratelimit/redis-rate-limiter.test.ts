@@ -26,9 +26,7 @@ describe('Redis rate limiter', () => {
   it('is atomic under concurrent callers on eight connections: exactly the limit, remaining never negative', async () => {
     const prefix = uniqueName('atomic');
     const limiters = Array.from({ length: 8 }, () => createRedisRateLimiter({ redis: connect(), prefix }));
-    const results = await Promise.all(
-      limiters.flatMap((limiter) => Array.from({ length: 40 }, () => limiter.take('acme', HOUR))),
-    );
+    const results = await Promise.all(limiters.flatMap((limiter) => Array.from({ length: 40 }, () => limiter.take('acme', HOUR))));
     expect(results.filter((r) => r.granted)).toHaveLength(100);
     const stored = await connect().hgetall(`${prefix}:ratelimit:acme`);
     expect(stored.rem).toBe('0');
@@ -52,7 +50,9 @@ describe('Redis rate limiter', () => {
     expect(fromClient).toHaveLength(10);
     expect(fromClient.every((s) => s.args[0]?.toLowerCase() === 'evalsha')).toBe(true);
     // Inside each (besides the keyless TIME): HMGET, one HSET, PEXPIRE.
-    expect(seen.filter((s) => s.source === 'lua').map((s) => s.args[0]?.toLowerCase())).toEqual(Array.from({ length: 10 }, () => ['hmget', 'hset', 'pexpire']).flat());
+    expect(seen.filter((s) => s.source === 'lua').map((s) => s.args[0]?.toLowerCase())).toEqual(
+      Array.from({ length: 10 }, () => ['hmget', 'hset', 'pexpire']).flat(),
+    );
   });
 
   it('sends no observe that would change nothing, and peeks at its own last take without a round trip', async () => {

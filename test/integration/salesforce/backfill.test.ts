@@ -26,7 +26,10 @@ function seedPeople(org: FakeOrg, parties: Map<string, string>): Map<string, str
   return new Map(
     numbers.map((number, index) => {
       const typed = TYPED[index % TYPED.length]?.(number.slice(2)) ?? {};
-      const id = index % 2 === 0 ? org.fake.add('Contact', { LastName: `c${index}`, ...typed }) : org.fake.add('Lead', { LastName: `l${index}`, Company: 'x', ...typed });
+      const id =
+        index % 2 === 0
+          ? org.fake.add('Contact', { LastName: `c${index}`, ...typed })
+          : org.fake.add('Lead', { LastName: `l${index}`, Company: 'x', ...typed });
       return [number, id] as const;
     }),
   );
@@ -42,7 +45,15 @@ describe.each<OutboundToNumber>(['customer', 'tracked'])('backfill into Salesfor
 
   it('writes every call and voicemail as exactly one Task with the right WhoId, and a rerun creates nothing', async () => {
     const businesses = reading === 'customer' ? 2 : 1;
-    simulator = await startSimulator({ businesses, calls: 900, voicemails: 100, numbers: 3, seed: 20 + businesses, rateLimit: false, outboundToNumber: reading });
+    simulator = await startSimulator({
+      businesses,
+      calls: 900,
+      voicemails: 100,
+      numbers: 3,
+      seed: 20 + businesses,
+      rateLimit: false,
+      outboundToNumber: reading,
+    });
     org = await startOrg();
     const parties = customers(simulator, reading);
     const people = seedPeople(org, parties);
@@ -50,7 +61,9 @@ describe.each<OutboundToNumber>(['customer', 'tracked'])('backfill into Salesfor
     const config = testConfig(simulator, '', { rateLimit: false, streams: STREAMS, sink: org.sinkSection() });
 
     const first = await backfillInto(config);
-    expect(first.outcomes.flatMap((outcome) => outcome.streams).map((stream) => stream.failure)).toEqual(STREAMS.flatMap(() => Array.from({ length: businesses }, () => undefined)));
+    expect(first.outcomes.flatMap((outcome) => outcome.streams).map((stream) => stream.failure)).toEqual(
+      STREAMS.flatMap(() => Array.from({ length: businesses }, () => undefined)),
+    );
     const tasks = org.fake.tasks();
     const byExternalId = new Map(tasks.map((task) => [String(task.fields.Callsync_Id__c), task]));
     expect(tasks).toHaveLength(parties.size);
@@ -67,8 +80,15 @@ describe.each<OutboundToNumber>(['customer', 'tracked'])('backfill into Salesfor
     const patches = org.fake.requests().filter((request) => request.method === 'PATCH').length;
 
     const again = await backfillInto(config);
-    expect(again.outcomes.flatMap((outcome) => outcome.streams).every((stream) => stream.failure === undefined && (stream.result?.written ?? 0) === 0)).toBe(true);
-    expect(org.fake.tasks().map((task) => task.Id).sort()).toEqual(tasks.map((task) => task.Id).sort());
+    expect(again.outcomes.flatMap((outcome) => outcome.streams).every((stream) => stream.failure === undefined && (stream.result?.written ?? 0) === 0)).toBe(
+      true,
+    );
+    expect(
+      org.fake
+        .tasks()
+        .map((task) => task.Id)
+        .sort(),
+    ).toEqual(tasks.map((task) => task.Id).sort());
     // Revisited records go again as upserts of the same Tasks; none is created.
     expect(org.fake.requests().filter((request) => request.method === 'PATCH').length).toBeGreaterThanOrEqual(patches);
   });

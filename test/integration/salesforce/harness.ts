@@ -16,7 +16,11 @@ import { capturingLogger, openCrmSink, type CrmSinkUnderTest } from '../support/
 
 /** An RSA key pair as a connected app's certificate and the integration's private key would be. */
 export function keyPair(): { publicKey: string; privateKey: string } {
-  return generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  return generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
 }
 
 /** A directory with the private key file, and the fake org holding its certificate. */
@@ -63,7 +67,11 @@ export interface SalesforceUnderTest extends CrmSinkUnderTest {
 export async function startSalesforceSink(options: FakeSalesforceOptions = {}, overrides: Record<string, unknown> = {}): Promise<SalesforceUnderTest> {
   const org = await startOrg(options);
   const config: SalesforceConfig = salesforceConfigSchema.parse(org.sinkSection(overrides));
-  const opened = await openCrmSink(config.state, (deps) => createSalesforceSink(config, deps), () => org.close());
+  const opened = await openCrmSink(
+    config.state,
+    (deps) => createSalesforceSink(config, deps),
+    () => org.close(),
+  );
   return { org, ...opened };
 }
 

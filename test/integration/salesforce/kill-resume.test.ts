@@ -23,7 +23,13 @@ describe('Salesforce backfill killed with SIGKILL and started again', () => {
     org = await startOrg();
     const configPath = join(org.dir, 'callsync.json');
     // Small pages and a slow upstream budget make many kill points.
-    const document = configDocument(simulator, '', { pageSize: 50, rateLimit: { requests: 10, perMs: 1000 }, streams: ['numbers', 'calls', 'voicemails'], sink: org.sinkSection(), logLevel: 'info' });
+    const document = configDocument(simulator, '', {
+      pageSize: 50,
+      rateLimit: { requests: 10, perMs: 1000 },
+      streams: ['numbers', 'calls', 'voicemails'],
+      sink: org.sinkSection(),
+      logLevel: 'info',
+    });
     await writeFile(configPath, JSON.stringify(document));
     const truth = simulator.truth(simulator.businesses[0]?.name ?? '');
     const expected = truth.calls.length + truth.voicemails.length;

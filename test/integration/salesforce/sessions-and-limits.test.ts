@@ -52,7 +52,11 @@ describe('Salesforce sessions and the API allocation during a backfill', () => {
     await writeFile(wrongKey, keyPair().privateKey);
     const section = target.sinkSection();
     const configPath = join(target.dir, 'callsync.json');
-    const document = configDocument(sim, '', { rateLimit: false, streams: STREAMS, sink: { ...section, auth: { ...(section.auth as object), privateKeyPath: wrongKey } } });
+    const document = configDocument(sim, '', {
+      rateLimit: false,
+      streams: STREAMS,
+      sink: { ...section, auth: { ...(section.auth as object), privateKeyPath: wrongKey } },
+    });
     await writeFile(configPath, JSON.stringify(document));
     const cli = await runCli(['backfill', '--config', configPath, '--no-progress']);
     expect(cli.code).not.toBe(0);
@@ -67,7 +71,11 @@ describe('Salesforce sessions and the API allocation during a backfill', () => {
   it('with 4 of 500 requests left it pauses before REQUEST_LIMIT_EXCEEDED, says until when, and finishes after the window', async () => {
     const windowMs = 4000;
     const { simulator: sim, org: target } = await start({ dailyAllocation: 500, initialUsage: 496, allocationWindowMs: windowMs });
-    const config = testConfig(sim, '', { rateLimit: false, streams: STREAMS, sink: target.sinkSection({ limits: { share: 1, windowSeconds: windowMs / 1000 } }) });
+    const config = testConfig(sim, '', {
+      rateLimit: false,
+      streams: STREAMS,
+      sink: target.sinkSection({ limits: { share: 1, windowSeconds: windowMs / 1000 } }),
+    });
     const started = Date.now();
     const run = await backfillInto(config);
     const elapsed = Date.now() - started;
@@ -80,7 +88,10 @@ describe('Salesforce sessions and the API allocation during a backfill', () => {
     expect(until).toBeGreaterThan(started);
     // The other integrations' 496 requests aged out one window after the fake counted them.
     expect(elapsed).toBeGreaterThanOrEqual(windowMs - 1000);
-    const writes = target.fake.requests().filter((request) => request.method === 'PATCH').map((request) => request.at);
+    const writes = target.fake
+      .requests()
+      .filter((request) => request.method === 'PATCH')
+      .map((request) => request.at);
     expect(Math.max(...writes)).toBeGreaterThanOrEqual(until);
     expect(target.fake.requests().filter((request) => request.counted && request.at < until)).toHaveLength(4);
   });

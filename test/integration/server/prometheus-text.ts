@@ -50,9 +50,7 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a Prometheus text line: ${line}`);
     const name = match[1] as string;
-    const family = SUFFIXES.map((s) => (name.endsWith(s) ? families.get(name.slice(0, name.length - s.length)) : undefined)).find(
-      (f) => f !== undefined,
-    );
+    const family = SUFFIXES.map((s) => (name.endsWith(s) ? families.get(name.slice(0, name.length - s.length)) : undefined)).find((f) => f !== undefined);
     if (!family) throw new Error(`sample without a TYPE line: ${line}`);
     family.samples.push({ name, labels: parseLabels(match[2], line), value: parseValue(match[3] as string, line) });
   }

@@ -7,9 +7,7 @@ import { redisConnections } from '../support/redis-connections.js';
 
 const connect = redisConnections();
 
-describeStatusStoreContract('Redis', (now) =>
-  Promise.resolve(createRedisStatusStore({ redis: connect(), prefix: uniqueName('status'), now })),
-);
+describeStatusStoreContract('Redis', (now) => Promise.resolve(createRedisStatusStore({ redis: connect(), prefix: uniqueName('status'), now })));
 
 describe('Redis status store across connections', () => {
   it('loses no counter or activity when two replicas update the same stream at once', async () => {
@@ -80,7 +78,13 @@ describe('Redis status store across connections', () => {
     const redis = connect();
     const store = createRedisStatusStore({ redis, prefix });
     const key = `${prefix}:status:stream:acme:calls`;
-    await store.write('acme', 'calls', { state: 'failed', lastError: 'boom', warning: 'gap', difference: 3, budget: { limit: 60, usedThisWindow: 1, resetAt: '2024-05-01T12:01:00.000Z' } });
+    await store.write('acme', 'calls', {
+      state: 'failed',
+      lastError: 'boom',
+      warning: 'gap',
+      difference: 3,
+      budget: { limit: 60, usedThisWindow: 1, resetAt: '2024-05-01T12:01:00.000Z' },
+    });
     await store.write('acme', 'calls', { state: 'idle', lastError: null, warning: null, difference: null, budget: null });
     expect(await redis.hmget(key, 'lastError', 'warning', 'difference', 'budget')).toEqual(['', '', '', '']);
     expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', lastError: null, warning: null, difference: null, budget: null });

@@ -68,9 +68,7 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
       const { store } = await setup();
       await store.update('acme', 'calls', { recordsSynced: 1000, increment: { recordsSynced: 5, pages: 2 } });
       expect(await store.get('acme', 'calls')).toMatchObject({ recordsSynced: 1005, pages: 2, deadLetters: 0 });
-      await Promise.all(
-        Array.from({ length: 50 }, () => store.update('acme', 'calls', { increment: { recordsSynced: 3, pages: 1, deadLetters: 1 } })),
-      );
+      await Promise.all(Array.from({ length: 50 }, () => store.update('acme', 'calls', { increment: { recordsSynced: 3, pages: 1, deadLetters: 1 } })));
       expect(await store.get('acme', 'calls')).toMatchObject({ recordsSynced: 1155, pages: 52, deadLetters: 50 });
     });
 
@@ -173,7 +171,12 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
       ]);
       expect(await store.get('acme', 'calls')).toMatchObject({ state: 'idle', lastError: null, pages: 3 });
       expect((await store.list()).map((s) => s.stream)).toEqual(['calls', 'numbers']);
-      await expect(store.writeMany([{ business: 'acme', stream: 'voicemails', patch: {} }, { business: 'acme', stream: 'calls', patch: { pages: -1 } }])).rejects.toThrow(RangeError);
+      await expect(
+        store.writeMany([
+          { business: 'acme', stream: 'voicemails', patch: {} },
+          { business: 'acme', stream: 'calls', patch: { pages: -1 } },
+        ]),
+      ).rejects.toThrow(RangeError);
       expect(await store.get('acme', 'voicemails')).toBeUndefined();
       await store.writeMany([]);
     });

@@ -43,10 +43,11 @@ describe('simulator authentication and keys', () => {
 
   it('creates a key showing the secret once, lists prefixes only, and revokes at once', async () => {
     const admin = sim.businesses[0]!.apiKey;
-    const created = await call<{ data: { id: string; key: string; prefix: string; name: string } }>(
-      `${sim.baseUrl}/api/v1/api-keys`,
-      { method: 'POST', token: admin, json: { name: 'warehouse sync' } },
-    );
+    const created = await call<{ data: { id: string; key: string; prefix: string; name: string } }>(`${sim.baseUrl}/api/v1/api-keys`, {
+      method: 'POST',
+      token: admin,
+      json: { name: 'warehouse sync' },
+    });
     expect(created.status).toBe(201);
     const { id, key, prefix, name } = created.body.data;
     expect(name).toBe('warehouse sync');
@@ -133,13 +134,15 @@ describe('simulator session login', () => {
   it('serves top-level payloads with the cookie, without counting against the rate limit', async () => {
     const cookie = await login(sim.businesses[0]!.email, sim.businesses[0]!.password);
     for (let i = 0; i < 5; i++) {
-      const res = await call<{ calls: unknown[]; total: number; has_more: boolean }>(
-        `${sim.baseUrl}/api/v1/calls?limit=10&offset=${i * 10}`,
-        { cookie },
-      );
+      const res = await call<{ calls: unknown[]; total: number; has_more: boolean }>(`${sim.baseUrl}/api/v1/calls?limit=10&offset=${i * 10}`, { cookie });
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(80);
-      expect(res.body.calls).toEqual(sim.truth('biz-1').calls.slice(i * 10, i * 10 + 10).map((c) => c.raw));
+      expect(res.body.calls).toEqual(
+        sim
+          .truth('biz-1')
+          .calls.slice(i * 10, i * 10 + 10)
+          .map((c) => c.raw),
+      );
       expect(res.headers['x-ratelimit-limit']).toBeUndefined();
     }
     const numbers = await call<{ numbers: unknown[]; total: number }>(`${sim.baseUrl}/api/v1/numbers`, { cookie });

@@ -114,7 +114,25 @@ describe('callsync simulate', () => {
     } finally {
       await sim.close();
     }
-    const other = await run(['--port', '0', '--businesses', '1', '--calls', '19', '--rate-limit', '1', '--retry-after-429', '999999999', '--huge-body-bytes', '5000', '--deep-record', '7', '--lone-surrogate-record', '--oversized-record-bytes', '999']);
+    const other = await run([
+      '--port',
+      '0',
+      '--businesses',
+      '1',
+      '--calls',
+      '19',
+      '--rate-limit',
+      '1',
+      '--retry-after-429',
+      '999999999',
+      '--huge-body-bytes',
+      '5000',
+      '--deep-record',
+      '7',
+      '--lone-surrogate-record',
+      '--oversized-record-bytes',
+      '999',
+    ]);
     try {
       const token = other.sim.businesses[0]!.apiKey;
       const huge = await call(`${other.sim.baseUrl}/api/v1/calls`, { token });

@@ -68,10 +68,9 @@ describe('simulator data', () => {
     const sim = await startSimulator({ businesses: 1, calls: 1_000_000, rateLimit: false });
     try {
       const token = sim.businesses[0]!.apiKey;
-      const res = await call<{ data: { calls: { id: string }[]; total: number; has_more: boolean } }>(
-        `${sim.baseUrl}/api/v1/calls?limit=500&offset=999500`,
-        { token },
-      );
+      const res = await call<{ data: { calls: { id: string }[]; total: number; has_more: boolean } }>(`${sim.baseUrl}/api/v1/calls?limit=500&offset=999500`, {
+        token,
+      });
       expect(res.body.data.total).toBe(1_000_000);
       expect(res.body.data.calls).toHaveLength(500);
       expect(res.body.data.has_more).toBe(false);

@@ -23,7 +23,12 @@ describe('simulator records hostile to the sink', () => {
       const res = await call<Page>(`${sim.baseUrl}/api/v1/calls?limit=50&offset=0`, { token: sim.businesses[0]!.apiKey });
       expect(res.status).toBe(200);
       const calls = res.body.data.calls;
-      expect(calls.map((c) => c.id)).toEqual(sim.truth('biz-1').calls.slice(0, 50).map((c) => c.id));
+      expect(calls.map((c) => c.id)).toEqual(
+        sim
+          .truth('biz-1')
+          .calls.slice(0, 50)
+          .map((c) => c.id),
+      );
       expect(depth(calls[20]!.custom_data)).toBe(6000);
       expect(res.text).toContain(`"custom_data":${'['.repeat(6000)}]`);
       // Serializing the record again overflows the stack: the trap a writer must survive.

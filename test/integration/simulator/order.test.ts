@@ -39,7 +39,12 @@ describe('simulator v1Order newest', () => {
     sim.addCalls('biz-2', 3);
     const head = await call<CallsPage>(url('limit=10&offset=0'), { token: token(1) });
     expect(head.body.data.total).toBe(780);
-    expect(head.body.data.calls.slice(0, 3).map((c) => c.id)).toEqual(sim.truth('biz-2').calls.slice(0, 3).map((c) => c.id));
+    expect(head.body.data.calls.slice(0, 3).map((c) => c.id)).toEqual(
+      sim
+        .truth('biz-2')
+        .calls.slice(0, 3)
+        .map((c) => c.id),
+    );
     expect(head.body.data.calls.slice(3).map((c) => c.id)).toEqual(first.body.data.calls.slice(0, 7).map((c) => c.id));
     const second = await call<CallsPage>(url('limit=10&offset=10'), { token: token(1) });
     // Three of the first page's calls are served again on the second page.
@@ -79,10 +84,7 @@ describe('simulator v1Order newest', () => {
   });
 
   it('/sms is newest first too, matching the truth', async () => {
-    const res = await call<{ messages: { id: string; created_at: string }[]; total: number }>(
-      `${sim.baseUrl}/api/v1/sms?limit=500`,
-      { token: token(0) },
-    );
+    const res = await call<{ messages: { id: string; created_at: string }[]; total: number }>(`${sim.baseUrl}/api/v1/sms?limit=500`, { token: token(0) });
     expect(res.body.messages.map((m) => m.id)).toEqual(sim.truth('biz-1').sms.map((m) => m.id));
     const created = res.body.messages.map((m) => m.created_at);
     expect(created).toEqual([...created].sort().reverse());

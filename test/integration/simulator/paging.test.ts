@@ -49,7 +49,12 @@ describe('simulator /calls paging', () => {
 
   it('serves each call exactly as the truth raw record', async () => {
     const res = await call<CallsPage>(url('limit=50&offset=100'), { token });
-    expect(res.body.data.calls).toEqual(sim.truth('biz-1').calls.slice(100, 150).map((c) => c.raw));
+    expect(res.body.data.calls).toEqual(
+      sim
+        .truth('biz-1')
+        .calls.slice(100, 150)
+        .map((c) => c.raw),
+    );
   });
 
   it('a request without offset or page starts a cursor walk with default limit 50', async () => {
@@ -81,7 +86,12 @@ describe('simulator /calls paging', () => {
     expect(cursor).not.toBe('');
     sim.addCalls('biz-1', 3);
     const resumed = await call<CallsPage>(url(`limit=500&cursor=${cursor}`), { token });
-    expect(resumed.body.data.calls.map((c) => c.id)).toEqual(sim.truth('biz-1').calls.slice(-3).map((c) => c.id));
+    expect(resumed.body.data.calls.map((c) => c.id)).toEqual(
+      sim
+        .truth('biz-1')
+        .calls.slice(-3)
+        .map((c) => c.id),
+    );
   });
 
   it.each([
@@ -121,10 +131,7 @@ describe('simulator cursor expiry', () => {
       const fresh = await call(`${sim.baseUrl}/api/v1/calls?limit=10&cursor=${first.body.data.next_cursor}`, { token });
       expect(fresh.status).toBe(200);
       await new Promise((r) => setTimeout(r, 120));
-      const res = await call<{ error: { message: string } }>(
-        `${sim.baseUrl}/api/v1/calls?limit=10&cursor=${first.body.data.next_cursor}`,
-        { token },
-      );
+      const res = await call<{ error: { message: string } }>(`${sim.baseUrl}/api/v1/calls?limit=10&cursor=${first.body.data.next_cursor}`, { token });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toMatch(/expired/);
       expect(sim.counters().faults.expiredCursors).toBe(1);

@@ -22,7 +22,12 @@ describe('simulator v2 readings', () => {
     const big = await call<{ voicemail: V2Voicemail[] }>(vmUrl(1000), { token });
     expect(big.status).toBe(200);
     expect(Object.keys(big.body)).toEqual(['voicemail']);
-    expect(big.body.voicemail).toEqual(sim.truth('biz-1').voicemails.slice(0, 100).map((v) => v.raw));
+    expect(big.body.voicemail).toEqual(
+      sim
+        .truth('biz-1')
+        .voicemails.slice(0, 100)
+        .map((v) => v.raw),
+    );
     expect((await call<{ voicemail: unknown[] }>(vmUrl(30), { token })).body.voicemail).toHaveLength(30);
     const calls = await call<{ calls: V2Call[] }>(`${sim.v2BaseUrl}/api/all/calls?limit=500`, { token });
     expect(calls.body.calls).toHaveLength(100);
@@ -49,10 +54,18 @@ describe('simulator v2 readings', () => {
     sim.addCalls('biz-2', 1, { createdAt: future });
     sim.addCalls('biz-2', 2);
     const served = (await call<{ calls: V2Call[] }>(`${sim.v2BaseUrl}/api/all/calls?limit=3`, { token: sim.businesses[1]!.v2Token })).body.calls;
-    expect(served).toEqual(sim.truth('biz-2').v2Calls.slice(0, 3).map((c) => c.raw));
+    expect(served).toEqual(
+      sim
+        .truth('biz-2')
+        .v2Calls.slice(0, 3)
+        .map((c) => c.raw),
+    );
     expect(served[2]!.call_created_at).toBe(future.toISOString().slice(0, 19).replace('T', ' '));
     expect(served[0]!.call_created_at < served[2]!.call_created_at).toBe(true);
-    const v1 = sim.truth('biz-2').calls.slice(-3).map((c) => c.expected.created_at);
+    const v1 = sim
+      .truth('biz-2')
+      .calls.slice(-3)
+      .map((c) => c.expected.created_at);
     expect(v1[0]).toBe(`${future.toISOString().slice(0, 19)}Z`);
     expect(String(v1[2]) < String(v1[0])).toBe(true);
   });

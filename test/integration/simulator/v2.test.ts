@@ -90,7 +90,12 @@ describe('simulator envelopes', () => {
       const token = sim.businesses[0]!.apiKey;
       const sms = await call<{ messages: unknown[]; total: number }>(`${sim.baseUrl}/api/v1/sms?limit=5&offset=2`, { token });
       expect(Object.keys(sms.body).sort()).toEqual(['messages', 'total']);
-      expect(sms.body.messages).toEqual(sim.truth('biz-1').sms.slice(2, 7).map((m) => m.raw));
+      expect(sms.body.messages).toEqual(
+        sim
+          .truth('biz-1')
+          .sms.slice(2, 7)
+          .map((m) => m.raw),
+      );
       const numbers = await call<{ numbers: unknown[]; total: number }>(`${sim.baseUrl}/api/v1/numbers`, { token });
       expect(numbers.body.total).toBe(5);
       const calls = await call<{ data: { calls: unknown[] } }>(`${sim.baseUrl}/api/v1/calls?limit=2`, { token });

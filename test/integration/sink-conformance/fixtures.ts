@@ -48,12 +48,7 @@ export function smsRecord(businessId: string, id: string): SyncRecord {
   return { businessId, id, source: 'v1', fields, raw: { id, body: 'on my way', ...fields } };
 }
 
-export function batchOf(
-  businessId: string,
-  table: StreamTable,
-  records: readonly SyncRecord[],
-  deadLetters: readonly DeadLetter[] = [],
-): Batch {
+export function batchOf(businessId: string, table: StreamTable, records: readonly SyncRecord[], deadLetters: readonly DeadLetter[] = []): Batch {
   return { businessId, table, records, deadLetters };
 }
 

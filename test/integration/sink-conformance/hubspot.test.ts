@@ -53,7 +53,10 @@ describeSinkConformance({
       readDeleted(table, businessId) {
         const prefix = `${businessId}:${table.stream}:`;
         const idsOf = (calls: { properties: Record<string, string> }[]) =>
-          calls.map((call) => valueBeforeTombstone(call.properties.callsync_id ?? '')).filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+          calls
+            .map((call) => valueBeforeTombstone(call.properties.callsync_id ?? ''))
+            .filter((id) => id.startsWith(prefix))
+            .map((id) => id.slice(prefix.length));
         const live = new Set(idsOf(fake.calls()));
         return Promise.resolve([...new Set(idsOf(fake.archivedCalls()))].filter((id) => !live.has(id)).sort());
       },

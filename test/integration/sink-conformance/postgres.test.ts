@@ -11,10 +11,7 @@ describeSinkConformance({
   deliveredBeforeCommit: false,
   async create() {
     const schema = uniqueName('sink');
-    const sink = await postgresSinkFactory.create(
-      { type: 'postgres', url: postgresUrl, schema },
-      { logger: pino({ level: 'silent' }) },
-    );
+    const sink = await postgresSinkFactory.create({ type: 'postgres', url: postgresUrl, schema }, { logger: pino({ level: 'silent' }) });
     const pool = new pg.Pool({ connectionString: postgresUrl, max: 2 });
     return {
       sink,

@@ -16,7 +16,10 @@ describeSinkConformance({
     const { fake } = target.org;
     const statePath = String((target.org.sinkSection().state as { path: string }).path);
     const idsOf = (tasks: { fields: Readonly<Record<string, FieldValue>> }[], prefix: string): string[] =>
-      tasks.map((task) => String(task.fields.Callsync_Id__c ?? '')).filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+      tasks
+        .map((task) => String(task.fields.Callsync_Id__c ?? ''))
+        .filter((id) => id.startsWith(prefix))
+        .map((id) => id.slice(prefix.length));
     return {
       sink: target.sink,
       readRows(table, businessId) {

@@ -20,7 +20,10 @@ function unstorable(): { record: SyncRecord; reason: RegExp }[] {
   return [
     { record: { ...base, id: 'deep', raw: { uuid: 2, nested: nestedJson(6000) } }, reason: /^raw: JSON nested deeper than 1000 levels$/ },
     { record: { ...voicemailRecord(A, 'lone'), raw: { uuid: 3, transcription: 'broken \ud83d here' } }, reason: /^raw\.transcription: lone surrogate/ },
-    { record: { ...voicemailRecord(A, 'big'), fields: { ...base.fields, transcription_text: 'x'.repeat(16 * 1024 * 1024 + 1) } }, reason: /^transcription_text: string longer than 16777216 characters$/ },
+    {
+      record: { ...voicemailRecord(A, 'big'), fields: { ...base.fields, transcription_text: 'x'.repeat(16 * 1024 * 1024 + 1) } },
+      reason: /^transcription_text: string longer than 16777216 characters$/,
+    },
     { record: { ...voicemailRecord(A, 'long-id'), id: 'i'.repeat(1025) }, reason: /^id: 1025 bytes, more than 1024$/ },
   ];
 }
@@ -50,7 +53,14 @@ export function describeUnstorable(target: () => SinkUnderTest): void {
 export function describeStoredRecords(target: () => SinkUnderTest): void {
   it('lists stored ids page by page and counts them, per business and stream', async () => {
     const ids = ['c01', 'c02', 'c03', 'c04', 'c05'];
-    await target().sink.write(batchOf(A, callsTable, ids.map((id) => callRecord(A, id))), { cursor: 'a' });
+    await target().sink.write(
+      batchOf(
+        A,
+        callsTable,
+        ids.map((id) => callRecord(A, id)),
+      ),
+      { cursor: 'a' },
+    );
     await target().sink.write(batchOf(B, callsTable, [callRecord(B, 'c09')]), { cursor: 'b' });
     const { records } = target().sink;
     const first = await records.listIds(A, callsTable, { limit: 2 });

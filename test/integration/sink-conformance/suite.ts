@@ -63,10 +63,7 @@ export function describeSinkConformance(harness: SinkHarness): void {
     });
 
     it('keeps the last of two records with the same id in one batch', async () => {
-      const result = await target.sink.write(
-        batchOf(A, callsTable, [callRecord(A, 'c1', 'first'), callRecord(A, 'c1', 'second')]),
-        { cursor: 'p1' },
-      );
+      const result = await target.sink.write(batchOf(A, callsTable, [callRecord(A, 'c1', 'first'), callRecord(A, 'c1', 'second')]), { cursor: 'p1' });
       expect(result.written).toBe(1);
       expect((await target.readRows(callsTable, A)).map((row) => row.fields.transcription_text)).toEqual(['second']);
     });
@@ -83,7 +80,15 @@ export function describeSinkConformance(harness: SinkHarness): void {
       expect(await target.sink.checkpoints.load(A, 'calls')).toEqual(checkpointAt(A, 'calls', { cursor: 'p1' }, 2));
       // Atomic: the failed commit took the rows with it. Delivered first: the target has them already.
       const afterCrash = (await target.readRows(callsTable, A)).map((row) => [row.id, row.fields.transcription_text]);
-      expect(afterCrash).toEqual(atomic ? before.map((row) => [row.id, row.fields.transcription_text]) : [['c1', 'hello from c1'], ['c2', 'changed'], ['c3', 'hello from c3']]);
+      expect(afterCrash).toEqual(
+        atomic
+          ? before.map((row) => [row.id, row.fields.transcription_text])
+          : [
+              ['c1', 'hello from c1'],
+              ['c2', 'changed'],
+              ['c3', 'hello from c3'],
+            ],
+      );
       const retry = await target.sink.write(second, { cursor: 'p2' });
       const retried = harness.targetCountsReplays === true ? 0 : 2;
       expect(retry).toEqual({ written: retried, unchanged: 2 - retried, deadLettered: 0 });

@@ -80,7 +80,5 @@ export function total(run: BackfillRun, field: 'written' | 'records' | 'deadLett
 /** Upstream requests per business (v1 API key + v2), from the simulator's counters. */
 export function requestsByBusiness(simulator: Simulator): Record<string, number> {
   const counters = simulator.counters().businesses;
-  return Object.fromEntries(
-    Object.entries(counters).map(([name, counter]) => [name, counter.apiKeyRequests + counter.v2Requests]),
-  );
+  return Object.fromEntries(Object.entries(counters).map(([name, counter]) => [name, counter.apiKeyRequests + counter.v2Requests]));
 }

@@ -14,9 +14,7 @@ const FIXED = new Set(['business_id', 'id', 'source', 'raw', 'synced_at']);
 export function readSqliteTable(databasePath: string, table: string, businessId: string): MirrorRow[] {
   const database = new Database(databasePath, { readonly: true });
   try {
-    const rows = database
-      .prepare(`select * from "${table}" where business_id = ? order by id`)
-      .all(businessId) as Array<Record<string, unknown>>;
+    const rows = database.prepare(`select * from "${table}" where business_id = ? order by id`).all(businessId) as Array<Record<string, unknown>>;
     return rows.map((row) => ({
       id: String(row.id),
       fields: Object.fromEntries(Object.entries(row).filter(([column]) => !FIXED.has(column))),
@@ -85,7 +83,10 @@ export function summarizeDiffs(diffs: Record<string, MirrorDiff>): Record<string
 export function storedCalls(dbPath: string, business: string, table: 'calls' | 'numbers' = 'calls'): { live: string[]; deleted: string[] } {
   const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
   try {
-    const rows = db.prepare(`select id, deleted_at from ${table} where business_id = ? order by id`).all(business) as Array<{ id: string; deleted_at: string | null }>;
+    const rows = db.prepare(`select id, deleted_at from ${table} where business_id = ? order by id`).all(business) as Array<{
+      id: string;
+      deleted_at: string | null;
+    }>;
     return { live: rows.filter((r) => r.deleted_at === null).map((r) => r.id), deleted: rows.filter((r) => r.deleted_at !== null).map((r) => r.id) };
   } finally {
     db.close();

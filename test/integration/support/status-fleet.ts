@@ -47,7 +47,7 @@ function patchOf(seeded: SeededStream, nowMs: number): StatusPatch {
     state: seeded.state,
     lastSuccessAt,
     lastRunAt: new Date(nowMs - 5_000).toISOString(),
-    increment: { recordsSynced: 1000 + (seeded.business.length * 37) % 900, pages: 3 },
+    increment: { recordsSynced: 1000 + ((seeded.business.length * 37) % 900), pages: 3 },
     budget: { limit: 60, usedThisWindow: 3, resetAt: new Date(nowMs + 40_000).toISOString() },
   };
   switch (seeded.state) {

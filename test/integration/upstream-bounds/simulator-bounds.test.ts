@@ -31,14 +31,21 @@ afterAll(async () => {
 function fetchCalls() {
   const events: FetchEvent[] = [];
   const done = fetchWithRetry({
-    client, api: 'v1', path: '/calls', query: { limit: 5 }, limiter: createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }), bucketKey: 'acme',
-    bucket: { limit: 1_000, windowMs: 100 }, retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 20 }, maxBudgetWaitMs: Number.POSITIVE_INFINITY,
+    client,
+    api: 'v1',
+    path: '/calls',
+    query: { limit: 5 },
+    limiter: createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }),
+    bucketKey: 'acme',
+    bucket: { limit: 1_000, windowMs: 100 },
+    retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 20 },
+    maxBudgetWaitMs: Number.POSITIVE_INFINITY,
     onEvent: (event) => events.push(event),
   });
   return { done, events };
 }
 
-describe('bounds against the simulator\'s hostile switches, over real HTTP', () => {
+describe("bounds against the simulator's hostile switches, over real HTTP", () => {
   it('waits the Retry-After of a 503, not the shorter backoff', async () => {
     simulator.setHostile({ unavailable: { requests: 2, retryAfter: '1' } });
     const { done, events } = fetchCalls();

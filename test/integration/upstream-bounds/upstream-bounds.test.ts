@@ -40,8 +40,15 @@ function fetch(path: string, limiter: RateLimiter, maxBudgetWaitMs = Number.POSI
   const events: FetchEvent[] = [];
   const started = Date.now();
   const done = fetchWithRetry({
-    client, api: 'v1', path, limiter, bucketKey: uniqueName('acme'), bucket,
-    retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 }, maxBudgetWaitMs, onEvent: (event) => events.push(event),
+    client,
+    api: 'v1',
+    path,
+    limiter,
+    bucketKey: uniqueName('acme'),
+    bucket,
+    retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
+    maxBudgetWaitMs,
+    onEvent: (event) => events.push(event),
   });
   return { done, events, elapsed: () => Date.now() - started };
 }
@@ -83,8 +90,15 @@ describe('bounds on a hostile upstream over real HTTP', () => {
     const events: FetchEvent[] = [];
     const run = (path: string) =>
       fetchWithRetry({
-        client, api: 'v1', path, limiter, bucketKey: key, bucket, retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
-        maxBudgetWaitMs: 50, onEvent: (event) => events.push(event),
+        client,
+        api: 'v1',
+        path,
+        limiter,
+        bucketKey: key,
+        bucket,
+        retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
+        maxBudgetWaitMs: 50,
+        onEvent: (event) => events.push(event),
       });
     await run('/year-3000');
     expect(events.filter((event) => event.type === 'wait-capped')).toHaveLength(1);

@@ -26,8 +26,14 @@ describe('upstream client over real HTTP', () => {
 
   const fetch = (path: string) =>
     fetchWithRetry({
-      client, api: 'v1', path, limiter: createMemoryRateLimiter(), bucketKey: 'acme',
-      bucket: { limit: 1_000, windowMs: 60_000 }, retry, maxBudgetWaitMs: Infinity,
+      client,
+      api: 'v1',
+      path,
+      limiter: createMemoryRateLimiter(),
+      bucketKey: 'acme',
+      bucket: { limit: 1_000, windowMs: 60_000 },
+      retry,
+      maxBudgetWaitMs: Infinity,
     });
 
   it('classifies a body cut off mid-way as UND_TRUNCATED_BODY and retries it', async () => {
@@ -41,7 +47,11 @@ describe('upstream client over real HTTP', () => {
   });
 
   it('fails a silent server at the request deadline (upstream.timeoutMs)', async () => {
-    await expect(client.get('v1', '/silent')).rejects.toMatchObject({ kind: 'transient', code: 'UPSTREAM_TIMEOUT', message: expect.stringContaining('upstream.timeoutMs') as unknown });
+    await expect(client.get('v1', '/silent')).rejects.toMatchObject({
+      kind: 'transient',
+      code: 'UPSTREAM_TIMEOUT',
+      message: expect.stringContaining('upstream.timeoutMs') as unknown,
+    });
   });
 });
 
@@ -76,8 +86,15 @@ describe('two replicas sharing a Redis bucket against a fixed-window server', ()
     const worker = async (replica: (typeof replicas)[number]): Promise<void> => {
       while (Date.now() < until) {
         await fetchWithRetry({
-          client: replica.client, api: 'v1', path: '/calls', limiter: replica.limiter, bucketKey: 'acme', bucket,
-          retry, maxBudgetWaitMs: Infinity, signal: controller.signal,
+          client: replica.client,
+          api: 'v1',
+          path: '/calls',
+          limiter: replica.limiter,
+          bucketKey: 'acme',
+          bucket,
+          retry,
+          maxBudgetWaitMs: Infinity,
+          signal: controller.signal,
         }).catch((error: unknown) => {
           if (!controller.signal.aborted) throw error;
         });

@@ -44,7 +44,8 @@ function plainRows(rows: readonly Row[]): Row[] {
 /** What the simulator served for every call, by `business/id`. */
 function truthByKey(simulator: Simulator): Map<string, Record<string, unknown>> {
   const calls = new Map<string, Record<string, unknown>>();
-  for (const business of BUSINESSES) for (const call of simulator.truth(business).calls) calls.set(`${business}/${call.id}`, call.raw as Record<string, unknown>);
+  for (const business of BUSINESSES)
+    for (const call of simulator.truth(business).calls) calls.set(`${business}/${call.id}`, call.raw as Record<string, unknown>);
   return calls;
 }
 
@@ -105,7 +106,7 @@ afterAll(async () => {
 });
 
 describe.each(['sqlite', 'postgres'] as const)('call columns in %s', (dialect) => {
-  it('stores every call\'s duration, status, updated_at and tracking number as served', async () => {
+  it("stores every call's duration, status, updated_at and tracking number as served", async () => {
     const sink = await freshSqlConfig(dialect, cleanups);
     const run = await backfillOnce(configFor(simulator, sink));
     expect(total(run, 'deadLettered')).toBe(0);
@@ -150,13 +151,17 @@ describe.each(['sqlite', 'postgres'] as const)('call columns in %s', (dialect) =
     const run = await backfillOnce(configFor(simulator, sink, columns));
     expect(total(run, 'written')).toBe(0);
     for (const requests of Object.values(requestsByBusiness(simulator))) expect(requests).toBeLessThanOrEqual(1);
-    expect(await differences(sink, simulator, { call_outcome: 'status', talk: 'duration_seconds', changed: 'updated_at', tracker: 'tracking_number_id' })).toEqual([]);
+    expect(
+      await differences(sink, simulator, { call_outcome: 'status', talk: 'duration_seconds', changed: 'updated_at', tracker: 'tracking_number_id' }),
+    ).toEqual([]);
 
     // New calls get the declared columns from the normalizer.
     simulator.addCalls('biz-1', 40);
     const more = await backfillOnce(configFor(simulator, sink, columns));
     expect(total(more, 'written')).toBe(40);
-    expect(await differences(sink, simulator, { call_outcome: 'status', talk: 'duration_seconds', changed: 'updated_at', tracker: 'tracking_number_id' })).toEqual([]);
+    expect(
+      await differences(sink, simulator, { call_outcome: 'status', talk: 'duration_seconds', changed: 'updated_at', tracker: 'tracking_number_id' }),
+    ).toEqual([]);
   });
 
   it('reports per business, tracking number and day the figures the served calls give', async () => {
@@ -171,7 +176,12 @@ describe.each(['sqlite', 'postgres'] as const)('call columns in %s', (dialect) =
       for (const { id, raw } of simulator.truth(business).calls) {
         if (id === deleted) continue;
         const call = raw as { status: string; duration_seconds: number; created_at: string; tracking_number_id: string };
-        const figures = { calls: 1, answered: call.status === 'completed' ? 1 : 0, missed: call.status === 'completed' ? 0 : 1, talk_seconds: call.duration_seconds };
+        const figures = {
+          calls: 1,
+          answered: call.status === 'completed' ? 1 : 0,
+          missed: call.status === 'completed' ? 0 : 1,
+          talk_seconds: call.duration_seconds,
+        };
         const add = <T extends typeof figures>(into: Map<string, T>, key: string, extra: Omit<T, keyof typeof figures>) => {
           const current = into.get(key);
           if (current === undefined) into.set(key, { ...figures, ...extra } as T);
@@ -190,11 +200,18 @@ describe.each(['sqlite', 'postgres'] as const)('call columns in %s', (dialect) =
 
     const dayText = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
     const dailyRows = await querySql(sink, (t) => [`select * from ${t('calls_daily')}`]);
-    const stored = new Map(plainRows(dailyRows).map((row, index) => [`${String(row.business_id)}|${String(row.tracking_number_id)}|${dayText(dailyRows[index]?.day)}`, { calls: row.calls, answered: row.answered, missed: row.missed, talk_seconds: row.talk_seconds }]));
+    const stored = new Map(
+      plainRows(dailyRows).map((row, index) => [
+        `${String(row.business_id)}|${String(row.tracking_number_id)}|${dayText(dailyRows[index]?.day)}`,
+        { calls: row.calls, answered: row.answered, missed: row.missed, talk_seconds: row.talk_seconds },
+      ]),
+    );
     expect(stored).toEqual(daily);
 
     const numberRows = plainRows(await querySql(sink, (t) => [`select * from ${t('calls_by_tracking_number')}`]));
-    const byNumber = new Map(numberRows.map(({ business_id, tracking_number_id, ...figures }) => [`${String(business_id)}|${String(tracking_number_id)}`, figures]));
+    const byNumber = new Map(
+      numberRows.map(({ business_id, tracking_number_id, ...figures }) => [`${String(business_id)}|${String(tracking_number_id)}`, figures]),
+    );
     expect(byNumber).toEqual(perNumber);
   });
 });

@@ -51,12 +51,16 @@ async function openSink(overrides: Record<string, unknown> = {}): Promise<Sink> 
     retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 2000 },
     ...overrides,
   });
-  const sink = await createWebhookSink(config, { logger: pino({ level: 'silent' }) }, {
-    sleep: async (ms) => {
-      waits.push(ms);
-      await delay(ms);
+  const sink = await createWebhookSink(
+    config,
+    { logger: pino({ level: 'silent' }) },
+    {
+      sleep: async (ms) => {
+        waits.push(ms);
+        await delay(ms);
+      },
     },
-  });
+  );
   sinks.push(sink);
   return sink;
 }
@@ -100,7 +104,11 @@ describe('webhook sink against a real receiver', () => {
     receiver.respondNextToAny({ status: 200, reset: true }, { status: 200, delayMs: 1_500 });
     const sink = await openSink({ timeoutMs: 200 });
     await sink.ping();
-    expect(receiver.requests.map((request) => [request.method, request.status])).toEqual([['HEAD', 0], ['HEAD', 200], ['HEAD', 405]]);
+    expect(receiver.requests.map((request) => [request.method, request.status])).toEqual([
+      ['HEAD', 0],
+      ['HEAD', 200],
+      ['HEAD', 405],
+    ]);
     expect(waits).toHaveLength(2);
   });
 
@@ -170,7 +178,10 @@ describe('webhook sink against a real receiver', () => {
     expect(refused).toEqual({ written: 0, unchanged: 0, deadLettered: 2 });
     expect(next).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
     const letters = await sink.deadLetters.list({ businessId: 'acme', stream: 'calls' });
-    expect(letters.map((letter) => letter.raw)).toEqual([{ id: 'c1', note: 'call c1' }, { id: 'c2', note: 'call c2' }]);
+    expect(letters.map((letter) => letter.raw)).toEqual([
+      { id: 'c1', note: 'call c1' },
+      { id: 'c2', note: 'call c2' },
+    ]);
     expect(letters[0]?.reason).toBe('webhook receiver answered HTTP 400: {"error":"direction must be a number","echo":"[redacted]"}');
     expect(receiver.rows('acme', 'calls').map((row) => row.id)).toEqual(['c3']);
     expect(await sink.checkpoints.load('acme', 'calls')).toEqual(checkpointAt('p2', 1));

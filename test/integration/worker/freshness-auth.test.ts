@@ -28,7 +28,11 @@ describe('callsync run: new calls and a revoked key', () => {
     const sim = await startSimulator({ businesses: 1, calls: 50, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
     const ws = workspace('fresh');
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     processes.push(spawnRun(ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s' }))));
     await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 50 ? true : undefined));
     expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(exact);
@@ -47,7 +51,11 @@ describe('callsync run: new calls and a revoked key', () => {
     const sim = await startSimulator({ businesses: 2, calls: 200, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
     const ws = workspace('auth');
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     sim.revokeKey('biz-1');
     const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s' }));
     processes.push(spawnRun(config));

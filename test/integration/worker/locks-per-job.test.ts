@@ -16,7 +16,11 @@ describe('locks a run job takes', () => {
     const sim = await startSimulator({ businesses: 2, calls: 30, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });
     const ws = workspace('locks-per-job');
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     const monitor = await openMonitor(redisUrl);
     cleanup.push(() => monitor.close());
     // Every script call that names our lock keys, with the command its first inner line runs.
@@ -35,7 +39,8 @@ describe('locks a run job takes', () => {
         return;
       }
       // Any other lock-like key of ours (the queue's business × stream lock of older versions).
-      for (const arg of rest) if (arg.startsWith(`${ws.prefix}:`) && !arg.startsWith(`${ws.prefix}:bull:`) && arg.slice(ws.prefix.length).includes('lock')) touched.add(arg);
+      for (const arg of rest)
+        if (arg.startsWith(`${ws.prefix}:`) && !arg.startsWith(`${ws.prefix}:bull:`) && arg.slice(ws.prefix.length).includes('lock')) touched.add(arg);
       if (command === 'evalsha' && rest[2]?.startsWith(lockPrefix) === true) calls.push({ keys: rest.slice(2, 2 + Number(rest[1])) });
     });
 

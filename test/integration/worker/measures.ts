@@ -32,7 +32,8 @@ export function storedVersusCheckpoint(dbPath: string, business: string, stream:
   const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
   try {
     const rows = db.prepare(`select count(*) as n from "${stream}" where business_id = ?`).get(business) as { n: number };
-    const state = db.prepare('select records_synced as n from sync_state where business_id = ? and stream = ?').get(business, stream) as { n: number } | undefined;
+    const state = db.prepare('select records_synced as n from sync_state where business_id = ? and stream = ?').get(business, stream) as
+      { n: number } | undefined;
     return { rows: rows.n, synced: state?.n ?? 0 };
   } finally {
     db.close();

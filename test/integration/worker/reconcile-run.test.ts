@@ -11,8 +11,11 @@ interface CallsStatus {
   warning: string | null;
 }
 
-
-const upstreamIds = (sim: Simulator): string[] => sim.truth('biz-1').calls.map((c) => String(c.id)).sort();
+const upstreamIds = (sim: Simulator): string[] =>
+  sim
+    .truth('biz-1')
+    .calls.map((c) => String(c.id))
+    .sort();
 
 describe('callsync run: reconciliation with no operator', () => {
   let cleanup: Array<() => Promise<void>> = [];
@@ -25,7 +28,11 @@ describe('callsync run: reconciliation with no operator', () => {
     const sim = await startSimulator({ businesses: 1, calls: history, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
     const ws = workspace(label);
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', ...options }));
     const worker = spawnRun(config);
     processes.push(worker);
@@ -89,7 +96,12 @@ describe('callsync run: reconciliation with no operator', () => {
       return stored.live.includes(missing) && stored.deleted.includes(extra) ? true : undefined;
     });
     expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: upstreamIds(sim), deleted: [extra] });
-    expect(worker.logs.find((line) => line.msg === 'full reconciliation (repairing)' && line.written === 1)).toMatchObject({ missing: 1, extra: 1, markedDeleted: 0, pendingDeletions: 1 });
+    expect(worker.logs.find((line) => line.msg === 'full reconciliation (repairing)' && line.written === 1)).toMatchObject({
+      missing: 1,
+      extra: 1,
+      markedDeleted: 0,
+      pendingDeletions: 1,
+    });
     // Once the missing record is stored the counts see the extra one too, so the second walk that
     // marks it is the next full reconciliation or the drift's repair, whichever comes first.
     await waitFor('the log of the second walk', () => worker.logs.find((line) => line.markedDeleted === 1));
@@ -115,9 +127,15 @@ describe('callsync run: reconciliation with no operator', () => {
     expect(status.stdout).toContain(JSON.stringify(message).slice(1, -1));
     // Calls show `syncing` while a run is under way, so the fix line is awaited, not read once.
     const fixLine = 'biz-1/calls drift: fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`';
-    await waitFor('the fix in callsync status --all', async () => ((await runCli(['status', '--config', config, '--all'])).stdout.includes(fixLine) ? true : undefined), 30_000, 0);
+    await waitFor(
+      'the fix in callsync status --all',
+      async () => ((await runCli(['status', '--config', config, '--all'])).stdout.includes(fixLine) ? true : undefined),
+      30_000,
+      0,
+    );
     // The default summary names the same fix under the drift it lists (numbers drifts too; calls may be mid-run).
-    const summaryFix = /\ndrift \(\d\), e\.g\. biz-1\/(calls|numbers):\n {2}fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`\n/;
+    const summaryFix =
+      /\ndrift \(\d\), e\.g\. biz-1\/(calls|numbers):\n {2}fix: check upstream really dropped them, then `callsync reconcile --repair --confirm-deletions`\n/;
     await waitFor('the fix in the summary', async () => (summaryFix.test((await runCli(['status', '--config', config])).stdout) ? true : undefined), 30_000, 0);
 
     const confirmed = await runCli(['reconcile', '--config', config, '--stream', 'calls', '--repair', '--confirm-deletions', '--json']);

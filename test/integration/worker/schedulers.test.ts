@@ -39,7 +39,10 @@ describe('reconcileSchedulers', () => {
     const second = await reconcileSchedulers(queue, [plan('acme', ['calls']), plan('initech', ['calls', 'voicemails'])], 30_000);
     expect(second.removed).toEqual(['sync:globex']);
     const schedulers = await queue.getJobSchedulers(0, -1);
-    expect(schedulers.map((s) => [s.key, s.template?.data]).sort()).toEqual([['sync:acme', { business: 'acme' }], ['sync:initech', { business: 'initech' }]]);
+    expect(schedulers.map((s) => [s.key, s.template?.data]).sort()).toEqual([
+      ['sync:acme', { business: 'acme' }],
+      ['sync:initech', { business: 'initech' }],
+    ]);
     expect(schedulers.every((s) => Number(s.every) === 30_000)).toBe(true);
   });
 
@@ -73,7 +76,8 @@ describe('reconcileSchedulers', () => {
   it('schedules a thousand businesses spread evenly over the interval; adding or removing a thousand more writes only theirs', async () => {
     const local = new Queue<SyncJobData>(SYNC_QUEUE, { connection, prefix: queueKeys(uniqueName('thousands')).bull });
     try {
-      const plans = (from: number, to: number): BusinessPlan[] => Array.from({ length: to - from }, (_, i) => plan(`b${from + i}`, ['calls', 'voicemails', 'numbers']));
+      const plans = (from: number, to: number): BusinessPlan[] =>
+        Array.from({ length: to - from }, (_, i) => plan(`b${from + i}`, ['calls', 'voicemails', 'numbers']));
       const changes = await reconcileSchedulers(local, plans(0, 1_000), 60_000, 86_400_000);
       expect(changes.created).toHaveLength(1_000);
       expect(changes.upserted).toHaveLength(2_000);

@@ -19,9 +19,18 @@ describe('callsync run: graceful shutdown and budget delays', () => {
     const sim = await startSimulator({ businesses: 2, calls: CALLS, voicemails: 20, numbers: 3, rateLimit: { limit: 20, windowMs: 1000 } });
     const ws = workspace('shutdown');
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
     const config = ws.writeConfig(
-      runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, rateLimit: { requests: 20, perMs: 1000 }, worker: { maxBudgetWaitMs: 0, shutdownTimeoutMs: 8000 } }),
+      runConfig(sim, {
+        prefix: ws.prefix,
+        dbPath: ws.dbPath,
+        rateLimit: { requests: 20, perMs: 1000 },
+        worker: { maxBudgetWaitMs: 0, shutdownTimeoutMs: 8000 },
+      }),
     );
     const first = spawnRun(config);
     processes.push(first);
@@ -39,10 +48,15 @@ describe('callsync run: graceful shutdown and budget delays', () => {
 
     processes.push(spawnRun(config));
     await waitFor('the whole backlog', () => (countRows(ws.dbPath, 'calls') >= 2 * CALLS ? true : undefined), 90_000, 500);
-    await waitFor('every stream', () => {
-      const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim));
-      return Object.values(diffs).every((d) => d === 'missing 0, unexpected 0, different 0') ? true : undefined;
-    }, 20_000, 1000);
+    await waitFor(
+      'every stream',
+      () => {
+        const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim));
+        return Object.values(diffs).every((d) => d === 'missing 0, unexpected 0, different 0') ? true : undefined;
+      },
+      20_000,
+      1000,
+    );
     for (const b of sim.businesses) expect(sim.counters().businesses[b.name]?.rateLimited).toBe(0);
     for (const b of sim.businesses) expect(sim.counters().businesses[b.name]?.maxWindowCount).toBeLessThanOrEqual(20);
   });

@@ -36,10 +36,15 @@ async function status(url: string): Promise<StatusDocument> {
 async function waitForMirror(dbPath: string, sim: Simulator): Promise<void> {
   const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
   await waitFor('every call stored', () => (countRows(dbPath, 'calls') >= expected ? true : undefined), 90_000, 500);
-  await waitFor('the mirror to equal the truth', () => {
-    const diffs = Object.values(diffSqliteAgainstSimulator(dbPath, sim));
-    return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
-  }, 30_000, 1000);
+  await waitFor(
+    'the mirror to equal the truth',
+    () => {
+      const diffs = Object.values(diffSqliteAgainstSimulator(dbPath, sim));
+      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
+    },
+    30_000,
+    1000,
+  );
 }
 
 describe('callsync run: three replicas, five businesses', () => {
@@ -60,8 +65,21 @@ describe('callsync run: three replicas, five businesses', () => {
     const sim = await startSimulator({ businesses: 5, calls: options.calls ?? CALLS, voicemails: 50, numbers: 5, rateLimit });
     const ws = workspace(label);
     const processes: RunProcess[] = [];
-    cleanup.push(() => sim.close(), () => ws.cleanup(), () => stopAll(processes));
-    const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', pageSize: PAGE_SIZE, rateLimit: { requests: rateLimit.limit, perMs: rateLimit.windowMs }, sink: options.sink }));
+    cleanup.push(
+      () => sim.close(),
+      () => ws.cleanup(),
+      () => stopAll(processes),
+    );
+    const config = ws.writeConfig(
+      runConfig(sim, {
+        prefix: ws.prefix,
+        dbPath: ws.dbPath,
+        every: '2s',
+        pageSize: PAGE_SIZE,
+        rateLimit: { requests: rateLimit.limit, perMs: rateLimit.windowMs },
+        sink: options.sink,
+      }),
+    );
     return { sim, ws, processes, config };
   }
 
@@ -103,7 +121,11 @@ describe('callsync run: three replicas, five businesses', () => {
     await stopAll(processes);
 
     const counters = sim.counters();
-    const uses = sim.businesses.map((b) => ({ business: b.name, ...backlogBudgetUse(sim, b.name, BUDGET.limit, BUDGET.windowMs), counts: counters.businesses[b.name]?.windows.map((w) => w.count) }));
+    const uses = sim.businesses.map((b) => ({
+      business: b.name,
+      ...backlogBudgetUse(sim, b.name, BUDGET.limit, BUDGET.windowMs),
+      counts: counters.businesses[b.name]?.windows.map((w) => w.count),
+    }));
     console.log(JSON.stringify({ uses, redisCommandsPerPage: commands / pages, pages, commands }));
     expect(running).toBe(3);
     for (const b of sim.businesses) {
@@ -121,12 +143,19 @@ describe('callsync run: three replicas, five businesses', () => {
     for (let i = 0; i < 3; i += 1) processes.push(spawnRun(config));
     const victim = processes[1]!;
     await victim.url;
-    await waitFor('the victim to be syncing', () => (victim.logs.length > 0 && sim.counters().businesses['biz-1']!.apiKeyRequests > 40 ? true : undefined), 60_000, 50);
+    await waitFor(
+      'the victim to be syncing',
+      () => (victim.logs.length > 0 && sim.counters().businesses['biz-1']!.apiKeyRequests > 40 ? true : undefined),
+      60_000,
+      50,
+    );
     victim.child.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
     await waitForMirror(ws.dbPath, sim);
     expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim))).toEqual(
-      Object.fromEntries(sim.businesses.flatMap((b) => ['calls', 'voicemails', 'numbers'].map((s) => [`${b.name}/${s}`, 'missing 0, unexpected 0, different 0']))),
+      Object.fromEntries(
+        sim.businesses.flatMap((b) => ['calls', 'voicemails', 'numbers'].map((s) => [`${b.name}/${s}`, 'missing 0, unexpected 0, different 0'])),
+      ),
     );
     for (const b of sim.businesses) expect(sim.counters().businesses[b.name]?.rateLimited).toBe(0);
   });
