@@ -1,3 +1,4 @@
+import { invalidAnswer } from './classify.js';
 import { batchParts, errorMessageFor, idOf } from './batch-answer.js';
 import { HubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
@@ -64,17 +65,5 @@ async function setUniqueValues(
 
 function refusal(idProperty: string, errors: readonly unknown[]): HubSpotError {
   const reason = `HubSpot refused to move ${idProperty} aside before archiving: ${errorMessageFor([], errors)}`;
-  return new HubSpotError(
-    { method: 'POST', path: UPDATE },
-    {
-      kind: 'invalid',
-      retry: false,
-      waitMs: 0,
-      batchRejection: false,
-      reason,
-      hubspotMessage: undefined,
-      correlationId: undefined,
-      policyName: undefined,
-    },
-  );
+  return new HubSpotError({ method: 'POST', path: UPDATE }, invalidAnswer(reason));
 }

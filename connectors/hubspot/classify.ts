@@ -132,3 +132,17 @@ function positiveInt(value: string | undefined): number | undefined {
   const number = Number(value);
   return value !== undefined && Number.isInteger(number) && number > 0 ? number : undefined;
 }
+
+/** An answer we cannot use (a setting HubSpot refuses, a property of the wrong kind): stop, do not retry. */
+export function invalidAnswer(reason: string): Classification {
+  return {
+    kind: 'invalid',
+    retry: false,
+    waitMs: 0,
+    batchRejection: false,
+    reason,
+    hubspotMessage: undefined,
+    correlationId: undefined,
+    policyName: undefined,
+  };
+}

@@ -1,3 +1,4 @@
+import { invalidAnswer } from './classify.js';
 import { HubSpotError, isHubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
 
@@ -51,17 +52,5 @@ async function readProperty(http: HubSpotHttp, path: string): Promise<Record<str
 function assertUnique(property: Record<string, unknown>, name: string, path: string): void {
   if (property.hasUniqueValue === true) return;
   const reason = `property "${name}" exists on calls but is not unique (hasUniqueValue false); set uniqueProperty to another name`;
-  throw new HubSpotError(
-    { method: 'GET', path },
-    {
-      kind: 'invalid',
-      retry: false,
-      waitMs: 0,
-      batchRejection: false,
-      reason,
-      hubspotMessage: undefined,
-      correlationId: undefined,
-      policyName: undefined,
-    },
-  );
+  throw new HubSpotError({ method: 'GET', path }, invalidAnswer(reason));
 }
