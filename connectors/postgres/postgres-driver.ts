@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { NamedStatement } from '../sql/named-statement.js';
 import type { SinkDatabase, SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
 import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './postgres-config.js';
 
@@ -32,6 +33,10 @@ export class PostgresDriver implements SqlDriver {
     this.#pool = pool;
     this.#schema = schema;
     this.db = new Kysely<SinkDatabase>({ dialect: new PostgresDialect({ pool }) }).withSchema(schema);
+  }
+
+  async select(statement: NamedStatement, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    return (await this.#pool.query<Record<string, unknown>>({ name: statement.name, text: statement.text, values: [...parameters] })).rows;
   }
 
   async transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T> {

@@ -10,9 +10,10 @@ import {
   type StoredDeadLetter,
   type StreamTable,
 } from '../../src/sink.js';
+import { named, type NamedStatement } from './named-statement.js';
 import { qualifiedTable, quoteIdentifier } from './schema.js';
 import type { StoreRecords } from '../parts.js';
-import type { SinkDatabase, SqlAdapter } from './sql-dialect.js';
+import type { SinkDatabase, SqlAdapter, SqlDriver } from './sql-dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */
 
@@ -24,20 +25,26 @@ const MARK_CHUNK = 500;
 
 /** The connection and the adapter that decodes what it returns, shared by the three readers below. */
 abstract class SqlReader {
+  protected readonly db: Kysely<SinkDatabase>;
+
   constructor(
-    protected readonly db: Kysely<SinkDatabase>,
+    protected readonly driver: SqlDriver,
     protected readonly adapter: SqlAdapter,
-  ) {}
+  ) {
+    this.db = driver.db;
+  }
+}
+
+/** The one bookkeeping read of every poll, so its text is made once. */
+function checkpointLoadSql(adapter: SqlAdapter): string {
+  return `select position, records_synced from ${qualifiedTable(adapter, 'sync_state')} where business_id = ${adapter.placeholder(1)} and stream = ${adapter.placeholder(2)}`;
 }
 
 export class SqlCheckpointStore extends SqlReader implements CheckpointStore {
+  readonly #load = named(checkpointLoadSql(this.adapter));
+
   async load(businessId: string, stream: string): Promise<Checkpoint | undefined> {
-    const row = await this.db
-      .selectFrom('sync_state')
-      .select(['position', 'records_synced'])
-      .where('business_id', '=', businessId)
-      .where('stream', '=', stream)
-      .executeTakeFirst();
+    const [row] = await this.driver.select(this.#load, [businessId, stream]);
     if (row === undefined) return undefined;
     return {
       businessId,
@@ -101,8 +108,14 @@ export class SqlDeadLetterStore extends SqlReader implements DeadLetterStore {
   }
 }
 
+/** Stream tables are few and fixed by the config; the bound only guards a misuse. */
+const MAX_CACHED_COUNTS = 64;
+
 /** The rows of stream tables, for reconciliation; paged by the primary key (business_id, id). */
 export class SqlStoredRecords extends SqlReader implements StoreRecords {
+  /** By table name: reconciliation counts every v1 stream after every run, idle or not. */
+  readonly #counts = new Map<string, NamedStatement>();
+
   async listIds(businessId: string, table: StreamTable, options: { after?: string; limit?: number } = {}): Promise<string[]> {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const after = options.after === undefined ? sql`` : sql`and id > ${options.after}`;
@@ -114,9 +127,19 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
   }
 
   async count(businessId: string, table: StreamTable): Promise<number> {
-    const from = sql.raw(qualifiedTable(this.adapter, table.table));
-    const { rows } = await sql<{ n: unknown }>`select count(*) as n from ${from} where business_id = ${businessId} and deleted_at is null`.execute(this.db);
+    const rows = await this.driver.select(this.#countStatement(table.table), [businessId]);
     return this.adapter.decodeInteger(rows[0]?.n ?? 0);
+  }
+
+  #countStatement(table: string): NamedStatement {
+    let statement = this.#counts.get(table);
+    if (statement === undefined) {
+      if (this.#counts.size >= MAX_CACHED_COUNTS) this.#counts.clear();
+      const from = qualifiedTable(this.adapter, table);
+      statement = named(`select count(*) as n from ${from} where business_id = ${this.adapter.placeholder(1)} and deleted_at is null`);
+      this.#counts.set(table, statement);
+    }
+    return statement;
   }
 
   async deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>> {

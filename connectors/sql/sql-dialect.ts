@@ -1,5 +1,6 @@
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
 import type { ColumnType, Json } from '../../src/sink.js';
+import type { NamedStatement } from './named-statement.js';
 
 /** How a value read from `raw` becomes a column value: a column type, or seconds from a duration. */
 export type RawConversion = ColumnType | 'duration';
@@ -99,6 +100,12 @@ export interface SqlExecutor {
 export interface SqlDriver {
   /** Kysely for bookkeeping queries and DDL, already bound to the adapter's schema. */
   readonly db: Kysely<SinkDatabase>;
+  /**
+   * Runs one read outside any transaction, kept prepared (by text on SQLite, by name on each
+   * Postgres connection), and resolves with its rows: a read asked each idle poll costs neither a
+   * kysely build nor a parse. It never sees the uncommitted rows of a transaction of this driver.
+   */
+  select(statement: NamedStatement, parameters: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** Runs `body` in one transaction on one connection: commits when it resolves, rolls back when it rejects. */
   transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   /**

@@ -5,6 +5,7 @@ import { jsonText } from '../json-text.js';
 import type { StateStore, StoreBatch, TargetCounts } from '../parts.js';
 import { SqlCheckpointStore, SqlDeadLetterStore, SqlStoredRecords } from './bookkeeping.js';
 import { migrateToLatest } from './migrations.js';
+import { named, type NamedStatement } from './named-statement.js';
 import { addMissingColumns, assertStreamTable, createStreamTable, qualifiedTable, quoteIdentifier } from './schema.js';
 import type { SqlAdapter, SqlDriver, SqlExecutor } from './sql-dialect.js';
 
@@ -31,9 +32,9 @@ export class SqlStore implements StateStore {
     this.#adapter = adapter;
     this.#driver = driver;
     this.#statements = new StatementCache(adapter);
-    this.checkpoints = new SqlCheckpointStore(driver.db, adapter);
-    this.deadLetters = new SqlDeadLetterStore(driver.db, adapter);
-    this.records = new SqlStoredRecords(driver.db, adapter);
+    this.checkpoints = new SqlCheckpointStore(driver, adapter);
+    this.deadLetters = new SqlDeadLetterStore(driver, adapter);
+    this.records = new SqlStoredRecords(driver, adapter);
   }
 
   async prepare(tables: readonly StreamTable[]): Promise<void> {
@@ -231,17 +232,6 @@ export function checkpointAdvanceSql(adapter: SqlAdapter): string {
     `on conflict (business_id, stream) do update set ` +
     `position = excluded.position, records_synced = t.records_synced + excluded.records_synced, updated_at = excluded.updated_at`
   );
-}
-
-/** SQL text and its prepared-statement name. */
-interface NamedStatement {
-  readonly text: string;
-  /** Derived from the text, so one name never stands for two texts on a connection. */
-  readonly name: string;
-}
-
-function named(text: string): NamedStatement {
-  return { text, name: `callsync_${createHash('sha256').update(text).digest('hex').slice(0, 32)}` };
 }
 
 /** Page sizes vary little; the bound only matters for a long-lived worker with odd tail sizes. */

@@ -44,4 +44,26 @@ describe('SQLite driver', () => {
     expect(await driver.transaction((executor) => executor.run('insert into t (n) values (?)', [2]))).toBe(1);
     expect(await busyTimeout(driver)).toBe(4_000);
   });
+
+  it("reads through its prepared statement only after the open transaction ends, so it never sees that transaction's rows", async () => {
+    const { driver } = freshDriver(4_000);
+    await sql`create table t (n integer)`.execute(driver.db);
+    const count = { text: 'select count(*) as n from t', name: 'count_t' };
+    let finish: (commit: boolean) => void = () => undefined;
+    const decided = new Promise<boolean>((resolve) => (finish = resolve));
+    let written: () => void = () => undefined;
+    const inserted = new Promise<void>((resolve) => (written = resolve));
+    const rolledBack = driver.transaction(async (executor) => {
+      await executor.run('insert into t (n) values (?)', [1]);
+      written();
+      if (!(await decided)) throw new Error('roll back');
+    });
+    await inserted;
+    const during = driver.select(count, []);
+    finish(false);
+    await expect(rolledBack).rejects.toThrow('roll back');
+    expect(await during).toEqual([{ n: 0 }]);
+    await driver.transaction((executor) => executor.run('insert into t (n) values (?)', [2]));
+    expect(await driver.select(count, [])).toEqual([{ n: 1 }]);
+  });
 });

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import type { NamedStatement } from '../sql/named-statement.js';
 import type { SinkDatabase, SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteSinkConfig } from './sqlite-config.js';
 
@@ -29,15 +30,18 @@ export function openSqliteDriver(config: SqliteSinkConfig): SqliteDriver {
 }
 
 /**
- * Writes go through better-sqlite3 prepared statements, cached by SQL text: kysely's driver
- * prepares every query anew, which costs more than the insert itself at 500-row batches.
- * The transaction holds kysely's connection lock, so no kysely query interleaves with it.
+ * Writes and the reads of every poll go through better-sqlite3 prepared statements, cached by SQL
+ * text: kysely's driver prepares every query anew, which costs more than the insert itself at
+ * 500-row batches. The transaction holds kysely's connection lock, so no kysely query interleaves
+ * with it; `select` bypasses that lock and waits for the open transaction itself.
  */
 export class SqliteDriver implements SqlDriver {
   readonly db: Kysely<SinkDatabase>;
   readonly #raw: Database.Database;
   readonly #busyTimeoutMs: number;
   readonly #statements = new Map<string, Database.Statement<unknown[]>>();
+  /** Settles when the transaction (or schema change) holding the one connection ends. */
+  #exclusive: Promise<unknown> | undefined;
   readonly #executor: SqlExecutor = {
     run: (sql, parameters) => Promise.resolve(this.#run(sql, parameters)),
     runEach: (sql, parameterRows) => Promise.resolve(this.#runEach(sql, parameterRows)),
@@ -47,6 +51,12 @@ export class SqliteDriver implements SqlDriver {
     this.#raw = raw;
     this.db = new Kysely<SinkDatabase>({ dialect: new SqliteDialect({ database: raw }) });
     this.#busyTimeoutMs = Number(raw.pragma('busy_timeout', { simple: true }));
+  }
+
+  async select(statement: NamedStatement, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    // The connection is shared: a read between a transaction's statements would see its uncommitted rows.
+    while (this.#exclusive !== undefined) await this.#exclusive.catch(() => undefined);
+    return this.#prepared(statement.text).all(parameters) as Record<string, unknown>[];
   }
 
   transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T> {
@@ -70,16 +80,26 @@ export class SqliteDriver implements SqlDriver {
   /** `body` gets the connection kysely has locked for it; `this.db` would wait for that lock forever. */
   #immediate<T>(lockTimeoutMs: number, body: (db: Kysely<SinkDatabase>) => Promise<T>): Promise<T> {
     return this.db.connection().execute(async (db) => {
-      await this.#beginImmediate(lockTimeoutMs);
+      const held = this.#held(lockTimeoutMs, () => body(db));
+      this.#exclusive = held;
       try {
-        const result = await body(db);
-        this.#raw.exec('commit');
-        return result;
-      } catch (error) {
-        if (this.#raw.inTransaction) this.#raw.exec('rollback');
-        throw error;
+        return await held;
+      } finally {
+        this.#exclusive = undefined;
       }
     });
+  }
+
+  async #held<T>(lockTimeoutMs: number, body: () => Promise<T>): Promise<T> {
+    await this.#beginImmediate(lockTimeoutMs);
+    try {
+      const result = await body();
+      this.#raw.exec('commit');
+      return result;
+    } catch (error) {
+      if (this.#raw.inTransaction) this.#raw.exec('rollback');
+      throw error;
+    }
   }
 
   /**
