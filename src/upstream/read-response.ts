@@ -118,13 +118,57 @@ export function unwrapSuccess(body: unknown): JsonObject | undefined {
  * record becomes a dead letter naming the value instead of overwriting its twin.
  */
 export function parseJsonExact(text: string): unknown {
-  return JSON.parse(markInexactNumbers(text)) as unknown;
+  return JSON.parse(mayHoldInexactNumber(text) ? markInexactNumbers(text) : text) as unknown;
+}
+
+/**
+ * False when no literal of `text` can be one `markInexactNumbers` rewrites, so most pages skip its
+ * string-aware scan. Such a literal reads as an integer it is not, so its decimal value has a
+ * fraction: it holds a digit, `.` and a digit, or (no point) a negative exponent, `e-` between
+ * digits. `indexOf` finds those anchors fast; the few found (also inside strings: a superset) are
+ * checked. A rewritten literal only parses where a value may start (at the start, or after `:`,
+ * `,` or `[` and whitespace), so the run of literal characters around an anchor is the very
+ * literal the scan would rewrite, and a run after anything else (`"d296e-9030"`, a uuid) is skipped.
+ */
+function mayHoldInexactNumber(text: string): boolean {
+  return hasInexactAround(text, '.') || hasInexactAround(text, 'e-') || hasInexactAround(text, 'E-');
+}
+
+function hasInexactAround(text: string, anchor: string): boolean {
+  for (let at = text.indexOf(anchor); at !== -1; at = text.indexOf(anchor, at + anchor.length)) {
+    if (!isDigit(text.charCodeAt(at - 1)) || !isDigit(text.charCodeAt(at + anchor.length))) continue;
+    let start = at - 1;
+    while (isLiteralChar(text.charCodeAt(start - 1))) start--;
+    if (!startsValue(text, start)) continue;
+    let end = at + anchor.length;
+    while (isLiteralChar(text.charCodeAt(end))) end++;
+    if (isInexactInteger(text.slice(start, end))) return true;
+  }
+  return false;
+}
+
+/** Whether JSON may start a value at `index`: after `:`, `,`, `[` or nothing, and JSON whitespace. */
+function startsValue(text: string, index: number): boolean {
+  let before = index - 1;
+  for (let code = text.charCodeAt(before); code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d; code = text.charCodeAt(before)) before--;
+  if (before < 0) return true;
+  const code = text.charCodeAt(before);
+  return code === 0x3a || code === 0x2c || code === 0x5b;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+/** What the scan reads as part of a number literal: digits, `.`, `e`, `E`, `+`, `-`. */
+function isLiteralChar(code: number): boolean {
+  return isDigit(code) || code === 0x2e || code === 0x65 || code === 0x45 || code === 0x2b || code === 0x2d;
 }
 
 /**
  * Rewrites, outside strings, every number literal whose parsed value is an integer it does not equal.
- * Runs on every page, so strings (most of a page: ids, URLs, text) are skipped by `indexOf`, and
- * only a literal with a fraction or an exponent, the only kind that can collapse, is looked at.
+ * Strings (most of a page: ids, URLs, text) are skipped by `indexOf`, and only a literal with a
+ * fraction or an exponent, the only kind that can collapse, is looked at.
  */
 function markInexactNumbers(text: string): string {
   let out = '';
