@@ -1,5 +1,5 @@
-import type { Normalizer } from '../normalize/index.js';
-import type { RecordSource, StreamTable } from '../sink.js';
+import type { NormalizeContext, Normalizer } from '../normalize/index.js';
+import type { Json, RecordSource, StreamTable } from '../sink.js';
 
 /** How a stream walks its endpoint; each names one walker in `sync/walkers/`. */
 export type PagingMode = 'cursor' | 'offset' | 'page' | 'none' | 'v2-newest-first';
@@ -28,6 +28,12 @@ export interface StreamDescriptor {
   readonly source: RecordSource;
   readonly table: StreamTable;
   readonly normalize: Normalizer;
+  /**
+   * The `created_at` that `normalize` gives a record, read alone; undefined when it cannot be read
+   * so. A v2 walk passes over records it will not store again without normalizing them (the whole
+   * page of an idle poll). @defaultValue every record is normalized
+   */
+  readonly createdAt?: (raw: Json, context: NormalizeContext) => string | undefined;
   /**
    * Synced before the business's other streams in a run, whatever the configured order: a CRM
    * sink reads it to map the others (the tracked numbers decide a call's customer). @defaultValue false

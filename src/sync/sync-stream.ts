@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, type NormalizeContext } from '../normalize/index.js';
-import type { JsonObject, Sink, SinkNote, WriteResult } from '../sink.js';
+import type { Json, JsonObject, Sink, SinkNote, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import type { StreamRunResult, SyncEventHandler } from './sync-event.js';
 import { addNotes, storePage } from './store-page.js';
@@ -34,6 +34,7 @@ export interface StreamRunOptions {
  */
 export async function syncStream(options: StreamRunOptions): Promise<StreamRunResult> {
   const { businessId, descriptor, sink } = options;
+  const { createdAt } = descriptor;
   const stream = descriptor.name;
   const emit = options.onEvent ?? (() => undefined);
   const warnings: string[] = [];
@@ -56,6 +57,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
         revisit: options.revisit,
         fetch: (query) => options.fetchPayload(descriptor, query),
         normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
+        ...(createdAt === undefined ? {} : { createdAt: (raw: Json) => createdAt(raw, options.normalizeContext) }),
         warn,
       },
       stored?.position,

@@ -1,8 +1,8 @@
 import { isoSeconds } from '../../normalize/index.js';
-import type { JsonObject } from '../../sink.js';
+import type { Json, JsonObject } from '../../sink.js';
 import { isUpstreamError } from '../../upstream/index.js';
 import { revisitWindowStart } from './list-walker.js';
-import { normalizeAll, recordsOf } from './pager.js';
+import { recordsOf } from './pager.js';
 import { highWaterPosition, readPosition, storable, type HighWaterPosition } from './positions.js';
 import { nowOf, type WalkContext, type WalkItem, type WalkPage } from './walker.js';
 
@@ -38,23 +38,25 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
       serverCap = maxLimit;
       continue;
     }
-    const items = normalizeAll(context, recordsOf(payload, context.descriptor));
-    const reachedMark = highWater !== undefined && items.some((item) => isAtOrBefore(item, highWater));
+    const raws = recordsOf(payload, context.descriptor);
+    const returned = raws.length;
+    // Records still inside the revisit window ride along: the upsert rewrites only those that changed.
+    const recentFrom = context.revisit === undefined ? undefined : revisitWindowStart(context.revisit);
+    const { items, passedOver } = normalizeUnstored(context, raws, highWater, recentFrom);
+    const reachedMark = highWater !== undefined && (passedOver > 0 || items.some((item) => isAtOrBefore(item, highWater)));
     const possibleGap = highWater !== undefined && !reachedMark;
-    if (serverCap !== undefined && items.length > serverCap) serverCap = undefined;
-    if (possibleGap && items.length > 0 && items.length < limit && items.length !== serverCap) {
-      serverCap = items.length;
+    if (serverCap !== undefined && returned > serverCap) serverCap = undefined;
+    if (possibleGap && returned > 0 && returned < limit && returned !== serverCap) {
+      serverCap = returned;
       context.warn(
-        `${context.descriptor.path}: asked for ${limit} records, got ${items.length} and none already stored; the server returns at most ${items.length} whatever limit asks`,
+        `${context.descriptor.path}: asked for ${limit} records, got ${returned} and none already stored; the server returns at most ${returned} whatever limit asks`,
       );
       maxLimit = Math.max(context.v2Limit, Math.min(maxLimit, serverCap));
     }
-    if (possibleGap && items.length >= limit && limit < maxLimit) {
+    if (possibleGap && returned >= limit && limit < maxLimit) {
       limit = Math.min(maxLimit, limit * 4);
       continue;
     }
-    // Records still inside the revisit window ride along: the upsert rewrites only those that changed.
-    const recentFrom = context.revisit === undefined ? undefined : revisitWindowStart(context.revisit);
     const fresh = items.filter((item) => isNew(item, highWater, idsAtHighWater) || isRecent(item, recentFrom));
     const future = futureDated(context, fresh, new Set(stored?.future));
     const mark = nextMark(
@@ -63,7 +65,7 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
       idsAtHighWater,
     );
     const warning = possibleGap
-      ? `${context.descriptor.path}: ${items.length} records returned (limit ${limit}${serverCap === undefined ? '' : `, server cap ${serverCap}`}) and none already stored; older records beyond them may be missing (gap)`
+      ? `${context.descriptor.path}: ${returned} records returned (limit ${limit}${serverCap === undefined ? '' : `, server cap ${serverCap}`}) and none already stored; older records beyond them may be missing (gap)`
       : undefined;
     const at: HighWaterPosition = {
       mode: 'high-water',
@@ -76,6 +78,23 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
     yield { items: fresh, position: storable(at), warning };
     return;
   }
+}
+
+/**
+ * Normalizes the records this walk may store. One dated before the mark and before the revisit
+ * window is neither new nor recent: it is only counted (it reaches the mark), not normalized; on
+ * an idle poll that is the whole response, normalized again every minute before. A record whose
+ * date cannot be read alone is normalized, so a broken one still reaches the dead letters.
+ */
+function normalizeUnstored(context: WalkContext, raws: readonly Json[], highWater: string | undefined, recentFrom: string | undefined) {
+  const items: WalkItem[] = [];
+  let passedOver = 0;
+  for (const raw of raws) {
+    const at = highWater === undefined ? undefined : context.createdAt?.(raw);
+    if (at !== undefined && highWater !== undefined && at < highWater && (recentFrom === undefined || at < recentFrom)) passedOver += 1;
+    else items.push({ raw, result: context.normalize(raw) });
+  }
+  return { items, passedOver };
 }
 
 /** Ids of records dated beyond the allowed skew; each new one is warned about once. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../sink.js';
+import type { NormalizeResult } from '../../normalize/index.js';
+import type { Json, JsonObject } from '../../sink.js';
 import { collect, context, records, type Raw } from './fake-lists.unit.js';
 import { walkers, type Query } from './index.js';
 
@@ -70,5 +71,45 @@ describe('a v1 record dated in the future', () => {
     );
     expect(head).toEqual({ createdAt: '2025-01-01T00:00:02Z', ids: ['r2', 'r1'], future: ['ahead'] });
     expect(reachesMark([item('ahead', '2099-01-01T00:00:00Z'), item('r3', '2025-01-01T00:00:03Z')], head ?? { createdAt: null, ids: [] })).toBe(false);
+  });
+});
+
+describe('records a v2 walk will not store again', () => {
+  const all = [...records(6), { id: 'broken', created_at: 'not a date' }];
+  const serve = (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
+  const stored = { mode: 'high-water', highWater: all[3]?.created_at ?? '', idsAtHighWater: ['r3'], limit: 10 };
+
+  /** A walk whose context reads `created_at` alone, counting the records it normalizes. */
+  function counted(options: Parameters<typeof context>[1] = {}) {
+    const walk = context(serve, {
+      v2Limit: 10,
+      v2MaxLimit: 10,
+      createdAt: (raw) => (raw as Raw).created_at.replace(/^not a date$/, '') || undefined,
+      ...options,
+    });
+    const normalized: string[] = [];
+    const inner = walk.walkContext;
+    const normalize = (raw: Json): NormalizeResult => {
+      normalized.push((raw as Raw).id);
+      return inner.normalize(raw);
+    };
+    return { ...walk, normalized, walkContext: { ...inner, normalize } };
+  }
+
+  it('passes over records before the mark without normalizing them, and still sees the mark reached', async () => {
+    const walk = counted();
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, stored));
+    expect(walk.normalized).toEqual(['broken', 'r5', 'r4', 'r3']);
+    expect(pages[0]?.items.map((item) => (item.raw as Raw).id)).toEqual(['broken', 'r5', 'r4']);
+    expect(pages[0]?.warning).toBeUndefined();
+    expect(walk.queries).toHaveLength(1);
+  });
+
+  it('normalizes records of the revisit window, which ride along', async () => {
+    const now = Date.parse('2025-01-01T00:00:05Z');
+    const walk = counted({ revisit: { windowMs: 4_000, everyMs: 60_000, now: () => now } });
+    const pages = await collect(walkers['v2-newest-first'](walk.walkContext, stored));
+    expect(walk.normalized).toEqual(['broken', 'r5', 'r4', 'r3', 'r2', 'r1']);
+    expect(pages[0]?.items.map((item) => (item.raw as Raw).id)).toEqual(['broken', 'r5', 'r4', 'r3', 'r2', 'r1']);
   });
 });

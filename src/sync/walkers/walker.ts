@@ -57,6 +57,8 @@ export interface WalkContext extends WalkSettings {
   readonly now?: () => number;
   fetch(query: Query): Promise<JsonObject>;
   normalize(raw: Json): NormalizeResult;
+  /** The `created_at` that `normalize` would give `raw`, read alone (see `StreamDescriptor.createdAt`); absent: not known so. */
+  createdAt?(raw: Json): string | undefined;
   warn(message: string): void;
 }
 
