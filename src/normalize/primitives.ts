@@ -184,7 +184,8 @@ export function parseRecordingUrl(value: unknown, baseUrl: string): Parsed<strin
   if (value === null || value === undefined || value === '') return parsed(null);
   if (typeof value !== 'string') return problem(`expected a URL or path, got ${jsonType(value)}`);
   const text = value.trim();
-  if (ABSOLUTE.test(text)) return isHttpUrl(text) ? parsed(text) : problem(`invalid URL ${show(value)}`);
+  // Text starting `http://` or `https://` parses with that scheme or not at all: no URL object needed.
+  if (ABSOLUTE.test(text)) return URL.canParse(text) ? parsed(text) : problem(`invalid URL ${show(value)}`);
   if (!text.startsWith('/') || text.startsWith('//')) return problem(`not an absolute URL or /path: ${show(value)}`);
   const joined = `${baseUrl.replace(/\/+$/, '')}${text}`;
   return isHttpUrl(joined) ? parsed(joined) : problem(`cannot join ${show(value)} to the recordings base URL`);
@@ -255,33 +256,35 @@ function parseIsoMatch(match: RegExpExecArray, original: unknown): Parsed<string
 }
 
 const DIGIT_0 = 48;
-const DIGIT_POSITIONS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18] as const;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 
-function digitsAt(text: string, from: number, count: number): number {
-  let value = 0;
-  for (let i = from; i < from + count; i++) value = value * 10 + text.charCodeAt(i) - DIGIT_0;
-  return value;
+/** The two digits at `at` as a number, or -1 when either is not a digit. */
+function twoDigits(text: string, at: number): number {
+  const tens = text.charCodeAt(at) - DIGIT_0;
+  const ones = text.charCodeAt(at + 1) - DIGIT_0;
+  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1;
 }
 
 /**
  * True when `text` is already in the output form and names a real instant. Most v1 values come
- * that way, and the general path (regex, Date, re-format) costs several times more per record.
+ * that way, and the general path (regex, Date, re-format) costs several times more per record;
+ * two a record, so character codes only.
  */
 function isCanonicalUtc(text: string): boolean {
-  if (text.length !== 20 || text[4] !== '-' || text[7] !== '-' || text[10] !== 'T') return false;
-  if (text[13] !== ':' || text[16] !== ':' || text[19] !== 'Z') return false;
-  for (const position of DIGIT_POSITIONS) {
-    const code = text.charCodeAt(position) - DIGIT_0;
-    if (code < 0 || code > 9) return false;
-  }
-  const year = digitsAt(text, 0, 4);
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
-  if (month < 1 || month > 12 || day < 1) return false;
+  if (text.length !== 20 || text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x54) return false;
+  if (text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a || text.charCodeAt(19) !== 0x5a) return false;
+  const century = twoDigits(text, 0);
+  const yearOfCentury = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (century < 0 || yearOfCentury < 0 || month < 1 || month > 12 || day < 1) return false;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false;
+  const year = century * 100 + yearOfCentury;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const monthDays = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  return day <= monthDays && digitsAt(text, 11, 2) <= 23 && digitsAt(text, 14, 2) <= 59 && digitsAt(text, 17, 2) <= 59;
+  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0));
 }
 
 /**

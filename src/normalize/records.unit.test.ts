@@ -246,6 +246,9 @@ describe('normalizeV1Call', () => {
     [{ duration_seconds: -4 }, 'duration_seconds: negative duration -4'],
     [{ updated_at: 'yesterday' }, 'updated_at: unparseable "yesterday"'],
     [{ tracking_number_id: { id: 1 } }, 'tracking_number_id: expected a string or integer id, got an object'],
+    // A reason names the alias the value came from.
+    [{ duration_seconds: undefined, call_duration: 'long' }, 'call_duration: unparseable duration "long"'],
+    [{ created_at: null, started_at: undefined, start_time: 'noon' }, 'start_time: unparseable "noon"'],
   ])('%j fails with %s', (patch, reason) => {
     expect(normalizeV1Call({ ...v1Call, ...patch }, context)).toEqual({ ok: false, reason });
   });
@@ -276,6 +279,13 @@ describe('normalizeV1Generic', () => {
     expect(normalize({ message_id: 44 }, context)).toEqual({ ok: true, id: '44', fields: { created_at: null } });
     expect(normalize({ message_id: 44, sent_at: 'soon' }, context)).toEqual({ ok: false, reason: 'sent_at: unparseable "soon"' });
     expect(normalize({ id: 44 }, context)).toEqual({ ok: false, reason: 'message_id: missing' });
+  });
+
+  it("reads only the record's own fields, whatever they are named", () => {
+    const normalize = normalizeV1Generic('toString', 'constructor');
+    expect(normalize({ id: 'x' }, context)).toEqual({ ok: false, reason: 'toString: missing' });
+    expect(normalize({ toString: 'x' }, context)).toEqual({ ok: true, id: 'x', fields: { created_at: null } });
+    expect(normalize({ toString: 'x', constructor: 'soon' }, context)).toEqual({ ok: false, reason: 'constructor: unparseable "soon"' });
   });
 
   it('stores a null created_at without createdAtField', () => {
