@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { forTerminal, outsideText, truncate } from './outside-text.js';
 import { createRedactor, redactDeep, redactUrlCredentials } from './redactor.js';
@@ -27,6 +28,20 @@ describe('createRedactor', () => {
     expect(redact('x pässwörd')).toBe('x [redacted]');
     expect(redact('abcd')).toBe('[redacted]');
     expect(redact('abc')).toBe('abc');
+  });
+
+  it('finds a secret at any place a text holds one, as a plain search would, whatever its characters', () => {
+    // Small alphabets make near misses (a shared tail, a shared prefix) common; the one-pass check must still agree.
+    const text = (chars: string, max: number) => fc.array(fc.constantFrom(...chars), { maxLength: max }).map((cs) => cs.join(''));
+    const alphabet = 'ab"\\é\u2028';
+    fc.assert(
+      fc.property(fc.array(text(alphabet, 9), { maxLength: 6 }), text(alphabet, 40), (secrets, line) => {
+        const kept = secrets.filter((s) => s.length >= 4);
+        const found = kept.some((s) => line.includes(s) || line.includes(JSON.stringify(s).slice(1, -1)));
+        expect(createRedactor(secrets)(line) !== line).toBe(found);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('removes credentials from URLs anywhere in a text', () => {
