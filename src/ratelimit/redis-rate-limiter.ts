@@ -43,7 +43,7 @@ function integers(reply: unknown, ...lengths: number[]): number[] {
   return reply.map((value) => Number(value));
 }
 
-/** A bucket right after this process's last granted take: window end, tokens left, learned limit (-1: none). */
+/** A bucket right after this process's last granted take or observe: window end, tokens left, learned limit (-1: none). */
 interface Seen {
   readonly we: number;
   readonly rem: number;
@@ -96,7 +96,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const last = seen.get(key);
       if (last !== undefined && Math.round(info.limit) === last.lim && Math.round(info.resetAtMs) === last.we && Math.round(info.remaining) >= last.rem) return;
       seen.delete(key);
-      await scripts.callsyncRateLimitObserve(
+      const reply = await scripts.callsyncRateLimitObserve(
         keyOf(key),
         config.limit,
         config.windowMs,
@@ -106,6 +106,10 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
         Math.round(info.resetAtMs),
         maxWait,
       );
+      // Kept as the last view, as after a take: the job's next response from the same window then
+      // sends nothing, and its status reads the budget without an inspect round trip.
+      const [we, rem, lim, blockedUntil] = integers(reply, 4);
+      if (we !== undefined && rem !== undefined && lim !== undefined && blockedUntil === 0) seen.set(key, { we, rem, lim });
     },
     async block(key: string, untilMs: number): Promise<void> {
       seen.delete(key);

@@ -70,7 +70,11 @@ save(KEYS[1], s, now)
 return { got, 0, s.we, s.rem, s.lim or -1, s.we - guard - now }
 `;
 
-/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs, maxWaitMs. */
+/**
+ * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs,
+ * maxWaitMs → the bucket after it: window end, tokens left, learned limit (-1 when none), blocked
+ * until (0 when not blocked now).
+ */
 export const OBSERVE_LUA = `${PRELUDE}
 local now = now_ms()
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -91,7 +95,7 @@ if now < info_reset + guard then
 end
 clamp(s, now, tonumber(ARGV[7]))
 save(KEYS[1], s, now)
-return 1
+return { s.we, s.rem, s.lim or -1, s.bu > now and s.bu or 0 }
 `;
 
 /** KEYS[1] bucket; ARGV untilMs, maxGuardMs, maxWaitMs. */

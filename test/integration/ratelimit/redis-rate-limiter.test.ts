@@ -55,7 +55,7 @@ describe('Redis rate limiter', () => {
     );
   });
 
-  it('sends no observe that would change nothing, and peeks at its own last take without a round trip', async () => {
+  it('sends no observe that would change nothing, and peeks at its own last take or observe without a round trip', async () => {
     const prefix = uniqueName('observe');
     const redis = connect();
     const limiter = createRedisRateLimiter({ redis, prefix });
@@ -68,6 +68,9 @@ describe('Redis rate limiter', () => {
     await limiter.take('acme', minute);
     await limiter.observe('acme', { limit: 60, remaining: 58, resetAtMs }, minute); // what the take left: not sent
     await limiter.observe('acme', { limit: 60, remaining: 40, resetAtMs }, minute); // the server counted more: sent
+    // The bucket that observe left is the new last view: a response of that window saying no less sends nothing.
+    await limiter.observe('acme', { limit: 60, remaining: 40, resetAtMs }, minute);
+    expect(limiter.peek?.('acme', minute)).toEqual({ limit: 60, remaining: 40, resetAtMs, blockedUntilMs: null, usedThisWindow: 20 });
     await redis.ping(); // every line before the PONG has been sent to the monitor too
     await new Promise((resolve) => setTimeout(resolve, 100));
     monitor.close();
