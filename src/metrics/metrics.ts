@@ -108,30 +108,16 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     const checked = streamLabels(labels);
     return perBusiness ? checked : { stream: checked.stream };
   };
-  const records = new Counter({
-    name: 'callsync_records_written_total',
-    help: 'Records written to the sink.',
-    labelNames: withBusiness(['stream']),
-    registers,
-  });
-  const requests = new Counter({
-    name: 'callsync_upstream_requests_total',
-    help: 'Requests sent to the upstream service, by response status (error: no response).',
-    labelNames: withBusiness(['status']),
-    registers,
-  });
-  const rateLimited = new Counter({
-    name: 'callsync_upstream_rate_limited_total',
-    help: 'Upstream responses with status 429.',
-    labelNames: withBusiness([]),
-    registers,
-  });
-  const budgetWait = new Counter({
-    name: 'callsync_budget_wait_seconds_total',
-    help: 'Seconds spent waiting for the per-business request budget.',
-    labelNames: withBusiness([]),
-    registers,
-  });
+  // Every counter lives in this registry; per-business ones take their label names through `withBusiness`.
+  const counter = (name: string, help: string, labelNames: readonly string[] = []): Counter => new Counter({ name, help, labelNames, registers });
+  const records = counter('callsync_records_written_total', 'Records written to the sink.', withBusiness(['stream']));
+  const requests = counter(
+    'callsync_upstream_requests_total',
+    'Requests sent to the upstream service, by response status (error: no response).',
+    withBusiness(['status']),
+  );
+  const rateLimited = counter('callsync_upstream_rate_limited_total', 'Upstream responses with status 429.', withBusiness([]));
+  const budgetWait = counter('callsync_budget_wait_seconds_total', 'Seconds spent waiting for the per-business request budget.', withBusiness([]));
   const statusSource = options.statusSource;
   // Every gauge below collects from one read per scrape: prom-client collects metrics side by side,
   // and the first collect starts the read the others share.
@@ -217,11 +203,10 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     if (max !== null) gauge.set(max);
   });
   // Registered after the gauges so a scrape shows the error its own collection just counted.
-  const lagSourceErrors = new Counter({
-    name: 'callsync_lag_source_errors_total',
-    help: 'Scrapes where the status source (the status store) could not be read; the gauges read from it kept their previous values.',
-    registers,
-  });
+  const lagSourceErrors = counter(
+    'callsync_lag_source_errors_total',
+    'Scrapes where the status source (the status store) could not be read; the gauges read from it kept their previous values.',
+  );
   const jobDuration = new Histogram({
     name: 'callsync_job_duration_seconds',
     help: 'Duration of one sync job (one business and stream).',
@@ -229,30 +214,18 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     buckets: JOB_DURATION_BUCKETS,
     registers,
   });
-  const deadLetters = new Counter({
-    name: 'callsync_dead_letters_total',
-    help: 'Records sent to the dead-letter table.',
-    labelNames: withBusiness(['stream']),
-    registers,
-  });
-  const deliveries = new Counter({
-    name: 'callsync_webhook_deliveries_total',
-    help: 'Webhook deliveries received, by outcome (accepted, unauthorized, replayed, unknown_business, too_large, rate_limited, bad_request).',
-    labelNames: withBusiness(['outcome']),
-    registers,
-  });
-  const runs = new Counter({
-    name: 'callsync_sync_runs_total',
-    help: 'Sync runs that reached the end of their stream, by what started them.',
-    labelNames: ['trigger'],
-    registers,
-  });
-  const runRecords = new Counter({
-    name: 'callsync_sync_records_written_total',
-    help: 'Records written by sync runs, by what started them (webhook or schedule): which path delivered the data.',
-    labelNames: ['trigger'],
-    registers,
-  });
+  const deadLetters = counter('callsync_dead_letters_total', 'Records sent to the dead-letter table.', withBusiness(['stream']));
+  const deliveries = counter(
+    'callsync_webhook_deliveries_total',
+    'Webhook deliveries received, by outcome (accepted, unauthorized, replayed, unknown_business, too_large, rate_limited, bad_request).',
+    withBusiness(['outcome']),
+  );
+  const runs = counter('callsync_sync_runs_total', 'Sync runs that reached the end of their stream, by what started them.', ['trigger']);
+  const runRecords = counter(
+    'callsync_sync_records_written_total',
+    'Records written by sync runs, by what started them (webhook or schedule): which path delivered the data.',
+    ['trigger'],
+  );
   const triggerToSynced = new Histogram({
     name: 'callsync_trigger_to_synced_seconds',
     help: 'Seconds from what started a sync (first webhook delivery of a burst, or the schedule firing) to the end of its run.',
@@ -260,12 +233,11 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     buckets: TRIGGER_TO_SYNCED_BUCKETS,
     registers,
   });
-  const sinkNotes = new Counter({
-    name: 'callsync_sink_notes_total',
-    help: 'Records a sink stored with a note a person should see, by code (party_by_direction: a CRM chose the customer by the direction).',
-    labelNames: withBusiness(['stream', 'code']),
-    registers,
-  });
+  const sinkNotes = counter(
+    'callsync_sink_notes_total',
+    'Records a sink stored with a note a person should see, by code (party_by_direction: a CRM chose the customer by the direction).',
+    withBusiness(['stream', 'code']),
+  );
 
   return {
     registry,
