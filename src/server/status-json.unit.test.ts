@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { BusinessStatus, StatusSnapshot, StreamState, StreamStatus } from '../state/index.js';
+import { NOW, streamStatus } from './status.fixtures.js';
 import { parseStatusQuery, STATUS_PAGE_LIMIT, statusDocument, type StatusQuery } from './status-json.js';
 
-const NOW = '2024-05-01T12:00:00.000Z';
-
 function status(business: string, stream: string, state: StreamState = 'idle', lagSeconds: number | null = 30): StreamStatus {
-  return {
-    business,
-    stream,
-    state,
-    lastSuccessAt: null,
-    lastRunAt: null,
-    lagSeconds,
-    recordsSynced: 0,
-    pages: 0,
-    deadLetters: 0,
-    lastError: null,
-    warning: null,
-    difference: null,
-    budget: null,
-    updatedAt: NOW,
-  };
+  return streamStatus({ business, stream, state, lagSeconds });
 }
 
 function snapshot(count: number): StatusSnapshot {

@@ -3,27 +3,16 @@ import { STREAM_STATES, type StreamState, type StreamStatus } from '../state/ind
 import type { StatusSnapshot } from '../state/index.js';
 import { renderBusinessPage } from './business-page.js';
 import { escapeHtml } from './html.js';
-
-const NOW = '2024-05-01T12:00:00.000Z';
+import { BUSY, NOW, streamStatus } from './status.fixtures.js';
 
 function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
-  return {
-    business: 'acme',
-    stream: 'calls',
-    state: 'idle',
+  return streamStatus({
     lastSuccessAt: '2024-05-01T11:57:00.000Z',
     lastRunAt: '2024-05-01T11:56:50.000Z',
     lagSeconds: 180,
-    recordsSynced: 1234567,
-    pages: 10,
-    deadLetters: 3,
-    lastError: null,
-    warning: null,
-    difference: null,
-    budget: { limit: 60, usedThisWindow: 12, resetAt: '2024-05-01T12:01:00.000Z' },
-    updatedAt: NOW,
+    ...BUSY,
     ...overrides,
-  };
+  });
 }
 
 function snapshot(streams: StreamStatus[], failed: string | null = null, name = 'acme'): StatusSnapshot {

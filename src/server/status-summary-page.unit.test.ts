@@ -1,29 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { BusinessStatus, StatusSnapshot, StreamState, StreamStatus } from '../state/index.js';
 import { renderStatusPage } from './status-page.js';
+import { lagged, NOW, streamStatus } from './status.fixtures.js';
 import { parseSummaryQuery, STREAMS_PER_PAGE, summaryView } from './status-page-view.js';
 import { attentionOf, byLag, lateAfterSeconds, summarize } from './status-summary.js';
 
-const NOW = '2024-05-01T12:00:00.000Z';
 const LATE = 300;
 
 function status(business: string, stream: string, state: StreamState = 'idle', lagSeconds: number | null = 30): StreamStatus {
-  return {
+  return streamStatus({
     business,
     stream,
     state,
-    lastSuccessAt: lagSeconds === null ? null : new Date(Date.parse(NOW) - lagSeconds * 1000).toISOString(),
-    lastRunAt: null,
-    lagSeconds,
+    ...lagged(lagSeconds),
     recordsSynced: 10,
     pages: 1,
-    deadLetters: 0,
     lastError: state === 'failed' ? `boom in ${business}` : null,
-    warning: null,
-    difference: null,
-    budget: null,
-    updatedAt: NOW,
-  };
+  });
 }
 
 function business(name: string, streams: StreamStatus[], failed: string | null = null): BusinessStatus {

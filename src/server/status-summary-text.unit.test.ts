@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { BusinessStatus, StatusSnapshot, StreamState, StreamStatus } from '../state/index.js';
 import { formatStatusSummary } from './status-summary-text.js';
-
-const NOW = '2024-05-01T12:00:00.000Z';
+import { lagged, NOW, streamStatus } from './status.fixtures.js';
 
 function status(business: string, stream: string, state: StreamState = 'idle', lagSeconds: number | null = 30, lastError: string | null = null): StreamStatus {
-  return {
-    business,
-    stream,
-    state,
-    lastSuccessAt: lagSeconds === null ? null : new Date(Date.parse(NOW) - lagSeconds * 1000).toISOString(),
-    lastRunAt: null,
-    lagSeconds,
-    recordsSynced: 7,
-    pages: 1,
-    deadLetters: 0,
-    lastError,
-    warning: null,
-    difference: null,
-    budget: null,
-    updatedAt: NOW,
-  };
+  return streamStatus({ business, stream, state, ...lagged(lagSeconds), recordsSynced: 7, pages: 1, lastError });
 }
 
 /** 10,000 healthy businesses, 40 failed streams and one stopped business. */

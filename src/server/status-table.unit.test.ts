@@ -2,27 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { StreamStatus } from '../state/index.js';
 import type { StatusSnapshot } from '../state/index.js';
 import { formatStatusJson, formatStatusTable, shorten, terminalSafe } from './status-table.js';
-
-const NOW = '2024-05-01T12:00:00.000Z';
+import { BUSY, NOW, streamStatus } from './status.fixtures.js';
 
 function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
-  return {
-    business: 'acme',
-    stream: 'calls',
-    state: 'idle',
-    lastSuccessAt: '2024-05-01T10:55:00.000Z',
-    lastRunAt: null,
-    lagSeconds: 3900,
-    recordsSynced: 1234567,
-    pages: 10,
-    deadLetters: 3,
-    lastError: null,
-    warning: null,
-    difference: null,
-    budget: { limit: 60, usedThisWindow: 12, resetAt: NOW },
-    updatedAt: NOW,
-    ...overrides,
-  };
+  return streamStatus({ lastSuccessAt: '2024-05-01T10:55:00.000Z', lagSeconds: 3900, ...BUSY, budget: { ...BUSY.budget, resetAt: NOW }, ...overrides });
 }
 
 const activity = [
