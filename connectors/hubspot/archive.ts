@@ -1,8 +1,7 @@
 import { invalidAnswer } from './classify.js';
-import { batchParts, errorMessageFor, idOf } from './batch-answer.js';
+import { batchParts, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, readCallIdsByUnique } from './batch-answer.js';
 import { HubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
-import { HUBSPOT_BATCH_LIMIT, readCallIdsByUnique } from './read-by-unique.js';
 import { tombstoneValue } from './tombstone.js';
 
 const UPDATE = '/crm/v3/objects/calls/batch/update';

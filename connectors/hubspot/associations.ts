@@ -1,7 +1,7 @@
 import { backoffDelayMs, type BackoffOptions } from '../../src/http-policy/index.js';
 import { batchParts, errorMessageFor } from './batch-answer.js';
 import type { HubSpotHttp } from './http-client.js';
-import type { Clock } from './rolling-window.js';
+import type { Clock } from './budget.js';
 
 /** One call → contact pair, by HubSpot object ids. */
 export interface CallContactPair {

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import { NumberCache } from '../crm/number-cache.js';
-import { batchParts, idOf } from './batch-answer.js';
+import { batchParts, idOf, propertyOf } from './batch-answer.js';
 import type { HubSpotHttp } from './http-client.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from './phone-match.js';
-import { propertyOf } from './read-by-unique.js';
-import type { Clock } from './rolling-window.js';
+import type { Clock } from './budget.js';
 
 /** Caller numbers per contact search: HubSpot's `IN` takes at most 100 values. */
 const NUMBERS_PER_SEARCH = 100;

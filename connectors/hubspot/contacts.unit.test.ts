@@ -1,10 +1,9 @@
 import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HubSpotBudget } from './budget.js';
+import { HubSpotBudget, type Clock } from './budget.js';
 import { ContactResolver } from './contacts.js';
 import { HubSpotHttp } from './http-client.js';
-import type { Clock } from './rolling-window.js';
 
 const ORIGIN = 'https://api.hubapi.com';
 const SEARCH = { path: '/crm/v3/objects/contacts/search', method: 'POST' } as const;

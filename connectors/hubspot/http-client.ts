@@ -3,11 +3,10 @@ import { send } from '../../src/http-policy/index.js';
 import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/index.js';
 import { createRedactor, forTerminal } from '../../src/redact/index.js';
 import type { Dispatcher } from 'undici';
-import type { HubSpotBudget, RequestKind } from './budget.js';
+import type { Clock, HubSpotBudget, RequestKind } from './budget.js';
 import { classifyHubSpotFailure, type Classification, type HubSpotFailure } from './classify.js';
 import type { HubSpotRetryPolicy } from './config.js';
 import { HubSpotError } from './errors.js';
-import type { Clock } from './rolling-window.js';
 
 export interface HubSpotHttpOptions {
   readonly baseUrl: string;

@@ -2,10 +2,9 @@ import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { trickling } from '../../src/http-policy/trickle.unit.js';
-import { HubSpotBudget } from './budget.js';
+import { HubSpotBudget, type Clock } from './budget.js';
 import { HubSpotHttp } from './http-client.js';
 import type { HubSpotHttpOptions } from './http-client.js';
-import type { Clock } from './rolling-window.js';
 
 const TOKEN = 'pat-na1-unit-test-token';
 const ORIGIN = 'https://api.hubapi.com';

@@ -4,7 +4,7 @@ import { ManagedSink } from '../managed-sink.js';
 import type { StateStore } from '../parts.js';
 import type { HubSpotConfig } from './config.js';
 import { HubSpotTarget } from './hubspot-target.js';
-import type { Clock } from './rolling-window.js';
+import type { Clock } from './budget.js';
 
 interface HubSpotSinkDeps extends SinkDeps {
   /** The opened state store (SQLite or Postgres); the HubSpot sink closes it. */

@@ -4,18 +4,16 @@ import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.
 import { directionDecidedNote, TrackedNumbers } from '../crm/index.js';
 import type { StoreRecords, Target, TargetOutcome } from '../parts.js';
 import { archiveCalls } from './archive.js';
-import { explainArchivedHolders } from './archived-holders.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
-import { HubSpotBudget } from './budget.js';
+import { HubSpotBudget, systemClock, type Clock } from './budget.js';
 import type { HubSpotConfig } from './config.js';
 import { ContactResolver } from './contacts.js';
 import { isHubSpotError } from './errors.js';
 import { HubSpotHttp } from './http-client.js';
 import { callUniqueValue, mapRecordToCall, resolveMapping, supportedStreams, type CallPropertyMapping } from './mapping.js';
 import { recordPropertyValue, ensureRecordProperty } from './record-property.js';
-import { systemClock, type Clock } from './rolling-window.js';
 import { ensureUniqueProperty } from './unique-property.js';
-import { upsertCalls, type CallInput } from './upsert.js';
+import { explainArchivedHolders, upsertCalls, type CallInput } from './upsert.js';
 
 interface HubSpotTargetOptions {
   readonly config: HubSpotConfig;
@@ -32,6 +30,7 @@ interface HubSpotTargetOptions {
 /** Association attempts per pair (the first and two retries) before the call becomes a dead letter. */
 const ASSOCIATION_ROUNDS = 3;
 const NO_NUMBERS: ReadonlySet<string> = new Set();
+const NO_CONTACTS: ReadonlyMap<string, string | null> = new Map();
 /** HubSpot refused the request itself: retrying the same request cannot help. */
 const REFUSALS: ReadonlySet<string> = new Set(['invalid', 'conflict', 'not_found']);
 
@@ -105,7 +104,8 @@ export class HubSpotTarget implements Target {
     }
     const numbers = config.associateContacts ? inputs.flatMap((input) => (input.item.contactNumber === null ? [] : [input.item.contactNumber])) : [];
     // The contact lookup does not depend on the upsert: both go out at once.
-    const [outcome, contacts] = await Promise.all([upsertCalls(this.#http, config.uniqueProperty, inputs), this.#lookUp(numbers)]);
+    const lookUp = numbers.length === 0 ? Promise.resolve(NO_CONTACTS) : this.#lookUp(numbers);
+    const [outcome, contacts] = await Promise.all([upsertCalls(this.#http, config.uniqueProperty, inputs), lookUp]);
     for (const { input, reason } of await explainArchivedHolders(this.#http, config.uniqueProperty, outcome.rejected)) {
       rejected.push({ businessId: batch.businessId, stream, reason, raw: input.item.record.raw });
     }
@@ -167,7 +167,7 @@ export class HubSpotTarget implements Target {
    */
   async #associate(
     stored: readonly { input: CallInput<Pending>; hubspotId: string }[],
-    contacts: Map<string, string | null> | string,
+    contacts: ReadonlyMap<string, string | null> | string,
   ): Promise<{ item: Pending; reason: string }[]> {
     const withNumber = stored.filter(({ input }) => input.item.contactNumber !== null);
     if (typeof contacts === 'string') return withNumber.map(({ input }) => ({ item: input.item, reason: contacts }));
