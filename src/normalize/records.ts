@@ -52,6 +52,12 @@ interface FieldRule {
 interface RecordRules {
   readonly idSources: readonly string[];
   readonly fields: readonly FieldRule[];
+  /** Every column null, in rule order: a record's fields start as a copy, one allocation of the final shape. */
+  readonly template: Readonly<Record<string, ColumnValue>>;
+}
+
+function recordRules(idSources: readonly string[], fields: readonly FieldRule[]): RecordRules {
+  return { idSources, fields, template: Object.fromEntries(fields.map((rule) => [rule.column, null])) };
 }
 
 /**
@@ -90,7 +96,7 @@ function normalizeRecord(raw: Json, context: NormalizeContext, rules: RecordRule
   }
   const id = parseId(pick(raw, rules.idSources));
   if (!id.ok) return { ok: false, reason: `${pickedSource(raw, rules.idSources)}: ${id.problem}` };
-  const fields: Record<string, ColumnValue> = {};
+  const fields: Record<string, ColumnValue> = { ...rules.template };
   const rulesOfFields = rules.fields;
   for (let index = 0; index < rulesOfFields.length; index++) {
     const rule = rulesOfFields[index] as FieldRule;
@@ -120,9 +126,9 @@ const callDetailFields: readonly FieldRule[] = Object.freeze([
  * v1 call field names are not in the specification: the canonical names are what the
  * reference simulator serves; the aliases are names other call-tracking APIs use.
  */
-const v1CallRules: RecordRules = {
-  idSources: ['id', 'uuid', 'call_id'],
-  fields: [
+const v1CallRules = recordRules(
+  ['id', 'uuid', 'call_id'],
+  [
     { column: 'to_number', sources: ['to_number', 'to', 'called_number', 'destination_number', 'call_to_number'], parse: parsePhone },
     { column: 'from_number', sources: ['from_number', 'from', 'caller_number', 'calling_number', 'call_from_number'], parse: parsePhone },
     { column: 'direction', sources: ['direction', 'call_direction'], parse: parseDirection },
@@ -135,16 +141,16 @@ const v1CallRules: RecordRules = {
     { column: 'created_at', sources: ['created_at', 'started_at', 'start_time', 'call_created_at'], parse: parseIsoTimestamp, required: true },
     ...callDetailFields,
   ],
-};
+);
 
 /** A v1 call → `callColumns`. Fails without an id or a parseable `created_at`. */
 export const normalizeV1Call: Normalizer = (raw, context) => normalizeRecord(raw, context, v1CallRules);
 
 // v2 calls
 
-const v2CallRules: RecordRules = {
-  idSources: ['uuid'],
-  fields: [
+const v2CallRules = recordRules(
+  ['uuid'],
+  [
     { column: 'to_number', sources: ['call_to_number'], parse: parsePhone },
     { column: 'from_number', sources: ['call_from_number'], parse: parsePhone },
     { column: 'direction', sources: ['call_direction'], parse: parseDirection },
@@ -157,16 +163,16 @@ const v2CallRules: RecordRules = {
     { column: 'updated_at', sources: ['call_updated_at'], parse: (value, context) => parseV2Timestamp(value, context.v2TimeZone) },
     { column: 'tracking_number_id', sources: ['call_tracking_number_id'], parse: parseIdText },
   ],
-};
+);
 
 /** A v2 call (`call_` prefixes, numeric `uuid`, zoned local timestamps) → `callColumns`. */
 export const normalizeV2Call: Normalizer = (raw, context) => normalizeRecord(raw, context, v2CallRules);
 
 // v2 voicemails
 
-const v2VoicemailRules: RecordRules = {
-  idSources: ['uuid'],
-  fields: [
+const v2VoicemailRules = recordRules(
+  ['uuid'],
+  [
     { column: 'to_number', sources: ['voicemail_to_number'], parse: parsePhone },
     { column: 'from_number', sources: ['voicemail_from_number'], parse: parsePhone },
     { column: 'transcription_text', sources: ['voicemail_transcription_text'], parse: parseText },
@@ -190,17 +196,17 @@ const v2VoicemailRules: RecordRules = {
       required: true,
     },
   ],
-};
+);
 
 /** A v2 voicemail → `voicemailColumns`. Fails without a `uuid` or a parseable `voicemail_created_at`. */
 export const normalizeV2Voicemail: Normalizer = (raw, context) => normalizeRecord(raw, context, v2VoicemailRules);
 
 // v1 tracked numbers
 
-const v1NumberRules: RecordRules = {
-  idSources: ['id', 'uuid', 'number_id'],
-  fields: [{ column: 'number', sources: ['number', 'phone_number', 'e164', 'tracking_number'], parse: parsePhone }],
-};
+const v1NumberRules = recordRules(
+  ['id', 'uuid', 'number_id'],
+  [{ column: 'number', sources: ['number', 'phone_number', 'e164', 'tracking_number'], parse: parsePhone }],
+);
 
 /** A v1 tracked number → `numberColumns`; its other fields stay in `raw`. */
 export const normalizeV1Number: Normalizer = (raw, context) => normalizeRecord(raw, context, v1NumberRules);
@@ -213,13 +219,13 @@ export const normalizeV1Number: Normalizer = (raw, context) => normalizeRecord(r
  * absent; a present but unparseable value fails the record). Columns: `genericColumns`.
  */
 export function normalizeV1Generic(idField: string, createdAtField?: string): Normalizer {
-  const rules: RecordRules = {
-    idSources: [idField],
-    fields: [
+  const rules = recordRules(
+    [idField],
+    [
       createdAtField === undefined
         ? { column: 'created_at', sources: ['created_at'], parse: () => parsed(null) }
         : { column: 'created_at', sources: [createdAtField], parse: parseIsoTimestamp },
     ],
-  };
+  );
   return (raw, context) => normalizeRecord(raw, context, rules);
 }
