@@ -110,11 +110,31 @@ export class SqlDeadLetterStore extends SqlReader implements DeadLetterStore {
 
 /** Stream tables are few and fixed by the config; the bound only guards a misuse. */
 const MAX_CACHED_COUNTS = 64;
+/** Businesses × tables whose counts are kept; past it they are forgotten and counted again. */
+const MAX_KNOWN_COUNTS = 100_000;
+
+/** A count, the other connections' data version and this store's write tick when it was read. */
+interface KnownCount {
+  readonly count: number;
+  readonly dataVersion: number;
+  readonly tick: number;
+}
 
 /** The rows of stream tables, for reconciliation; paged by the primary key (business_id, id). */
 export class SqlStoredRecords extends SqlReader implements StoreRecords {
   /** By table name: reconciliation counts every v1 stream after every run, idle or not. */
   readonly #counts = new Map<string, NamedStatement>();
+  /**
+   * Counts still exact, by business and table (where the driver has a data version: SQLite):
+   * counting reads every row of the business (milliseconds at 20,000 calls), and reconciliation
+   * counts after every idle poll. Valid while no other connection committed (data version) and
+   * this store wrote nothing to that business's table since the count began (write tick).
+   */
+  readonly #known = new Map<string, KnownCount>();
+  readonly #lastWrite = new Map<string, number>();
+  #tick = 0;
+  /** The tick when {@link #lastWrite} was last emptied: a key it no longer holds may have been written up to then. */
+  #forgotten = 0;
 
   async listIds(businessId: string, table: StreamTable, options: { after?: string; limit?: number } = {}): Promise<string[]> {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
@@ -127,6 +147,37 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
   }
 
   async count(businessId: string, table: StreamTable): Promise<number> {
+    if (this.driver.dataVersion === undefined) return this.#countRows(businessId, table);
+    const key = countKey(businessId, table);
+    // Both read before the count: a write between them and the count only makes the count look stale.
+    const tick = this.#tick;
+    const dataVersion = await this.driver.dataVersion();
+    const known = this.#known.get(key);
+    if (known !== undefined && known.dataVersion === dataVersion && known.tick >= (this.#lastWrite.get(key) ?? this.#forgotten)) return known.count;
+    const count = await this.#countRows(businessId, table);
+    if (this.#known.size >= MAX_KNOWN_COUNTS) this.#known.clear();
+    this.#known.set(key, { count, dataVersion, tick });
+    return count;
+  }
+
+  /**
+   * Called after every write of this store that may add, revive or delete the business's rows
+   * (committed or not), so a count read before it is never taken for current.
+   */
+  wrote(businessId: string, table: StreamTable): void {
+    this.#tick += 1;
+    if (this.#lastWrite.size >= MAX_KNOWN_COUNTS) this.wroteAnywhere();
+    this.#lastWrite.set(countKey(businessId, table), this.#tick);
+  }
+
+  /** Called after a write of this store that may change any table's rows (a schema change): no count read before it is kept. */
+  wroteAnywhere(): void {
+    this.#tick += 1;
+    this.#lastWrite.clear();
+    this.#forgotten = this.#tick;
+  }
+
+  async #countRows(businessId: string, table: StreamTable): Promise<number> {
     const rows = await this.driver.select(this.#countStatement(table.table), [businessId]);
     return this.adapter.decodeInteger(rows[0]?.n ?? 0);
   }
@@ -169,14 +220,22 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const now = new Date().toISOString();
     let marked = 0;
-    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
-      const chunk = ids.slice(start, start + MARK_CHUNK);
-      const result =
-        await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(chunk)})`.execute(
-          this.db,
-        );
-      marked += Number(result.numAffectedRows ?? 0);
+    try {
+      for (let start = 0; start < ids.length; start += MARK_CHUNK) {
+        const chunk = ids.slice(start, start + MARK_CHUNK);
+        const result =
+          await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(chunk)})`.execute(
+            this.db,
+          );
+        marked += Number(result.numAffectedRows ?? 0);
+      }
+    } finally {
+      this.wrote(businessId, table);
     }
     return marked;
   }
+}
+
+function countKey(businessId: string, table: StreamTable): string {
+  return `${table.table}\u0000${businessId}`;
 }

@@ -106,6 +106,12 @@ export interface SqlDriver {
    * kysely build nor a parse. It never sees the uncommitted rows of a transaction of this driver.
    */
   select(statement: NamedStatement, parameters: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  /**
+   * A number that changes whenever another connection (another process, an operator's shell)
+   * has committed to the database since it was last read; absent where the database has nothing
+   * that cheap (Postgres). Commits of this driver's own connection leave it unchanged.
+   */
+  dataVersion?(): Promise<number>;
   /** Runs `body` in one transaction on one connection: commits when it resolves, rolls back when it rejects. */
   transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   /**

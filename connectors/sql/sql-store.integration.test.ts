@@ -173,4 +173,24 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dial
     const again = await sink.write({ businessId: 'acme', table: events, records: [event(1, 1), event(4, 4)], deadLetters: [] }, checkpoint(2));
     expect(again).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
   });
+
+  it('counts what another connection and this sink changed since the last count, per business', async () => {
+    const config = await freshSqlConfig(dialect, cleanups);
+    const sink = await open(config);
+    const write = (businessId: string, ids: number[]) =>
+      sink.write({ businessId, table: events, records: ids.map((id) => ({ ...event(id, id), businessId })), deadLetters: [] }, checkpoint(1));
+    const counts = async () => [await sink.records.count('acme', events), await sink.records.count('beta', events)];
+    await write('acme', [1, 2, 3]);
+    await write('beta', [1, 2]);
+    expect(await counts()).toEqual([3, 2]);
+    expect(await counts()).toEqual([3, 2]);
+    await querySql(config, (t) => [`delete from ${t('events')} where business_id = 'acme' and id = 'e1'`]);
+    expect(await counts()).toEqual([2, 2]);
+    expect(await sink.records.markDeleted('acme', events, ['e2'])).toBe(1);
+    expect(await counts()).toEqual([1, 2]);
+    await write('acme', [2, 4]);
+    expect(await counts()).toEqual([3, 2]);
+    await querySql(config, (t) => [`update ${t('events')} set deleted_at = '2026-11-26T00:00:00Z' where business_id = 'beta' and id = 'e1'`]);
+    expect(await counts()).toEqual([3, 1]);
+  });
 });

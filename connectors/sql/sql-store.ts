@@ -40,11 +40,15 @@ export class SqlStore implements StateStore {
   async prepare(tables: readonly StreamTable[]): Promise<void> {
     tables.forEach(assertStreamTable);
     const adapter = this.#adapter;
-    await this.#driver.withSchemaLock(async (db) => {
-      await migrateToLatest(db, adapter);
-      for (const table of tables) await createStreamTable(db, adapter, table);
-      await addMissingColumns(db, adapter, tables);
-    });
+    try {
+      await this.#driver.withSchemaLock(async (db) => {
+        await migrateToLatest(db, adapter);
+        for (const table of tables) await createStreamTable(db, adapter, table);
+        await addMissingColumns(db, adapter, tables);
+      });
+    } finally {
+      this.records.wroteAnywhere();
+    }
   }
 
   /**
@@ -58,7 +62,9 @@ export class SqlStore implements StateStore {
       return await run('bulk');
     } catch (error) {
       if (!this.#adapter.isRecordRejection(error)) throw error;
-      return run('per-row');
+      return await run('per-row');
+    } finally {
+      if (batch.records.length > 0) this.records.wrote(batch.businessId, batch.table);
     }
   }
 

@@ -11,6 +11,7 @@ const STATEMENT_CACHE_SIZE = 64;
 /** How long schema changes wait for another writer of the file before giving up. */
 const SCHEMA_LOCK_TIMEOUT_MS = 60_000;
 const BUSY_RETRY_MS = 25;
+const DATA_VERSION = { text: 'pragma data_version', name: 'data_version' };
 
 /**
  * Opens the file (creating its directory) with WAL, so readers never block the writer, and
@@ -57,6 +58,11 @@ export class SqliteDriver implements SqlDriver {
     // The connection is shared: a read between a transaction's statements would see its uncommitted rows.
     while (this.#exclusive !== undefined) await this.#exclusive.catch(() => undefined);
     return this.#prepared(statement.text).all(parameters) as Record<string, unknown>[];
+  }
+
+  async dataVersion(): Promise<number> {
+    const [row] = await this.select(DATA_VERSION, []);
+    return Number(row?.data_version);
   }
 
   transaction<T>(body: (executor: SqlExecutor) => Promise<T>): Promise<T> {
