@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotConfigSchema } from '../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../connectors/hubspot/hubspot-sink.js';
@@ -23,7 +24,14 @@ describe('the HubSpot upsert path', () => {
           : Promise.reject(new Error(`expected a hubspot sink, got ${config.type}`)),
       ),
     );
+    // Every sink's upstream side is the SQLite list but its store, so a change there is listed once.
+    const shared = readmePath('record-path').filter((file) => !/^connectors\/(sql|sqlite)\//.test(file));
+    const own = readmePath('hubspot-path');
     expect(traced).toContain('connectors/hubspot/upsert.ts');
-    expect(traced).toEqual([...readmePath('hubspot-path')].sort());
+    expect(traced).toEqual([...shared, ...own].sort());
+    const counts = /runs code in (\d+) files: the (\d+) of the list above[\s\S]*?then these (\d+),/.exec(
+      readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+    );
+    expect(counts?.slice(1).map(Number)).toEqual([traced.length, shared.length, own.length]);
   });
 });
