@@ -94,12 +94,16 @@ export function parseText(value: unknown): Parsed<string | null> {
   return parsed(value);
 }
 
+const PARSED_INBOUND: Parsed<'inbound'> = Object.freeze({ ok: true, value: 'inbound' });
+const PARSED_OUTBOUND: Parsed<'outbound'> = Object.freeze({ ok: true, value: 'outbound' });
+
 /** `inbound` / `outbound` (any case); other strings and absent values → null; non-strings are problems. */
 export function parseDirection(value: unknown): Parsed<'inbound' | 'outbound' | null> {
   if (value === null || value === undefined) return parsed(null);
   if (typeof value !== 'string') return problem(`expected a string, got ${jsonType(value)}`);
-  const direction = value.trim().toLowerCase();
-  return parsed(direction === 'inbound' || direction === 'outbound' ? direction : null);
+  // Nearly every value is already one of the two: no case-folded copy, one shared result each.
+  const direction = value === 'inbound' || value === 'outbound' ? value : value.trim().toLowerCase();
+  return direction === 'inbound' ? PARSED_INBOUND : direction === 'outbound' ? PARSED_OUTBOUND : parsed(null);
 }
 
 const E164 = /^\+[1-9]\d{6,14}$/;
