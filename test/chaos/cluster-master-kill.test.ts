@@ -1,47 +1,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { RedisCluster } from '../integration/cluster/redis-cluster.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { chaosRunConfig, collectLogs, spawnRun, startFleet, stopAll, upstreamCalls, waitFor, waitForExactSqlite } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
-import { countRows, diffSqlite } from './support/sqlite-figures.js';
+import { countRows } from './support/sqlite-figures.js';
+import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 
 const SHARDS = 3;
 const scanner = new SecretScanner();
-let cleanup: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = cleanupSteps(afterAll);
 
 describe('scenario 19: a Redis Cluster master SIGKILLed in the middle of a `run` backfill', () => {
   it('fails over to its replica, the master comes back as a replica, and the sink ends exact', async () => {
     const cluster = new RedisCluster(3, 1);
     cleanup.push(() => cluster.stop());
     await cluster.start();
-    const simulator: Simulator = await startSimulator({
-      businesses: 3,
-      calls: 4_000,
-      voicemails: 40,
-      numbers: 4,
-      seed: 1919,
-      rateLimit: { limit: 15, windowMs: 1000 },
-    });
-    scanner.addSimulator(simulator);
-    const ws = workspace('chaos-cluster');
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => simulator.close(),
-      () => ws.cleanup(),
-      () => stopAll(processes),
+    const fleet = await startFleet(
+      'chaos-cluster',
+      { businesses: 3, calls: 4_000, voicemails: 40, numbers: 4, seed: 1919, rateLimit: { limit: 15, windowMs: 1000 } },
+      cleanup,
     );
+    const { sim: simulator, ws, processes } = fleet;
+    scanner.addSimulator(simulator);
     const base = chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 } });
     const configPath = ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
     processes.push(spawnRun(configPath), spawnRun(configPath));
     await Promise.all(processes.map((p) => p.url));
-    const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
+    const expected = upstreamCalls(simulator);
     await waitFor('a third of the calls stored', () => (countRows(ws.dbPath, 'calls') >= expected / 3 ? true : undefined), 90_000, 100);
 
     // The master of the shard that holds the first business: its queue, leases, budget and status go down with it.
@@ -64,15 +50,7 @@ describe('scenario 19: a Redis Cluster master SIGKILLed in the middle of a `run`
     await cluster.waitHealthy();
 
     await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 180_000, 500);
-    const diffs = await waitFor(
-      'the mirror to equal the truth',
-      () => {
-        const d = diffSqlite(ws.dbPath, simulator);
-        return figuresOf(d).missing === 0 ? d : undefined;
-      },
-      60_000,
-      1_000,
-    );
+    const diffs = await waitForExactSqlite(ws.dbPath, simulator, 60_000);
     const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).length;
     await scanner.collectHttp('worker', await processes[0]!.url);
     await stopAll(processes);

@@ -8,7 +8,7 @@ import { spawnCli, type CliProcess } from '../integration/support/cli-process.js
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
 import { SecretScanner } from './support/secret-scanner.js';
-import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, waitForExactSqlite, workspace, type RunProcess } from './support/run-harness.js';
 import { sleep } from './support/seeded.js';
 import { countRows, diffSqlite } from './support/sqlite-figures.js';
 
@@ -231,15 +231,7 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
       const truth = simulator.truth('biz-1').calls.length;
       await waitFor('every call stored after the restart', () => (countRows(ws.dbPath, 'calls') >= truth ? true : undefined), 60_000, 100);
       const recoverySeconds = (Date.now() - restarted) / 1000;
-      const diffs = await waitFor(
-        'the mirror exact',
-        () => {
-          const d = diffSqlite(ws.dbPath, simulator);
-          return figuresOf(d).missing === 0 ? d : undefined;
-        },
-        30_000,
-        500,
-      );
+      const diffs = await waitForExactSqlite(ws.dbPath, simulator, 30_000, 500);
       await stopAll(processes);
       collectLogs(scanner, 'year 3000 run', processes);
       scanner.collectSqlite('year 3000 run sink', ws.dbPath);

@@ -1,47 +1,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { chaosRunConfig, collectLogs, spawnRun, startFleet, stopAll, upstreamCalls, waitFor, waitForExactSqlite } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { seededRandom, sleep } from './support/seeded.js';
-import { countRows, diffSqlite } from './support/sqlite-figures.js';
+import { countRows } from './support/sqlite-figures.js';
+import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 
 const KILLS = 4;
 const scanner = new SecretScanner();
-let cleanup: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = cleanupSteps(afterAll);
 
 describe('scenario 2: one of three `run` workers SIGKILLed four times during a multi-business backfill', () => {
   it('ends exact: stalled jobs are taken over, nothing lost, nothing twice', async () => {
     // 4 × 10,000 calls at 50 a page and 10 requests a second per business: a backfill of ~20 s,
     // long enough for four kills even though each restarted replica needs a few seconds to start.
-    const simulator: Simulator = await startSimulator({
-      businesses: 4,
-      calls: 10_000,
-      voicemails: 60,
-      numbers: 4,
-      seed: 202,
-      rateLimit: { limit: 10, windowMs: 1000 },
-    });
-    scanner.addSimulator(simulator);
-    const ws = workspace('chaos-kill-run');
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => simulator.close(),
-      () => ws.cleanup(),
-      () => stopAll(processes),
+    const fleet = await startFleet(
+      'chaos-kill-run',
+      { businesses: 4, calls: 10_000, voicemails: 60, numbers: 4, seed: 202, rateLimit: { limit: 10, windowMs: 1000 } },
+      cleanup,
     );
+    const { sim: simulator, ws, processes } = fleet;
+    scanner.addSimulator(simulator);
     const configPath = ws.writeConfig(
       chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 10, perMs: 1000 } }),
     );
     for (let i = 0; i < 3; i += 1) processes.push(spawnRun(configPath));
     await Promise.all(processes.map((p) => p.url));
-    const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
+    const expected = upstreamCalls(simulator);
     const random = seededRandom(2_022);
     let kills = 0;
     let victim = processes[1]!;
@@ -57,15 +43,7 @@ describe('scenario 2: one of three `run` workers SIGKILLed four times during a m
       await victim.url;
     }
     await waitFor('every call stored', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 120_000, 500);
-    const diffs = await waitFor(
-      'the mirror to equal the truth',
-      () => {
-        const d = diffSqlite(ws.dbPath, simulator);
-        return figuresOf(d).missing === 0 ? d : undefined;
-      },
-      30_000,
-      1_000,
-    );
+    const diffs = await waitForExactSqlite(ws.dbPath, simulator);
     const url = await processes[0]!.url;
     await scanner.collectHttp('worker', url);
     await stopAll(processes);

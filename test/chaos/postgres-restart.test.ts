@@ -1,46 +1,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { postgresUrl, uniqueName } from '../integration/services.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { ensurePostgresRunning, startPostgres, stopPostgres } from './support/postgres-cluster.js';
 import { dropSchema } from '../bench/raw-postgres-baseline.js';
 import { countPostgresRows, diffPostgres, dumpPostgresSchema } from './support/postgres-mirror.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, readReadiness, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { chaosRunConfig, collectLogs, readReadiness, spawnRun, startFleet, stopAll, upstreamCalls, waitFor } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
+import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 
 const DOWN_MS = 4_000;
 const scanner = new SecretScanner();
-let cleanup: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  // Whatever happened, the shared PostgreSQL is up again for everyone else.
-  ensurePostgresRunning();
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = cleanupSteps(afterAll);
+// Registered after the cleanup steps, so it runs before them (vitest runs after-hooks as a stack):
+// whatever happened, the shared PostgreSQL is up again for everyone else.
+afterAll(() => ensurePostgresRunning());
 
 describe('scenario 5: PostgreSQL restarted in the middle of a `run` backfill into a Postgres sink', () => {
   it('reports the sink failing on /readyz while it is down, waits, resumes, and ends exact', async () => {
-    const simulator: Simulator = await startSimulator({
-      businesses: 3,
-      calls: 6_000,
-      voicemails: 60,
-      numbers: 4,
-      seed: 505,
-      rateLimit: { limit: 15, windowMs: 1000 },
-    });
-    scanner.addSimulator(simulator);
     const schema = uniqueName('chaos_pg');
-    const ws = workspace('chaos-pg');
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => simulator.close(),
-      () => ws.cleanup(),
-      () => dropSchema(postgresUrl, schema),
-      () => stopAll(processes),
+    cleanup.push(() => dropSchema(postgresUrl, schema));
+    const fleet = await startFleet(
+      'chaos-pg',
+      { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed: 505, rateLimit: { limit: 15, windowMs: 1000 } },
+      cleanup,
     );
+    const { sim: simulator, ws, processes } = fleet;
+    scanner.addSimulator(simulator);
     const configPath = ws.writeConfig(
       chaosRunConfig(simulator, {
         prefix: ws.prefix,
@@ -54,7 +41,7 @@ describe('scenario 5: PostgreSQL restarted in the middle of a `run` backfill int
     const worker = spawnRun(configPath);
     processes.push(worker);
     const url = await worker.url;
-    const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
+    const expected = upstreamCalls(simulator);
     await waitFor(
       'a third of the calls stored',
       async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 3 ? true : undefined),

@@ -1,46 +1,43 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { freePort } from '../support/free-port.js';
 import { PrivateRedis } from './support/private-redis.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, readReadiness, spawnRun, stopAll, waitFor, workspace, type Readiness, type RunProcess } from './support/run-harness.js';
+import {
+  chaosRunConfig,
+  collectLogs,
+  readReadiness,
+  spawnRun,
+  startFleet,
+  stopAll,
+  upstreamCalls,
+  waitFor,
+  waitForExactSqlite,
+  type Readiness,
+} from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
-import { countRows, diffSqlite } from './support/sqlite-figures.js';
+import { countRows } from './support/sqlite-figures.js';
+import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 
 const RESUME_WAIT_MS = 20_000;
 const scanner = new SecretScanner();
 /** Whether the worker resumed without an operator restart; measured by the first test, asserted by the second. */
 let resumedAlone: { resumed: boolean; stored: number; expected: number; messages: string[] } | undefined;
-let cleanup: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = cleanupSteps(afterAll);
 
 describe('scenario 4: a private Redis restarted (state lost) in the middle of a `run` backfill', () => {
   it('reports redis on /readyz while it is down; the sink ends exact (after a worker restart if it needed one)', async () => {
-    const simulator: Simulator = await startSimulator({
-      businesses: 3,
-      calls: 6_000,
-      voicemails: 60,
-      numbers: 4,
-      seed: 404,
-      rateLimit: { limit: 15, windowMs: 1000 },
-    });
-    scanner.addSimulator(simulator);
     const redis = new PrivateRedis(await freePort());
+    cleanup.push(() => redis.stop());
     await redis.start();
-    const ws = workspace('chaos-redis');
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => simulator.close(),
-      () => redis.stop(),
-      () => ws.cleanup(),
-      () => stopAll(processes),
+    const fleet = await startFleet(
+      'chaos-redis',
+      { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed: 404, rateLimit: { limit: 15, windowMs: 1000 } },
+      cleanup,
     );
+    const { sim: simulator, ws, processes } = fleet;
+    scanner.addSimulator(simulator);
     const configPath = ws.writeConfig(
       chaosRunConfig(simulator, {
         prefix: ws.prefix,
@@ -54,7 +51,7 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
     const worker = spawnRun(configPath);
     processes.push(worker);
     const url = await worker.url;
-    const expected = simulator.businesses.reduce((sum, b) => sum + simulator.truth(b.name).calls.length, 0);
+    const expected = upstreamCalls(simulator);
     await waitFor('a third of the calls stored', () => (countRows(ws.dbPath, 'calls') >= expected / 3 ? true : undefined), 60_000, 100);
 
     const logsBeforeStop = worker.logs.length;
@@ -102,15 +99,7 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
       restarts += 1;
       await waitFor('every call stored after a worker restart', () => (countRows(ws.dbPath, 'calls') >= expected ? true : undefined), 90_000, 500);
     }
-    const diffs = await waitFor(
-      'the mirror to equal the truth',
-      () => {
-        const d = diffSqlite(ws.dbPath, simulator);
-        return figuresOf(d).missing === 0 ? d : undefined;
-      },
-      30_000,
-      1_000,
-    );
+    const diffs = await waitForExactSqlite(ws.dbPath, simulator);
     await scanner.collectHttp('worker', await processes.at(-1)!.url);
     await stopAll(processes);
     collectLogs(scanner, 'redis-restart', processes);

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { configDocument } from '../integration/support/backfill-harness.js';
 import { spawnCli } from '../integration/support/cli-process.js';
@@ -11,16 +11,12 @@ import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, wo
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
 import { countRows, diffSqlite } from './support/sqlite-figures.js';
+import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 
 const REVOKED = 'biz-2';
 const OTHERS = ['biz-1', 'biz-3'];
 const scanner = new SecretScanner();
-let cleanup: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = cleanupSteps();
 
 async function start(seed: number): Promise<Simulator> {
   const simulator = await startSimulator({ businesses: 3, calls: 3_000, voicemails: 60, numbers: 3, seed, rateLimit: { limit: 40, windowMs: 1000 } });

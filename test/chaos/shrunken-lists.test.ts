@@ -6,10 +6,10 @@ import { startFakeHubSpot } from '../fakes/hubspot/index.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, waitForExactSqlite, workspace, type RunProcess } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
-import { diffSqlite } from './support/sqlite-figures.js';
+import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 
 /**
  * Time at 1/60 scale: the five-minute outage is five seconds and a minute's schedule a second.
@@ -20,12 +20,7 @@ const OUTAGE_MS = 5_000;
 const RECONCILE = { every: '2s', deleteAfter: '1s' };
 const SECRET = 'chaos-shrunken-lists-webhook-secret';
 const scanner = new SecretScanner();
-let cleanup: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const cleanup = cleanupSteps(afterAll);
 
 function deletedRows(databasePath: string, tables: readonly string[] = ['calls', 'numbers']): number {
   const database = new Database(databasePath, { readonly: true, timeout: 20_000 });
@@ -103,15 +98,7 @@ describe('scenario 18: upstream answers a third of each list for five minutes un
     const outageMs = Date.now() - (outageEnds - OUTAGE_MS);
 
     await waitFor('every sink exact again', everyExact, 120_000, 500);
-    const diffs = await waitFor(
-      'the SQLite mirror to equal the truth',
-      () => {
-        const d = diffSqlite(ws.dbPath, simulator);
-        return figuresOf(d).missing === 0 ? d : undefined;
-      },
-      30_000,
-      500,
-    );
+    const diffs = await waitForExactSqlite(ws.dbPath, simulator, 30_000, 500);
     const deletedEvents = receiver.requests.filter((request) => request.body.includes('"event":"deleted"')).length;
     const held = processes.flatMap((worker) => worker.logs).filter((line) => typeof line.heldDeletions === 'number').length;
     const marked = processes.flatMap((worker) => worker.logs).reduce((sum, line) => sum + (typeof line.markedDeleted === 'number' ? line.markedDeleted : 0), 0);

@@ -1,6 +1,8 @@
 import type { Simulator } from '../../../src/simulator/index.js';
-import { runConfig, type RunConfigOptions, type RunProcess } from '../../integration/worker/harness.js';
+import { runConfig, waitFor, type RunConfigOptions, type RunProcess } from '../../integration/worker/harness.js';
+import { figuresOf, type CountedDiff } from './figures.js';
 import type { SecretScanner } from './secret-scanner.js';
+import { diffSqlite } from './sqlite-figures.js';
 
 export interface ChaosRunOptions extends RunConfigOptions {
   /** @defaultValue the shared test Redis */
@@ -60,4 +62,17 @@ export function collectLogs(scanner: SecretScanner, label: string, processes: re
   processes.forEach((process, index) => scanner.collect(`${label} worker ${index} logs`, process.logs.map((line) => JSON.stringify(line)).join('\n')));
 }
 
-export { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../../integration/worker/harness.js';
+/** Waits until the SQLite sink at `dbPath` misses nothing of the simulator's truth; answers that diff. */
+export async function waitForExactSqlite(dbPath: string, simulator: Simulator, timeoutMs = 30_000, everyMs = 1_000): Promise<Record<string, CountedDiff>> {
+  return waitFor(
+    'the mirror to equal the truth',
+    () => {
+      const diffs = diffSqlite(dbPath, simulator);
+      return figuresOf(diffs).missing === 0 ? diffs : undefined;
+    },
+    timeoutMs,
+    everyMs,
+  );
+}
+
+export { spawnRun, startFleet, stopAll, upstreamCalls, waitFor, workspace, type RunProcess } from '../../integration/worker/harness.js';

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keySpace } from '../../../src/redis/index.js';
 import type { StatusSnapshot } from '../../../src/state/index.js';
 import { runCli } from '../support/cli-process.js';
@@ -7,16 +7,13 @@ import { stopAll, waitFor } from '../worker/harness.js';
 import { countRows } from '../worker/measures.js';
 import { BUDGET, startClusterDeployment, waitForExactMirror } from './cluster-deployment.js';
 import { streamRuns } from './writers.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 const SHARDS = 6;
 const STREAMS = ['calls', 'voicemails', 'numbers'];
 
 describe('callsync run over a real Redis Cluster (three masters), two workers, six queue shards', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   it('syncs every business exactly, one budget and one writer per stream across both workers, shards on several masters', async () => {
     const deployment = await startClusterDeployment('cluster', { businesses: 6, calls: 400, voicemails: 30, numbers: 4 }, () => ({ shards: SHARDS }), cleanup);

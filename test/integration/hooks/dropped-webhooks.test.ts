@@ -1,18 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../src/simulator/index.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { countRows } from '../worker/measures.js';
 import { hooksRunConfig, SECRETS } from './run-hooks.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 const exact = 'missing 0, unexpected 0, different 0';
 
 describe('callsync run when the sender loses webhooks', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   it('still mirrors every call and voicemail exactly: polling is the safety net', async () => {
     const sim = await startSimulator({ businesses: 1, calls: 30, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });

@@ -1,19 +1,16 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SyncJobData } from '../../../src/queue/names.js';
 import { triggerSync, WEBHOOK_JOB } from '../../../src/queue/trigger-sync.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { deleteKeys, waitFor } from '../worker/harness.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('triggerSync (real Redis, real BullMQ)', () => {
-  let cleanup: Array<() => Promise<unknown>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   function setUp(runMs: number, minIntervalMs = 1_000) {
     const prefix = uniqueName('trigger');

@@ -1,16 +1,13 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../src/simulator/index.js';
 import { postgresUrl, uniqueName } from '../services.js';
 import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { hooksRunConfig, metricValue, SECRETS } from './run-hooks.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 describe('callsync run with webhooks into Postgres', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   it('stores a new call and a new voicemail through their webhooks, with the schedule an hour away', async () => {
     const schema = uniqueName('hookpg');

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../src/simulator/index.js';
 import { startFakeHubSpot, type ArchivedUniqueValue, type FakeHubSpot } from '../../fakes/hubspot/index.js';
 import { runCli } from '../support/cli-process.js';
 import { storedCalls } from '../support/sqlite-mirror.js';
 import { runConfig, workspace } from '../worker/harness.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 /** The record ids of HubSpot's live calls, with how many live calls each has. */
 function liveCallsPerRecord(hubspot: FakeHubSpot): Map<string, number> {
@@ -21,11 +22,7 @@ function liveCallsPerRecord(hubspot: FakeHubSpot): Map<string, number> {
 describe.each<ArchivedUniqueValue>(['held', 'freed'])(
   'a shrunken list confirmed into HubSpot, then recovered (archived unique value %s)',
   (archivedUniqueValue) => {
-    let cleanup: Array<() => Promise<void>> = [];
-    afterEach(async () => {
-      for (const step of cleanup.reverse()) await step();
-      cleanup = [];
-    });
+    const cleanup = cleanupSteps();
 
     it('archives nothing unconfirmed, exactly the unlisted calls when confirmed, and ends with one live call per record', async () => {
       const sim = await startSimulator({ businesses: 1, calls: 600, voicemails: 2, numbers: 3, rateLimit: false });

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { runCli } from '../support/cli-process.js';
 import { deleteByHand, storedCalls } from '../support/sqlite-mirror.js';
 import { runConfig, workspace } from '../worker/harness.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 interface Row {
   business: string;
@@ -44,11 +45,7 @@ async function listedIds(sim: Simulator, stream: 'calls' | 'numbers'): Promise<s
 const byKey = (rows: readonly Row[]): Map<string, Row> => new Map(rows.map((row) => [`${row.business}/${row.stream}`, row]));
 
 describe('callsync reconcile', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   it('reports rows deleted by hand and records deleted upstream (exit 1); --repair makes the sink exact; a second run exits 0', async () => {
     const sim = await startSimulator({ businesses: 2, calls: 90, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../src/simulator/index.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
 import { countRows, hasCall } from './measures.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 interface StreamDocument {
   stream: string;
@@ -18,11 +19,7 @@ const exact = 'missing 0, unexpected 0, different 0';
 
 // How quickly a new call arrives is a timing figure: the bench measures it (`fig-freshness`).
 describe('callsync run: new calls and a revoked key', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   it('stores calls that arrive after the history, in later scheduled runs of the same process', async () => {
     const sim = await startSimulator({ businesses: 1, calls: 50, voicemails: 5, numbers: 2, rateLimit: { limit: 60, windowMs: 1000 } });

@@ -3,8 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../../src/simulator/index.js';
 import { redisUrl, uniqueName } from '../services.js';
+import type { CleanupSteps } from '../support/cleanup-steps.js';
+import { diffSqliteAgainstSimulator } from '../support/sqlite-mirror.js';
+import { countRows } from './measures.js';
 import { cliCommand } from '../support/cli-process.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -135,4 +138,50 @@ export async function waitFor<T>(what: string, check: () => T | undefined | Prom
 export async function stopAll(processes: readonly RunProcess[]): Promise<void> {
   for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await Promise.all(processes.map((p) => p.exited));
+}
+
+/** A simulator, a {@link workspace} and the list of its `run` workers, as a scenario starts them. */
+export interface Fleet {
+  readonly sim: Simulator;
+  readonly ws: ReturnType<typeof workspace>;
+  /** Every worker started, for `stopAll`; empty until the test spawns them. */
+  readonly processes: RunProcess[];
+}
+
+/** Starts a {@link Fleet}; its stops go onto `cleanup` so the workers stop first, then the files and keys go, then the simulator. */
+export async function startFleet(label: string, simulator: SimulatorOptions, cleanup: CleanupSteps): Promise<Fleet> {
+  const sim = await startSimulator(simulator);
+  const ws = workspace(label);
+  const processes: RunProcess[] = [];
+  cleanup.push(
+    () => sim.close(),
+    () => ws.cleanup(),
+    () => stopAll(processes),
+  );
+  return { sim, ws, processes };
+}
+
+/** Every call of every business upstream: the row count a complete mirror's `calls` table reaches. */
+export function upstreamCalls(sim: Simulator): number {
+  return sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
+}
+
+/**
+ * Waits until every call upstream is stored, then until the mirror equals the simulator's truth;
+ * answers the call count. Polls a cheap row count first: a full diff every poll would starve the
+ * simulator (same process).
+ */
+export async function waitForMirror(dbPath: string, sim: Simulator, storedMs: number, exactMs: number): Promise<number> {
+  const expected = upstreamCalls(sim);
+  await waitFor('every call stored', () => (countRows(dbPath, 'calls') >= expected ? true : undefined), storedMs, 500);
+  await waitFor(
+    'the mirror to equal the truth',
+    () => {
+      const diffs = Object.values(diffSqliteAgainstSimulator(dbPath, sim));
+      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
+    },
+    exactMs,
+    1000,
+  );
+  return expected;
 }

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunConfigOptions, type RunProcess } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Simulator } from '../../../src/simulator/index.js';
+import { runConfig, spawnRun, startFleet, waitFor, type RunConfigOptions } from './harness.js';
 import { countRows } from './measures.js';
 import { runCli } from '../support/cli-process.js';
 import { deleteByHand, storedCalls } from '../support/sqlite-mirror.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 interface CallsStatus {
   state: string;
@@ -18,20 +19,13 @@ const upstreamIds = (sim: Simulator): string[] =>
     .sort();
 
 describe('callsync run: reconciliation with no operator', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   async function start(label: string, options: Partial<RunConfigOptions> = {}, history = 60) {
-    const sim = await startSimulator({ businesses: 1, calls: history, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } });
-    const ws = workspace(label);
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => sim.close(),
-      () => ws.cleanup(),
-      () => stopAll(processes),
+    const { sim, ws, processes } = await startFleet(
+      label,
+      { businesses: 1, calls: history, voicemails: 5, numbers: 3, rateLimit: { limit: 100, windowMs: 1000 } },
+      cleanup,
     );
     const config = ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', ...options }));
     const worker = spawnRun(config);

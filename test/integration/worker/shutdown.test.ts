@@ -1,28 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
-import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
+import { runConfig, spawnRun, startFleet, waitFor } from './harness.js';
 import { countRows, storedVersusCheckpoint } from './measures.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 // 60 pages of 20 per business at 20 requests a second: the SIGTERM lands mid-backlog, after budget waits.
 const CALLS = 1200;
 
 describe('callsync run: graceful shutdown and budget delays', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   it('exits 0 on SIGTERM with the checkpoint matching the stored rows; a restart ends exact', async () => {
     // 20 requests a second and no budget wait in place: every wait moves the job to delayed.
-    const sim = await startSimulator({ businesses: 2, calls: CALLS, voicemails: 20, numbers: 3, rateLimit: { limit: 20, windowMs: 1000 } });
-    const ws = workspace('shutdown');
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => sim.close(),
-      () => ws.cleanup(),
-      () => stopAll(processes),
+    const { sim, ws, processes } = await startFleet(
+      'shutdown',
+      { businesses: 2, calls: CALLS, voicemails: 20, numbers: 3, rateLimit: { limit: 20, windowMs: 1000 } },
+      cleanup,
     );
     const config = ws.writeConfig(
       runConfig(sim, {

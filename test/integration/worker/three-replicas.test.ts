@@ -1,10 +1,10 @@
 import { Client } from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresUrl, uniqueName } from '../services.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
-import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
-import { backlogBudgetUse, countRows, redisCommandCount } from './measures.js';
+import { runConfig, spawnRun, startFleet, stopAll, waitFor, waitForMirror } from './harness.js';
+import { backlogBudgetUse, redisCommandCount } from './measures.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
 
 // The SIGKILL test: 1,500 calls at 10 a page, 150 requests per business at 60 a second, so the
 // kill lands mid-backfill. Small pages keep the work per request low.
@@ -32,27 +32,8 @@ async function status(url: string): Promise<StatusDocument> {
   return (await (await fetch(`${url}/status`)).json()) as StatusDocument;
 }
 
-/** Polls a cheap row count first: a full diff every poll would starve the simulator (same process). */
-async function waitForMirror(dbPath: string, sim: Simulator): Promise<void> {
-  const expected = sim.businesses.reduce((sum, b) => sum + sim.truth(b.name).calls.length, 0);
-  await waitFor('every call stored', () => (countRows(dbPath, 'calls') >= expected ? true : undefined), 90_000, 500);
-  await waitFor(
-    'the mirror to equal the truth',
-    () => {
-      const diffs = Object.values(diffSqliteAgainstSimulator(dbPath, sim));
-      return diffs.every((d) => d.missing.length + d.unexpected.length + d.different.length === 0) ? true : undefined;
-    },
-    30_000,
-    1000,
-  );
-}
-
 describe('callsync run: three replicas, five businesses', () => {
-  let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const step of cleanup.reverse()) await step();
-    cleanup = [];
-  });
+  const cleanup = cleanupSteps();
 
   interface SetUp {
     readonly calls?: number;
@@ -62,14 +43,7 @@ describe('callsync run: three replicas, five businesses', () => {
 
   async function setUp(label: string, options: SetUp = {}) {
     const rateLimit = options.rateLimit ?? { limit: LIMIT, windowMs: 1000 };
-    const sim = await startSimulator({ businesses: 5, calls: options.calls ?? CALLS, voicemails: 50, numbers: 5, rateLimit });
-    const ws = workspace(label);
-    const processes: RunProcess[] = [];
-    cleanup.push(
-      () => sim.close(),
-      () => ws.cleanup(),
-      () => stopAll(processes),
-    );
+    const { sim, ws, processes } = await startFleet(label, { businesses: 5, calls: options.calls ?? CALLS, voicemails: 50, numbers: 5, rateLimit }, cleanup);
     const config = ws.writeConfig(
       runConfig(sim, {
         prefix: ws.prefix,
@@ -151,7 +125,7 @@ describe('callsync run: three replicas, five businesses', () => {
     );
     victim.child.kill('SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
-    await waitForMirror(ws.dbPath, sim);
+    await waitForMirror(ws.dbPath, sim, 90_000, 30_000);
     expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim))).toEqual(
       Object.fromEntries(
         sim.businesses.flatMap((b) => ['calls', 'voicemails', 'numbers'].map((s) => [`${b.name}/${s}`, 'missing 0, unexpected 0, different 0'])),
