@@ -36,6 +36,14 @@ describe('start-up failures: one or two lines naming the key, the target and the
     expect(all).not.toContain(API_KEY.slice(10, 18));
   };
 
+  /** Runs the CLI and checks what a person sees in full: the message, the exit code, and {@link expectPlain}. */
+  const expectFailure = async (args: readonly string[], stderr: string, code: number): Promise<void> => {
+    const result = await runCli(args);
+    expect(result.stderr).toBe(stderr);
+    expect(result.code).toBe(code);
+    expectPlain(result);
+  };
+
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'callsync-startup-'));
     deadPort = await freePort();
@@ -43,33 +51,30 @@ describe('start-up failures: one or two lines naming the key, the target and the
 
   it('PostgreSQL database missing: names sink.url without the password, says how to create it, exit 3', async () => {
     const config = write('pg-missing.json', { sink: { type: 'postgres', url: `postgres://postgres:${PG_PASSWORD}@127.0.0.1:5432/callsync_no_such_db` } });
-    const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(
+    await expectFailure(
+      ['backfill', '--config', config, '--no-progress'],
       'error: PostgreSQL at postgres://127.0.0.1:5432/callsync_no_such_db (sink.url): database "callsync_no_such_db" does not exist\n' +
         'fix: create it (createdb callsync_no_such_db) or correct sink.url\n',
+      3,
     );
-    expect(result.code).toBe(3);
-    expectPlain(result);
   });
 
   it('PostgreSQL refusing connections: exit 3', async () => {
     const config = write('pg-refused.json', { sink: { type: 'postgres', url: `postgres://postgres:${PG_PASSWORD}@127.0.0.1:${deadPort}/test` } });
-    const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(
+    await expectFailure(
+      ['backfill', '--config', config, '--no-progress'],
       `error: cannot reach PostgreSQL at postgres://127.0.0.1:${deadPort}/test (sink.url): connection refused\nfix: start PostgreSQL there, or correct sink.url\n`,
+      3,
     );
-    expect(result.code).toBe(3);
-    expectPlain(result);
   });
 
   it('Redis down for run: names redis.url, no ioredis noise, exit 3', async () => {
     const config = write('redis-down.json', { redis: { url: `redis://127.0.0.1:${deadPort}`, prefix: 'startup-redis-down' } });
-    const result = await runCli(['run', '--config', config]);
-    expect(result.stderr).toBe(
+    await expectFailure(
+      ['run', '--config', config],
       `error: cannot reach Redis at redis://127.0.0.1:${deadPort} (redis.url): connection refused\nfix: start Redis there, or correct redis.url\n`,
+      3,
     );
-    expect(result.code).toBe(3);
-    expectPlain(result);
   });
 
   it('Redis down for run after a warning: the warning line comes first, as logged (run buffers its log lines)', async () => {
@@ -90,34 +95,31 @@ describe('start-up failures: one or two lines naming the key, the target and the
     const file = join(directory, 'a-file');
     writeFileSync(file, 'not a directory');
     const config = write('sqlite-enotdir.json', { sink: { type: 'sqlite', path: join(file, 'callsync.db') } });
-    const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(
+    await expectFailure(
+      ['backfill', '--config', config, '--no-progress'],
       `error: sink.path ${join(file, 'callsync.db')}: a parent of this path is a file, not a directory\nfix: set sink.path to a path inside a directory\n`,
+      4,
     );
-    expect(result.code).toBe(4);
-    expectPlain(result);
   });
 
   it('a SQLite path nobody may write (read-only sysfs, even for root): exit 4', async () => {
     const config = write('sqlite-readonly.json', { sink: { type: 'sqlite', path: '/sys/callsync-test.db' } });
-    const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(
+    await expectFailure(
+      ['backfill', '--config', config, '--no-progress'],
       'error: sink.path /sys/callsync-test.db: cannot write there (permission denied or a read-only file system)\n' +
         'fix: let the user running callsync write there, or set sink.path to another path\n',
+      4,
     );
-    expect(result.code).toBe(4);
-    expectPlain(result);
   });
 
   it('upstream unreachable: the summary, then the business line with the fix naming upstream.baseUrl, exit 3', async () => {
     const config = write('upstream-down.json', {});
-    const result = await runCli(['backfill', '--config', config, '--no-progress']);
-    expect(result.stderr).toBe(
+    await expectFailure(
+      ['backfill', '--config', config, '--no-progress'],
       `business biz-1 failed: transient: GET 127.0.0.1:${deadPort}/api/v1/calls failed: network: ECONNREFUSED\n` +
         '  fix: start the upstream API or correct upstream.baseUrl / upstream.v2BaseUrl, then run again (it resumes)\n',
+      3,
     );
-    expect(result.code).toBe(3);
-    expectPlain(result);
   });
 
   it('webhook receiver unreachable: names sink.url, exit 3', async () => {
