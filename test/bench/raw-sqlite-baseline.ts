@@ -2,12 +2,26 @@ import Database from 'better-sqlite3';
 import { RAW_COLUMNS, rawRow, rawWalk } from './raw-walk.js';
 
 // The connector's calls table as a fresh file gets it (migration 004 added the last four columns).
-export const CALLS_DDL = `create table if not exists calls (
+const CALLS_DDL = `create table if not exists calls (
   business_id text not null, id text not null, source text not null,
   to_number text, from_number text, direction text, recording_url text, transcription_text text, created_at text,
   raw text not null, synced_at text not null, deleted_at text,
   duration_seconds integer, status text, updated_at text, tracking_number_id text,
   primary key (business_id, id)) strict`;
+
+/**
+ * Sets the connector's pragmas, creates the calls table and answers a page writer: one prepared
+ * insert per row, one transaction per page.
+ */
+export function rawPageWriter(db: Database.Database): (rows: (string | number | null)[][]) => void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(CALLS_DDL);
+  const insert = db.prepare(`insert into calls (${RAW_COLUMNS.join(', ')}) values (${RAW_COLUMNS.map(() => '?').join(', ')})`);
+  return db.transaction((rows: (string | number | null)[][]) => {
+    for (const row of rows) insert.run(row);
+  });
+}
 
 /**
  * The hand-written floor for SQLite: the same table, columns and pragmas as the connector, one
@@ -23,13 +37,7 @@ export async function rawSqliteBaseline(
   const started = performance.now();
   const db = new Database(path);
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec(CALLS_DDL);
-    const insert = db.prepare(`insert into calls (${RAW_COLUMNS.join(', ')}) values (${RAW_COLUMNS.map(() => '?').join(', ')})`);
-    const writePage = db.transaction((rows: (string | number | null)[][]) => {
-      for (const row of rows) insert.run(row);
-    });
+    const writePage = rawPageWriter(db);
     const records = await rawWalk(baseUrl, apiKey, pageSize, (calls) => {
       const now = new Date().toISOString();
       writePage(calls.map((call) => rawRow(businessId, call, now)));

@@ -14,8 +14,8 @@ import type { JsonObject } from '../../src/sink.js';
 import { builtinStreams } from '../../src/sync/builtin-streams.js';
 import { storePage } from '../../src/sync/store-page.js';
 import type { WalkPage } from '../../src/sync/walkers/index.js';
-import { CALLS_DDL } from './raw-sqlite-baseline.js';
-import { RAW_COLUMNS, rawRow, rawWalk, type RawCall } from './raw-walk.js';
+import { rawPageWriter } from './raw-sqlite-baseline.js';
+import { rawRow, rawWalk, type RawCall } from './raw-walk.js';
 import { silentLogger } from './silent-logger.js';
 import { startSimulatorChild } from './simulator-child.js';
 
@@ -51,13 +51,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 async function rawLoop(path: string): Promise<void> {
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.exec(CALLS_DDL);
-  const insert = db.prepare(`insert into calls (${RAW_COLUMNS.join(', ')}) values (${RAW_COLUMNS.map(() => '?').join(', ')})`);
-  const writePage = db.transaction((rows: (string | number | null)[][]) => {
-    for (const row of rows) insert.run(row);
-  });
+  const writePage = rawPageWriter(db);
   for (const page of pages) {
     const now = new Date().toISOString();
     writePage(page.map((call) => rawRow(business.name, call, now)));
