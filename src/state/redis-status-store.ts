@@ -3,7 +3,7 @@ import { keySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { lagSecondsAt, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
 import { decodeStatus, encodePatch } from './redis-status-codec.js';
-import { statusWriter, type StreamWrite } from './redis-status-script.js';
+import { statusReader, statusWriter, type StreamWrite } from './redis-status-script.js';
 import { ACTIVITY_RETENTION_MINUTES, activityMinutes, minuteLabel, minuteOf, validateActivity, type ActivityBucket, type StatusStore } from './status-store.js';
 
 interface RedisStatusStoreOptions {
@@ -42,7 +42,8 @@ function asHash(value: unknown): Record<string, string> {
  *   {@link ACTIVITY_RETENTION_MINUTES} after it.
  * Each update is one MULTI: counters move by HINCRBY, so concurrent replicas never lose a count.
  * `write` is the same MULTI without the read-back; `writeMany` (a business job's status) sends
- * several streams' patches as one script call, as atomic, with one SADD for their index entries.
+ * several streams' patches as one script call, as atomic, with one SADD for their index entries;
+ * `list` reads the index, then the hashes a chunk per script call.
  */
 export function createRedisStatusStore(options: RedisStatusStoreOptions): StatusStore {
   const { redis } = options;
@@ -56,6 +57,7 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
   const failedKey = (business: string): string => `${base(business)}:failed`;
   const activityKey = (business: string, minute: number): string => `${base(business)}:activity:${enc(business)}:${minute}`;
   const writeStreams = statusWriter(redis);
+  const readStreams = statusReader(redis);
   const withLag = (status: StoredStatus, at = now()): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, at) });
   /** The fields set and cleared and the counters added (one HSET, an HINCRBY per counter); the index entry is the caller's. */
   const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander): ChainableCommander => {
@@ -106,16 +108,12 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       return status === undefined ? undefined : withLag(status);
     },
     async list() {
-      // Shard by shard: a pipeline on a Redis Cluster must stay on one node.
+      // Shard by shard: a script on a Redis Cluster reads keys of one slot.
       const statuses: StoredStatus[] = [];
       for (const shard of shards) {
         const members = (await redis.smembers(`${shard}:streams`)).map((member) => JSON.parse(member) as [string, string]);
-        if (members.length === 0) continue;
-        const pipeline = redis.pipeline();
-        for (const [business, stream] of members) pipeline.hgetall(streamKey(business, stream));
-        for (const [error, hash] of (await pipeline.exec()) ?? []) {
-          if (error) throw error;
-          const status = decodeStatus(asHash(hash));
+        for (const hash of await readStreams(members.map(([business, stream]) => streamKey(business, stream)))) {
+          const status = decodeStatus(hash);
           if (status !== undefined) statuses.push(status);
         }
       }

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRedisStatusStore } from '../../../src/state/index.js';
+import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { describeStatusStoreContract } from './status-store-contract.js';
 import { redisConnections } from '../support/redis-connections.js';
@@ -28,6 +29,32 @@ describe('Redis status store across connections', () => {
     expect(await b.get('acme', 'calls')).toEqual(seenByA);
     const activity = await b.activity('acme', at);
     expect(activity.reduce((sum, bucket) => sum + bucket.records, 0)).toBe(2 * 99);
+  });
+
+  it('lists 1,200 streams with one command for the index and one per 500 hashes, not one per stream', async () => {
+    const prefix = uniqueName('list');
+    const store = createRedisStatusStore({ redis: connect(), prefix });
+    const names = Array.from({ length: 400 }, (_, i) => `b${String(i).padStart(3, '0')}`);
+    for (const business of names) {
+      await store.writeMany(['calls', 'numbers', 'voicemails'].map((stream) => ({ business, stream, patch: { state: 'idle', increment: { pages: 1 } } })));
+    }
+    await store.update('missing', 'calls', { state: 'idle' });
+    await connect().del(`${prefix}:status:stream:missing:calls`); // indexed but gone: left out, as before
+    const monitor = await openMonitor(redisUrl);
+    const sent: string[] = [];
+    monitor.on('line', (line) => {
+      const parsed = parseMonitorLine(line);
+      if (parsed !== undefined && parsed.source !== 'lua' && parsed.args.some((a) => a.startsWith(prefix))) sent.push(String(parsed.args[0]).toLowerCase());
+    });
+    const listed = await store.list();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    monitor.close();
+    expect(listed).toHaveLength(1_200);
+    expect(listed[0]).toMatchObject({ business: 'b000', stream: 'calls', state: 'idle', pages: 1 });
+    expect(listed.at(-1)).toMatchObject({ business: 'b399', stream: 'voicemails' });
+    expect(sent.filter((name) => name === 'smembers')).toHaveLength(1);
+    expect(sent.filter((name) => name.startsWith('eval'))).toHaveLength(3);
+    expect(sent).toHaveLength(4);
   });
 
   it('is readable by a fresh connection with no writer alive (what `callsync status` does)', async () => {
