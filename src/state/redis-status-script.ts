@@ -31,7 +31,7 @@ return redis.call('SADD', KEYS[1], unpack(members))`;
  * `/metrics` scrape or the status page reads every stream, and a command per stream cost the
  * worker a client command each (3,000 a scrape at 1,000 businesses) where one per chunk does.
  */
-const READ_LUA = `local out = {}
+export const STATUS_READ_LUA = `local out = {}
 for i, key in ipairs(KEYS) do out[i] = redis.call('HGETALL', key) end
 return out`;
 
@@ -52,7 +52,7 @@ const defined = new WeakSet<RedisClient>();
 function defineScripts(redis: RedisClient): { callsyncStatusWrite: Script; callsyncStatusRead: Script } {
   if (!defined.has(redis)) {
     redis.defineCommand('callsyncStatusWrite', { lua: WRITE_LUA });
-    redis.defineCommand('callsyncStatusRead', { lua: READ_LUA, readOnly: true });
+    redis.defineCommand('callsyncStatusRead', { lua: STATUS_READ_LUA, readOnly: true });
     defined.add(redis);
   }
   return redis as unknown as { callsyncStatusWrite: Script; callsyncStatusRead: Script };

@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Redis } from 'ioredis';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from '../../src/ratelimit/redis-scripts.js';
+import { STATUS_READ_LUA } from '../../src/state/redis-status-script.js';
 
 /** What a Redis command was for, by the key it touches (see {@link purposeOfKey}). */
 export const PURPOSES = ['queue', 'locks', 'rate limiter', 'status store', 'reconciliation', 'metrics', 'other'] as const;
@@ -51,12 +52,12 @@ const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fc
 /** Reads a `/metrics` scrape makes; outside a MULTI while the bench scrapes they are the scrape's. */
 const READS = new Set(['hgetall', 'smembers', 'hget', 'mget', 'sscan', 'scan']);
 
-/** sha1 → name of every script the worker loads with EVALSHA: BullMQ's and the limiter's. */
+/** sha1 → name of every script the worker loads with EVALSHA: BullMQ's, the limiter's and the status list's. */
 async function scriptNames(): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const sha = (lua: string): string => createHash('sha1').update(lua).digest('hex');
-  for (const [name, lua] of Object.entries({ limiterTake: TAKE_LUA, limiterObserve: OBSERVE_LUA, limiterBlock: BLOCK_LUA, limiterInspect: INSPECT_LUA }))
-    names.set(sha(lua), name);
+  const ours = { limiterTake: TAKE_LUA, limiterObserve: OBSERVE_LUA, limiterBlock: BLOCK_LUA, limiterInspect: INSPECT_LUA, statusRead: STATUS_READ_LUA };
+  for (const [name, lua] of Object.entries(ours)) names.set(sha(lua), name);
   const dir = join(dirname(fileURLToPath(import.meta.resolve('bullmq'))), 'scripts');
   for (const file of await readdir(dir)) {
     if (!file.endsWith('.js') || file === 'index.js') continue;
@@ -172,8 +173,11 @@ export async function startRedisCostMeter(redisUrl: string, prefix: string): Pro
       for (; state.pendingMulti > 0; state.pendingMulti -= 1) add(keyed, 'multi', false);
     }
     let purpose = keyed ?? state.purpose;
-    if (keyed === 'status store' && !state.inMulti && scraping(at) && READS.has(name)) purpose = 'metrics';
+    const read = READS.has(name) || (name === 'evalsha' && names.get(args[1] ?? '') === 'statusRead');
+    if (keyed === 'status store' && !state.inMulti && scraping(at) && read) purpose = 'metrics';
     if (keyed !== undefined) state.purpose = purpose;
+    // The status list's script, sent by a scrape, puts its inner reads down to the scrape too.
+    if (SCRIPT_COMMANDS.has(name) && keyed !== undefined) scriptPurpose = purpose;
     const label = name === 'evalsha' ? `evalsha ${names.get(args[1] ?? '') ?? 'unknown'}` : name === 'eval' ? 'eval (script text)' : name;
     if (name === 'exec') {
       state.inMulti = false;
