@@ -188,7 +188,11 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dial
     expect(await counts()).toEqual([2, 2]);
     expect(await sink.records.markDeleted('acme', events, ['e2'])).toBe(1);
     expect(await counts()).toEqual([1, 2]);
-    await write('acme', [2, 4]);
+    await write('acme', [3]);
+    expect(await counts()).toEqual([1, 2]);
+    await write('acme', [2]);
+    expect(await counts()).toEqual([2, 2]);
+    await write('acme', [4]);
     expect(await counts()).toEqual([3, 2]);
     await querySql(config, (t) => [`update ${t('events')} set deleted_at = '2026-11-26T00:00:00Z' where business_id = 'beta' and id = 'e1'`]);
     expect(await counts()).toEqual([3, 1]);

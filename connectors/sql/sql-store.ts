@@ -58,13 +58,17 @@ export class SqlStore implements StateStore {
   async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
     const input = { batch, position, counts, now: new Date().toISOString() };
     const run = (mode: WriteMode) => this.#driver.transaction((executor) => writeBatch(executor, this.#adapter, this.#statements, input, mode));
+    let changed = batch.records.length > 0;
     try {
-      return await run('bulk');
-    } catch (error) {
-      if (!this.#adapter.isRecordRejection(error)) throw error;
-      return await run('per-row');
+      const result = await run('bulk').catch((error: unknown) => {
+        if (!this.#adapter.isRecordRejection(error)) throw error;
+        return run('per-row');
+      });
+      // A commit that changed no row (a newest-first list's head page polled again) changes no count.
+      changed &&= counts !== undefined || result.written > 0;
+      return result;
     } finally {
-      if (batch.records.length > 0) this.records.wrote(batch.businessId, batch.table);
+      if (changed) this.records.wrote(batch.businessId, batch.table);
     }
   }
 
