@@ -12,8 +12,8 @@ import type { SqlAdapter } from './sql-dialect.js';
  * database than it did on databases it already ran on.
  */
 
-/** The built-in tables as migration 002 created them. */
-const TABLES_002: readonly StreamTable[] = Object.freeze([
+/** The built-in tables as migration 002 created them (tests write old databases from it). */
+export const TABLES_002: readonly StreamTable[] = Object.freeze([
   {
     stream: 'calls',
     table: 'calls',

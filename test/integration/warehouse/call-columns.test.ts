@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
-import { sinkMigrator } from '../../../connectors/sql/migrations.js';
+import { sinkMigrator, TABLES_002 } from '../../../connectors/sql/migrations.js';
 import { openSqlStoreParts } from './old-database.js';
 import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
 import { StatementCache } from '../../../connectors/sql/sql-store.js';
@@ -16,18 +16,7 @@ const BUSINESSES = ['biz-1', 'biz-2'];
 const CONTEXT = { recordingsBaseUrl: 'https://media.calltrack.test', v2TimeZone: 'UTC' };
 
 /** The `calls` table as migration 002 created it and the code before migration 004 wrote it. */
-const CALLS_BEFORE_004 = {
-  stream: 'calls',
-  table: 'calls',
-  columns: [
-    { name: 'to_number', type: 'text' },
-    { name: 'from_number', type: 'text' },
-    { name: 'direction', type: 'text' },
-    { name: 'recording_url', type: 'text' },
-    { name: 'transcription_text', type: 'text' },
-    { name: 'created_at', type: 'timestamp' },
-  ],
-} as const;
+const CALLS_BEFORE_004 = TABLES_002.find((table) => table.stream === 'calls')!;
 
 type Row = Record<string, unknown>;
 
