@@ -1,4 +1,5 @@
 import type { StatusPatch, StatusStore, StreamState } from '../../../src/state/index.js';
+import { chunk } from '../../../src/sync/store-page.js';
 
 /** What one seeded stream needs a person for, if anything, and how far behind it is. */
 export interface SeededStream {
@@ -66,9 +67,8 @@ function patchOf(seeded: SeededStream, nowMs: number): StatusPatch {
 
 /** Writes the fleet into a real status store (and stops the businesses whose key failed). */
 export async function seedFleet(store: StatusStore, streams: readonly SeededStream[], nowMs: number): Promise<void> {
-  const batch = 2_000;
-  for (let start = 0; start < streams.length; start += batch) {
-    await Promise.all(streams.slice(start, start + batch).map((seeded) => store.update(seeded.business, seeded.stream, patchOf(seeded, nowMs))));
+  for (const batch of chunk(streams, 2_000)) {
+    await Promise.all(batch.map((seeded) => store.update(seeded.business, seeded.stream, patchOf(seeded, nowMs))));
   }
   const stopped = streams.filter((seeded) => seeded.state === 'auth_failed');
   await Promise.all(stopped.map((seeded) => store.markBusinessFailed(seeded.business, 'auth: GET /api/v1/calls: HTTP 401: Invalid API key')));
