@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Simulator, TruthRecord } from '../../../src/simulator/index.js';
-import type { MirrorDiff, MirrorStream } from '../../integration/support/sqlite-mirror.js';
+import { diffMirror, type MirrorComparison, type MirrorDiff, type MirrorStream } from '../../integration/support/sqlite-mirror.js';
 import type { CountedDiff } from './figures.js';
 
 /** JSON with object keys sorted at every depth: JSONB does not keep the served key order. */
@@ -23,23 +23,14 @@ function same(stored: unknown, expected: string | number | null): boolean {
   return stored === expected;
 }
 
+const POSTGRES: MirrorComparison = { field: same, raw: (stored, served) => canonical(stored) === canonical(served) };
+
 function diffRows(rows: ReadonlyArray<Record<string, unknown>>, truth: readonly TruthRecord[]): MirrorDiff {
-  const stored = new Map(rows.map((row) => [String(row.id), row]));
-  const expectedIds = new Set(truth.map((record) => record.id));
-  const different: Array<{ id: string; what: string }> = [];
-  for (const record of truth) {
-    const row = stored.get(record.id);
-    if (row === undefined) continue;
-    for (const [field, value] of Object.entries(record.expected)) {
-      if (!same(row[field], value)) different.push({ id: record.id, what: `${field}: ${JSON.stringify(row[field])} != ${JSON.stringify(value)}` });
-    }
-    if (canonical(row.raw) !== canonical(record.raw)) different.push({ id: record.id, what: 'raw differs' });
-  }
-  return {
-    missing: truth.filter((record) => !stored.has(record.id)).map((record) => record.id),
-    unexpected: rows.map((row) => String(row.id)).filter((id) => !expectedIds.has(id)),
-    different,
-  };
+  return diffMirror(
+    rows.map((row) => ({ id: String(row.id), fields: row, raw: row.raw })),
+    truth,
+    POSTGRES,
+  );
 }
 
 /** Diffs every business × stream of a Postgres sink schema against the simulator, with row counts. */

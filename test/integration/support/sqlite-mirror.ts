@@ -31,8 +31,19 @@ export interface MirrorDiff {
   readonly different: Array<{ id: string; what: string }>;
 }
 
-/** Compares stored rows with the simulator's truth: ids, every expected field, and `raw` exactly. */
-export function diffMirror(rows: readonly MirrorRow[], truth: readonly TruthRecord[]): MirrorDiff {
+/** How a sink's stored values compare with the truth's; SQLite's (the default) compares exactly. */
+export interface MirrorComparison {
+  readonly field: (stored: unknown, expected: string | number | null) => boolean;
+  readonly raw: (stored: unknown, served: unknown) => boolean;
+}
+
+const EXACT: MirrorComparison = {
+  field: (stored, expected) => stored === expected,
+  raw: (stored, served) => JSON.stringify(stored) === JSON.stringify(served),
+};
+
+/** Compares stored rows with the simulator's truth: ids, every expected field, and `raw`. */
+export function diffMirror(rows: readonly MirrorRow[], truth: readonly TruthRecord[], compare: MirrorComparison = EXACT): MirrorDiff {
   const stored = new Map(rows.map((row) => [row.id, row]));
   const expectedIds = new Set(truth.map((record) => record.id));
   const different: Array<{ id: string; what: string }> = [];
@@ -40,9 +51,10 @@ export function diffMirror(rows: readonly MirrorRow[], truth: readonly TruthReco
     const row = stored.get(record.id);
     if (row === undefined) continue;
     for (const [field, value] of Object.entries(record.expected)) {
-      if (row.fields[field] !== value) different.push({ id: record.id, what: `${field}: ${JSON.stringify(row.fields[field])} != ${JSON.stringify(value)}` });
+      if (!compare.field(row.fields[field], value))
+        different.push({ id: record.id, what: `${field}: ${JSON.stringify(row.fields[field])} != ${JSON.stringify(value)}` });
     }
-    if (JSON.stringify(row.raw) !== JSON.stringify(record.raw)) different.push({ id: record.id, what: 'raw differs' });
+    if (!compare.raw(row.raw, record.raw)) different.push({ id: record.id, what: 'raw differs' });
   }
   return {
     missing: truth.filter((record) => !stored.has(record.id)).map((record) => record.id),
