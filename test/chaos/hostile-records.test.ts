@@ -1,13 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { configDocument } from '../integration/support/backfill-harness.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../integration/support/cli-process.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
+import { backfillScene, writeBackfillConfig } from './support/backfill-scene.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { diffSqlite } from './support/sqlite-figures.js';
 
@@ -15,25 +11,14 @@ const DEPTH = 6_000;
 // The deep call sits mid-history, inside a page of 100 (calls 700–799 of 1,500).
 const FIRST_INDEX = 740;
 const scanner = new SecretScanner();
-let simulator: Simulator;
-let directory: string;
-
-beforeAll(async () => {
-  simulator = await startSimulator({
-    businesses: 2,
-    calls: 1_500,
-    voicemails: 40,
-    numbers: 3,
-    seed: 1_515,
-    rateLimit: { limit: 100, windowMs: 1000 },
-    hostileRecords: { deepNesting: DEPTH, firstIndex: FIRST_INDEX },
-  });
-  scanner.addSimulator(simulator);
-  directory = mkdtempSync(join(tmpdir(), 'callsync-chaos-hostile-'));
-});
-
-afterAll(async () => {
-  await simulator.close();
+const scene = backfillScene(scanner, 'hostile', {
+  businesses: 2,
+  calls: 1_500,
+  voicemails: 40,
+  numbers: 3,
+  seed: 1_515,
+  rateLimit: { limit: 100, windowMs: 1000 },
+  hostileRecords: { deepNesting: DEPTH, firstIndex: FIRST_INDEX },
 });
 
 interface DeadLetterRow {
@@ -55,9 +40,8 @@ function deadLetters(databasePath: string): DeadLetterRow[] {
 
 describe(`scenario 15: a record nested ${DEPTH.toLocaleString('en-US')} deep`, () => {
   it('becomes one dead letter with its reason, the rest of its page and stream is stored, and the next run is clean', async () => {
-    const databasePath = join(directory, 'hostile.db');
-    const configPath = join(directory, 'callsync.json');
-    writeFileSync(configPath, JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 } })));
+    const { simulator, directory } = scene;
+    const { configPath, databasePath } = writeBackfillConfig(directory, simulator, 'hostile', { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 } });
     const hostile = new Set(simulator.businesses.map((b) => `${b.name}/${simulator.truth(b.name).calls[FIRST_INDEX]!.id}`));
 
     const first = await runCli(['backfill', '--config', configPath, '--no-progress']);

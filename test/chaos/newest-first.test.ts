@@ -1,52 +1,37 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { configDocument } from '../integration/support/backfill-harness.js';
+import { describe, expect, it } from 'vitest';
 import { countLogLines, runCli, spawnCli } from '../integration/support/cli-process.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
+import { backfillScene, writeBackfillConfig } from './support/backfill-scene.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
 import { diffSqlite } from './support/sqlite-figures.js';
 
 const scanner = new SecretScanner();
-let simulator: Simulator;
-let directory: string;
-
-beforeAll(async () => {
-  // The spec does not say in which order v1 lists calls: this server lists the newest first, so
-  // arrivals appear at offset 0 and push everything already listed one place further.
-  simulator = await startSimulator({
-    businesses: 2,
-    calls: 3_000,
-    voicemails: 30,
-    numbers: 3,
-    seed: 1_313,
-    v1Order: 'newest',
-    rateLimit: { limit: 50, windowMs: 1000 },
-  });
-  scanner.addSimulator(simulator);
-  directory = mkdtempSync(join(tmpdir(), 'callsync-chaos-newest-'));
-});
-
-afterAll(async () => {
-  await simulator.close();
+// The spec does not say in which order v1 lists calls: this server lists the newest first, so
+// arrivals appear at offset 0 and push everything already listed one place further.
+const scene = backfillScene(scanner, 'newest', {
+  businesses: 2,
+  calls: 3_000,
+  voicemails: 30,
+  numbers: 3,
+  seed: 1_313,
+  v1Order: 'newest',
+  rateLimit: { limit: 50, windowMs: 1000 },
 });
 
 function v1Requests(business: string): number {
-  return simulator.counters().businesses[business]?.apiKeyRequests ?? 0;
+  return scene.simulator.counters().businesses[business]?.apiKeyRequests ?? 0;
 }
 
 describe('scenario 13: a v1 call list served newest first', () => {
   it('first sync SIGKILLed twice with arrivals between, resumed, then more arrivals: exact, the last run paying for what is new', async () => {
-    const databasePath = join(directory, 'newest.db');
-    const configPath = join(directory, 'callsync.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 50, perMs: 1000 }, logLevel: 'info' })),
-    );
+    const { simulator, directory } = scene;
+    const { configPath, databasePath } = writeBackfillConfig(directory, simulator, 'newest', {
+      pageSize: 100,
+      rateLimit: { requests: 50, perMs: 1000 },
+      logLevel: 'info',
+    });
     let kills = 0;
     let arrivals = 0;
     for (const pages of [3, 11]) {

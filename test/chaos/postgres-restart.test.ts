@@ -5,7 +5,7 @@ import { ensurePostgresRunning, startPostgres, stopPostgres } from './support/po
 import { dropSchema } from '../bench/raw-postgres-baseline.js';
 import { countPostgresRows, diffPostgres, dumpPostgresSchema } from './support/postgres-mirror.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, readReadiness, spawnRun, startFleet, stopAll, upstreamCalls, waitFor } from './support/run-harness.js';
+import { collectLogs, readReadiness, startOneWorker, stopAll, waitFor } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
 import { cleanupSteps } from '../integration/support/cleanup-steps.js';
@@ -21,27 +21,15 @@ describe('scenario 5: PostgreSQL restarted in the middle of a `run` backfill int
   it('reports the sink failing on /readyz while it is down, waits, resumes, and ends exact', async () => {
     const schema = uniqueName('chaos_pg');
     cleanup.push(() => dropSchema(postgresUrl, schema));
-    const fleet = await startFleet(
-      'chaos-pg',
-      { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed: 505, rateLimit: { limit: 15, windowMs: 1000 } },
-      cleanup,
-    );
-    const { sim: simulator, ws, processes } = fleet;
-    scanner.addSimulator(simulator);
-    const configPath = ws.writeConfig(
-      chaosRunConfig(simulator, {
-        prefix: ws.prefix,
-        dbPath: ws.dbPath,
-        every: '1s',
-        pageSize: 50,
-        rateLimit: { requests: 15, perMs: 1000 },
-        sink: { type: 'postgres', url: postgresUrl, schema, poolSize: 4 },
-      }),
-    );
-    const worker = spawnRun(configPath);
-    processes.push(worker);
-    const url = await worker.url;
-    const expected = upstreamCalls(simulator);
+    const {
+      sim: simulator,
+      ws,
+      processes,
+      configPath,
+      worker,
+      url,
+      expected,
+    } = await startOneWorker('chaos-pg', 505, scanner, cleanup, { sink: { type: 'postgres', url: postgresUrl, schema, poolSize: 4 } });
     await waitFor(
       'a third of the calls stored',
       async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 3 ? true : undefined),

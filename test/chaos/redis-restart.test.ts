@@ -3,18 +3,7 @@ import { expectExact, figuresOf } from './support/figures.js';
 import { freePort } from '../support/free-port.js';
 import { PrivateRedis } from './support/private-redis.js';
 import { recordRow } from './support/results.js';
-import {
-  chaosRunConfig,
-  collectLogs,
-  readReadiness,
-  spawnRun,
-  startFleet,
-  stopAll,
-  upstreamCalls,
-  waitFor,
-  waitForExactSqlite,
-  type Readiness,
-} from './support/run-harness.js';
+import { collectLogs, readReadiness, spawnRun, startOneWorker, stopAll, waitFor, waitForExactSqlite, type Readiness } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
 import { countRows } from './support/sqlite-figures.js';
@@ -31,27 +20,15 @@ describe('scenario 4: a private Redis restarted (state lost) in the middle of a 
     const redis = new PrivateRedis(await freePort());
     cleanup.push(() => redis.stop());
     await redis.start();
-    const fleet = await startFleet(
-      'chaos-redis',
-      { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed: 404, rateLimit: { limit: 15, windowMs: 1000 } },
-      cleanup,
-    );
-    const { sim: simulator, ws, processes } = fleet;
-    scanner.addSimulator(simulator);
-    const configPath = ws.writeConfig(
-      chaosRunConfig(simulator, {
-        prefix: ws.prefix,
-        dbPath: ws.dbPath,
-        every: '1s',
-        pageSize: 50,
-        rateLimit: { requests: 15, perMs: 1000 },
-        redisUrl: redis.url,
-      }),
-    );
-    const worker = spawnRun(configPath);
-    processes.push(worker);
-    const url = await worker.url;
-    const expected = upstreamCalls(simulator);
+    const {
+      sim: simulator,
+      ws,
+      processes,
+      configPath,
+      worker,
+      url,
+      expected,
+    } = await startOneWorker('chaos-redis', 404, scanner, cleanup, { redisUrl: redis.url });
     await waitFor('a third of the calls stored', () => (countRows(ws.dbPath, 'calls') >= expected / 3 ? true : undefined), 60_000, 100);
 
     const logsBeforeStop = worker.logs.length;

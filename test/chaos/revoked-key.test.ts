@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { configDocument } from '../integration/support/backfill-harness.js';
 import { spawnCli } from '../integration/support/cli-process.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
 import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './support/run-harness.js';
+import { writeBackfillConfig } from './support/backfill-scene.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
 import { countRows, diffSqlite } from './support/sqlite-figures.js';
@@ -42,12 +42,11 @@ describe('scenario 6: a key revoked mid-run stops only its business', () => {
   it('backfill: exit 1 naming the business with auth; the others complete exactly', async () => {
     const simulator = await start(606);
     const directory = mkdtempSync(join(tmpdir(), 'callsync-chaos-revoke-'));
-    const databasePath = join(directory, 'revoke.db');
-    const configPath = join(directory, 'callsync.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 40, perMs: 1000 }, logLevel: 'info' })),
-    );
+    const { configPath, databasePath } = writeBackfillConfig(directory, simulator, 'revoke', {
+      pageSize: 100,
+      rateLimit: { requests: 40, perMs: 1000 },
+      logLevel: 'info',
+    });
     const cli = spawnCli(['backfill', '--config', configPath, '--no-progress']);
     while (apiKeyRequests(simulator, REVOKED) < 5 && cli.child.exitCode === null) await sleep(2);
     simulator.revokeKey(REVOKED);

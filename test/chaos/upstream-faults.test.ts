@@ -1,48 +1,33 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { configDocument } from '../integration/support/backfill-harness.js';
+import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../integration/support/cli-process.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
+import { backfillScene, writeBackfillConfig } from './support/backfill-scene.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { sleep } from './support/seeded.js';
 import { diffSqlite } from './support/sqlite-figures.js';
 
 const CURSOR_TTL_MS = 1_500;
 const scanner = new SecretScanner();
-let simulator: Simulator;
-let directory: string;
-
-beforeAll(async () => {
-  simulator = await startSimulator({
-    businesses: 3,
-    calls: 4_000,
-    voicemails: 150,
-    numbers: 5,
-    seed: 303,
-    cursorTtlMs: CURSOR_TTL_MS,
-    rateLimit: { limit: 60, windowMs: 1000 },
-    faults: { errorRate: 0.05, truncateRate: 0.01, resetRate: 0.01, slowRate: 0.05, slowMs: 300 },
-  });
-  scanner.addSimulator(simulator);
-  directory = mkdtempSync(join(tmpdir(), 'callsync-chaos-faults-'));
-});
-
-afterAll(async () => {
-  await simulator.close();
+const scene = backfillScene(scanner, 'faults', {
+  businesses: 3,
+  calls: 4_000,
+  voicemails: 150,
+  numbers: 5,
+  seed: 303,
+  cursorTtlMs: CURSOR_TTL_MS,
+  rateLimit: { limit: 60, windowMs: 1000 },
+  faults: { errorRate: 0.05, truncateRate: 0.01, resetRate: 0.01, slowRate: 0.05, slowMs: 300 },
 });
 
 describe('scenario 3: every upstream fault in one backfill', () => {
   it('retries 500s, truncations, resets and slow answers, waits out a 429 storm, survives an expired cursor: exact', async () => {
-    const databasePath = join(directory, 'faults.db');
-    const configPath = join(directory, 'callsync.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify(configDocument(simulator, databasePath, { pageSize: 100, rateLimit: { requests: 60, perMs: 1000 }, logLevel: 'info' })),
-    );
+    const { simulator, directory } = scene;
+    const { configPath, databasePath } = writeBackfillConfig(directory, simulator, 'faults', {
+      pageSize: 100,
+      rateLimit: { requests: 60, perMs: 1000 },
+      logLevel: 'info',
+    });
     const cli = spawnCli(['backfill', '--config', configPath, '--no-progress']);
     // A storm that ignores the budget breaks out in the middle of the first run.
     const requests = () => Object.values(simulator.counters().businesses).reduce((sum, counters) => sum + counters.apiKeyRequests, 0);

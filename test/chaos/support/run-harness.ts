@@ -1,5 +1,15 @@
 import type { Simulator } from '../../../src/simulator/index.js';
-import { runConfig, waitFor, type RunConfigOptions, type RunProcess } from '../../integration/worker/harness.js';
+import type { CleanupSteps } from '../../integration/support/cleanup-steps.js';
+import {
+  runConfig,
+  spawnRun,
+  startFleet,
+  upstreamCalls,
+  waitFor,
+  type Fleet,
+  type RunConfigOptions,
+  type RunProcess,
+} from '../../integration/worker/harness.js';
 import { figuresOf, type CountedDiff } from './figures.js';
 import type { SecretScanner } from './secret-scanner.js';
 import { diffSqlite } from './sqlite-figures.js';
@@ -73,6 +83,37 @@ export async function waitForExactSqlite(dbPath: string, simulator: Simulator, t
     timeoutMs,
     everyMs,
   );
+}
+
+/** A restart scenario under way: its fleet, the one worker's config, the worker and its URL, and the calls upstream. */
+export interface OneWorkerRun extends Fleet {
+  readonly configPath: string;
+  readonly worker: RunProcess;
+  readonly url: string;
+  readonly expected: number;
+}
+
+/**
+ * Starts what the service-restart scenarios share: three businesses of 6,000 calls at 15 requests a
+ * second (the simulator's credentials registered with `scanner`) and one `run` worker polling every
+ * second, pages of 50, with `overrides` (a private Redis, another sink); stops go onto `cleanup`.
+ */
+export async function startOneWorker(
+  label: string,
+  seed: number,
+  scanner: SecretScanner,
+  cleanup: CleanupSteps,
+  overrides: Pick<ChaosRunOptions, 'redisUrl' | 'sink'>,
+): Promise<OneWorkerRun> {
+  const fleet = await startFleet(label, { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed, rateLimit: { limit: 15, windowMs: 1000 } }, cleanup);
+  const { sim, ws, processes } = fleet;
+  scanner.addSimulator(sim);
+  const configPath = ws.writeConfig(
+    chaosRunConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 }, ...overrides }),
+  );
+  const worker = spawnRun(configPath);
+  processes.push(worker);
+  return { ...fleet, configPath, worker, url: await worker.url, expected: upstreamCalls(sim) };
 }
 
 export { spawnRun, startFleet, stopAll, upstreamCalls, waitFor, workspace, type RunProcess } from '../../integration/worker/harness.js';
