@@ -21,15 +21,8 @@ describe('scenario 5: PostgreSQL restarted in the middle of a `run` backfill int
   it('reports the sink failing on /readyz while it is down, waits, resumes, and ends exact', async () => {
     const schema = uniqueName('chaos_pg');
     cleanup.push(() => dropSchema(postgresUrl, schema));
-    const {
-      sim: simulator,
-      ws,
-      processes,
-      configPath,
-      worker,
-      url,
-      expected,
-    } = await startOneWorker('chaos-pg', 505, scanner, cleanup, { sink: { type: 'postgres', url: postgresUrl, schema, poolSize: 4 } });
+    const sink = { type: 'postgres', url: postgresUrl, schema, poolSize: 4 };
+    const { sim: simulator, processes, worker, url, expected } = await startOneWorker('chaos-pg', 505, scanner, cleanup, { sink });
     await waitFor(
       'a third of the calls stored',
       async () => ((await countPostgresRows(postgresUrl, schema, 'calls')) >= expected / 3 ? true : undefined),
