@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Hostile, type Simulator } from '../../src/simulator/index.js';
+import { NO_HOSTILE } from '../../src/simulator/hostile.js';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { configDocument } from '../integration/support/backfill-harness.js';
 import { spawnCli, type CliProcess } from '../integration/support/cli-process.js';
 import { expectExact, figuresOf } from './support/figures.js';
@@ -17,16 +18,6 @@ const TIMEOUT_MS = 2_000;
 const MAX_WAIT_MS = 2_000;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const RSS_LIMIT_MB = 300;
-const OFF: Hostile = {
-  retryAfter429: '',
-  exhaustedUntilSec: 0,
-  hugeBodyBytes: 0,
-  hugeBodyDeclared: false,
-  trickleMs: 0,
-  echoCredentials: null,
-  unavailable: null,
-  listShare: 1,
-};
 const scanner = new SecretScanner();
 let simulator: Simulator;
 let directory: string;
@@ -44,7 +35,7 @@ afterAll(async () => {
 });
 
 beforeEach((context) => {
-  simulator.setHostile(OFF);
+  simulator.setHostile(NO_HOSTILE);
   simulator.setFaults({ stormUntilMs: 0 });
   simulator.resetCounters();
   databasePath = join(directory, `${context.task.id}.db`);
@@ -225,7 +216,7 @@ describe('scenario 17: an upstream pushing callsync past its bounds', () => {
       // The block is in Redis now; a restart must not make it last any longer than the cap.
       processes[0]!.child.kill('SIGKILL');
       await processes[0]!.exited;
-      simulator.setHostile(OFF);
+      simulator.setHostile(NO_HOSTILE);
       const restarted = Date.now();
       processes.push(spawnRun(configPath));
       const truth = simulator.truth('biz-1').calls.length;
