@@ -1,6 +1,16 @@
 import type { CallsyncConfig } from '../config/index.js';
+import type { Sink } from '../sink.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import { planBusinesses, type PlanFilter } from '../sync/plan-businesses.js';
+
+/** What a one-shot command (backfill, reconcile) runs over: the config, the selected plans and the open sink. */
+export interface OneShotRun {
+  readonly config: CallsyncConfig<unknown>;
+  readonly plans: readonly BusinessPlan[];
+  readonly sink: Sink;
+  /** Stops the run between pages (SIGINT, SIGTERM). */
+  readonly signal?: AbortSignal;
+}
 
 /**
  * The plans a one-shot command works on. A filter that matches nothing is the operator's typo,

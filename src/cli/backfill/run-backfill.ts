@@ -1,25 +1,19 @@
 import pLimit from 'p-limit';
 import type { Dispatcher } from 'undici';
-import type { CallsyncConfig } from '../../config/index.js';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
-import type { Sink } from '../../sink.js';
-import type { BusinessPlan } from '../../sync/business-plan.js';
 import { revisitSettings } from '../../sync/plan-businesses.js';
 import { syncBusiness } from '../../sync/sync-business.js';
 import type { BusinessOutcome, SyncEventHandler } from '../../sync/sync-event.js';
 import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent, createUpstreamClient, upstreamFetch } from '../../upstream/index.js';
 import { planTables } from '../failure/preflight.js';
+import type { OneShotRun } from '../select-plans.js';
 import type { BackfillReporter } from './reporter.js';
 
-interface BackfillOptions {
-  readonly config: CallsyncConfig<unknown>;
-  readonly plans: readonly BusinessPlan[];
-  readonly sink: Sink;
+interface BackfillOptions extends OneShotRun {
   readonly reporter: BackfillReporter;
   /** @defaultValue one keep-alive agent for the whole run (one pool per upstream host) */
   readonly dispatcher?: Dispatcher;
-  readonly signal?: AbortSignal;
 }
 
 /**

@@ -1,24 +1,18 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import type { CallsyncConfig } from '../../config/index.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
 import { deletionGuard, reconcileStream } from '../../reconcile/repair.js';
-import type { Sink } from '../../sink.js';
-import type { BusinessPlan } from '../../sync/business-plan.js';
 import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent, upstreamFetch } from '../../upstream/index.js';
+import type { OneShotRun } from '../select-plans.js';
 import type { CheckRow } from './format-checks.js';
 
-interface RunReconcileOptions {
-  readonly config: CallsyncConfig<unknown>;
-  readonly plans: readonly BusinessPlan[];
-  readonly sink: Sink;
+interface RunReconcileOptions extends OneShotRun {
   readonly repair: boolean;
   /** `--confirm-deletions`: mark everything a whole walk missed, past the deletion guard. */
   readonly confirmDeletions?: boolean;
   readonly logger: Logger;
-  readonly signal?: AbortSignal;
 }
 
 /**
