@@ -59,10 +59,12 @@ describe('triggerSync (real Redis, real BullMQ)', () => {
       await triggerSync(deps, 'acme', ['calls']);
       await sleep(10);
     }
-    expect(Date.now() - sentFrom).toBeLessThan(3_000);
+    const sendingMs = Date.now() - sentFrom;
     await sleep(4_000);
     expect(runs.length).toBeGreaterThanOrEqual(1);
-    expect(runs.length).toBeLessThanOrEqual(2);
+    // The first run, then at most one more per minInterval the burst lasted: two when sending took
+    // under 3 s, as it does on a quiet machine; a loaded machine that sends slower allows one more a window.
+    expect(runs.length).toBeLessThanOrEqual(1 + Math.max(1, Math.ceil(sendingMs / 3_000)));
     expect(overlapped()).toBe(false);
     // A delivery during the last run still leaves a run after it: nothing that arrived is left unsynced.
     // The mark of the burst is gone (3 s) and no run is active.
