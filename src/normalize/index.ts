@@ -1,6 +1,14 @@
 export type { NormalizeContext, NormalizeResult, Normalizer } from './records.js';
 export { callColumns, genericColumns, numberColumns, voicemailColumns } from './columns.js';
-export { normalizeV1Call, normalizeV1Generic, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail } from './records.js';
+export {
+  normalizeV1Call,
+  normalizeV1Generic,
+  normalizeV1Number,
+  normalizeV2Call,
+  normalizeV2Voicemail,
+  v2CallCreatedAt,
+  v2VoicemailCreatedAt,
+} from './records.js';
 export { INEXACT_NUMBER_KEY, inexactNumberText, isJsonObject, isoSeconds, parseDuration, parseId, parsePhone, parseV2Timestamp } from './primitives.js';
 export { canonicalJson } from './canonical-json.js';
 export { zoneOffsetMs } from './zone-offset.js';

@@ -109,6 +109,21 @@ function normalizeRecord(raw: Json, context: NormalizeContext, rules: RecordRule
 }
 
 /**
+ * The `created_at` that `rules` give a record, read alone by that one rule (its sources, its
+ * parser), so a walk can date a record without normalizing it; undefined where the rule gives
+ * no date. Derived from the rules, so the two readings cannot drift apart.
+ */
+function createdAtReader(rules: RecordRules): (raw: Json, context: NormalizeContext) => string | undefined {
+  const rule = rules.fields.find((field) => field.column === 'created_at');
+  if (rule === undefined) throw new Error('createdAtReader: these rules read no created_at');
+  return (raw, context) => {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+    const result = rule.parse(pick(raw, rule.sources), context);
+    return result.ok && typeof result.value === 'string' ? result.value : undefined;
+  };
+}
+
+/**
  * What a v1 call carries besides numbers, direction, recording and transcription (the
  * simulator's shape). Canonical names first; the aliases are other call-tracking APIs' names.
  * The SQL fill of migration `004_call_details` reads the same names: change both together.
@@ -167,6 +182,8 @@ const v2CallRules = recordRules(
 
 /** A v2 call (`call_` prefixes, numeric `uuid`, zoned local timestamps) → `callColumns`. */
 export const normalizeV2Call: Normalizer = (raw, context) => normalizeRecord(raw, context, v2CallRules);
+/** A v2 call's `created_at` as {@link normalizeV2Call} gives it, read alone. */
+export const v2CallCreatedAt = createdAtReader(v2CallRules);
 
 // v2 voicemails
 
@@ -200,6 +217,8 @@ const v2VoicemailRules = recordRules(
 
 /** A v2 voicemail → `voicemailColumns`. Fails without a `uuid` or a parseable `voicemail_created_at`. */
 export const normalizeV2Voicemail: Normalizer = (raw, context) => normalizeRecord(raw, context, v2VoicemailRules);
+/** A v2 voicemail's `created_at` as {@link normalizeV2Voicemail} gives it, read alone. */
+export const v2VoicemailCreatedAt = createdAtReader(v2VoicemailRules);
 
 // v1 tracked numbers
 

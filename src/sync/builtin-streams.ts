@@ -1,26 +1,15 @@
 import {
   callColumns,
-  isJsonObject,
   normalizeV1Call,
   normalizeV1Number,
   normalizeV2Call,
   normalizeV2Voicemail,
   numberColumns,
-  parseV2Timestamp,
+  v2CallCreatedAt,
+  v2VoicemailCreatedAt,
   voicemailColumns,
-  type NormalizeContext,
 } from '../normalize/index.js';
-import type { Json } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
-
-/** A v2 record's `created_at` as its normalizer reads it: the one source field, in the business's zone. */
-function v2CreatedAt(field: string): (raw: Json, context: NormalizeContext) => string | undefined {
-  return (raw, context) => {
-    if (!isJsonObject(raw) || !Object.hasOwn(raw, field)) return undefined;
-    const parsed = parseV2Timestamp(raw[field], context.v2TimeZone);
-    return parsed.ok && typeof parsed.value === 'string' ? parsed.value : undefined;
-  };
-}
 
 const calls: StreamDescriptor = {
   name: 'calls',
@@ -42,7 +31,7 @@ const voicemails: StreamDescriptor = {
   source: 'v2',
   table: { stream: 'voicemails', table: 'voicemails', columns: voicemailColumns },
   normalize: normalizeV2Voicemail,
-  createdAt: v2CreatedAt('voicemail_created_at'),
+  createdAt: v2VoicemailCreatedAt,
 };
 
 const numbers: StreamDescriptor = {
@@ -67,7 +56,7 @@ const v2Calls: StreamDescriptor = {
   source: 'v2',
   table: { stream: 'v2_calls', table: 'calls', columns: callColumns },
   normalize: normalizeV2Call,
-  createdAt: v2CreatedAt('call_created_at'),
+  createdAt: v2CallCreatedAt,
 };
 
 /** The one catalogue of built-in streams; the config's name lists below are derived from it. */
