@@ -133,16 +133,12 @@ function positiveInt(value: string | undefined): number | undefined {
   return value !== undefined && Number.isInteger(number) && number > 0 ? number : undefined;
 }
 
+/** A verdict made without a HubSpot error body that stops at once: no retry, no wait, not one record's fault. */
+export function stopAnswer(kind: HubSpotErrorKind, reason: string, policyName?: string): Classification {
+  return { kind, retry: false, waitMs: 0, batchRejection: false, reason, hubspotMessage: undefined, correlationId: undefined, policyName };
+}
+
 /** An answer we cannot use (a setting HubSpot refuses, a property of the wrong kind): stop, do not retry. */
 export function invalidAnswer(reason: string): Classification {
-  return {
-    kind: 'invalid',
-    retry: false,
-    waitMs: 0,
-    batchRejection: false,
-    reason,
-    hubspotMessage: undefined,
-    correlationId: undefined,
-    policyName: undefined,
-  };
+  return stopAnswer('invalid', reason);
 }

@@ -4,7 +4,7 @@ import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/in
 import { createRedactor, forTerminal } from '../../src/redact/index.js';
 import type { Dispatcher } from 'undici';
 import type { Clock, HubSpotBudget, RequestKind } from './budget.js';
-import { classifyHubSpotFailure, type Classification, type HubSpotFailure } from './classify.js';
+import { classifyHubSpotFailure, stopAnswer, type Classification, type HubSpotFailure } from './classify.js';
 import type { HubSpotRetryPolicy } from './config.js';
 import { HubSpotError } from './errors.js';
 
@@ -107,17 +107,7 @@ export class HubSpotHttp {
 }
 
 function dailyExhausted(): Classification {
-  const reason = 'the daily limit was reached (X-HubSpot-RateLimit-Daily-Remaining: 0 or a 429 DAILY); not sent';
-  return {
-    kind: 'daily_limit',
-    retry: false,
-    waitMs: 0,
-    batchRejection: false,
-    reason,
-    hubspotMessage: undefined,
-    correlationId: undefined,
-    policyName: 'DAILY',
-  };
+  return stopAnswer('daily_limit', 'the daily limit was reached (X-HubSpot-RateLimit-Daily-Remaining: 0 or a 429 DAILY); not sent', 'DAILY');
 }
 
 // A complete answer as the classifier reads it; a passed deadline named with its bound.
