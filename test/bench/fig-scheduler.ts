@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { buildCli } from '../integration/support/cli-build.js';
 import { backfillOnce } from './backfill-once.js';
 import { benchConfig } from './bench-config.js';
 import { cpuSeconds } from './process-cpu.js';
@@ -126,7 +127,7 @@ interface SyncedBusinesses {
 const RATE_LIMIT = { requests: 60, perMs: 60_000 };
 
 /** `workers` fresh `callsync run` processes (a Redis prefix of their own) over the synced businesses: first pass, then whole intervals. */
-async function measureWorkers(ctx: BenchContext, synced: SyncedBusinesses, size: Size, workers: number): Promise<BenchRow[]> {
+async function measureWorkers(ctx: BenchContext, main: string, synced: SyncedBusinesses, size: Size, workers: number): Promise<BenchRow[]> {
   const n = size.businesses;
   const label = `${n.toLocaleString('en-US')} businesses${workers > 1 ? `, ${workers} workers` : ''}`;
   const { sim, sink } = synced;
@@ -142,7 +143,7 @@ async function measureWorkers(ctx: BenchContext, synced: SyncedBusinesses, size:
   try {
     await sim.reset();
     const started = Date.now();
-    const runs = Array.from({ length: workers }, () => startRunChild(setup.file));
+    const runs = Array.from({ length: workers }, () => startRunChild(main, setup.file));
     try {
       let firstRequestAt: number | undefined;
       let all = false;
@@ -190,7 +191,7 @@ async function measureWorkers(ctx: BenchContext, synced: SyncedBusinesses, size:
   }
 }
 
-async function benchSize(ctx: BenchContext, size: Size): Promise<BenchRow[]> {
+async function benchSize(ctx: BenchContext, main: string, size: Size): Promise<BenchRow[]> {
   const n = size.businesses;
   const label = n.toLocaleString('en-US');
   ctx.log(`scheduler: simulator child with ${label} businesses`);
@@ -201,7 +202,7 @@ async function benchSize(ctx: BenchContext, size: Size): Promise<BenchRow[]> {
     const backfill = await backfillOnce(benchConfig(sim, sink, { streams: STREAMS, rateLimit: RATE_LIMIT, concurrency: 16 }));
     if (backfill.failures.length > 0) throw new Error(`backfill failed: ${backfill.failures[0] ?? ''}`);
     const rows: BenchRow[] = [];
-    for (const workers of size.workers) rows.push(...(await measureWorkers(ctx, { sim, sink, backfillSeconds: backfill.seconds }, size, workers)));
+    for (const workers of size.workers) rows.push(...(await measureWorkers(ctx, main, { sim, sink, backfillSeconds: backfill.seconds }, size, workers)));
     return rows;
   } finally {
     await sim.close();
@@ -224,7 +225,12 @@ export async function benchScheduler(ctx: BenchContext): Promise<BenchRow[]> {
         { businesses: 1000, intervals: 2, monitor: true, workers: [1] },
         { businesses: 10_000, intervals: 1, monitor: false, workers: [1, 2], concurrency: 32 },
       ];
-  const rows: BenchRow[] = [];
-  for (const size of sizes) rows.push(...(await benchSize(ctx, size)));
-  return rows;
+  const build = await buildCli();
+  try {
+    const rows: BenchRow[] = [];
+    for (const size of sizes) rows.push(...(await benchSize(ctx, build.main, size)));
+    return rows;
+  } finally {
+    build.remove();
+  }
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { UpstreamInfo } from './bench-config.js';
-import { firstLine, REPO_ROOT, spawnTsx, stopChild } from './child-process.js';
+import { firstLine, REPO_ROOT, stopChild } from './child-process.js';
 import type { SchedulerSimCounters } from './scheduler-sim-child.js';
 
 /**
@@ -75,9 +75,16 @@ export interface RunChild {
   stop(): Promise<void>;
 }
 
-/** `callsync run` at log level info (the default), its log on stderr counted instead of shown. */
-export function startRunChild(configFile: string): RunChild {
-  const child = spawnTsx('src/cli/main.ts', ['run', '--config', configFile], process.env, ['ignore', 'ignore', 'pipe']);
+/**
+ * `callsync run` at log level info (the default), its log on stderr counted instead of shown.
+ * `main` is a compiled `src/cli/main.js`: the container runs `node dist/src/cli/main.js`, and under
+ * `--import tsx` every error's stack goes through source maps and a loader thread runs beside the worker.
+ */
+export function startRunChild(main: string, configFile: string): RunChild {
+  // `--cpu-prof` is refused in NODE_OPTIONS, so the bench passes it on when asked.
+  const profileDir = process.env.CALLSYNC_BENCH_CPU_PROF;
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const child = spawn(process.execPath, [...profile, main, 'run', '--config', configFile], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   killedWithBench(child);
   let syncs = 0;
   let url: string | undefined;
