@@ -24,14 +24,24 @@ const SCHEDULER_CONCURRENCY = 64;
 const KEEP = { removeOnComplete: true, removeOnFail: { count: 500 } } as const;
 
 /**
+ * Phases fall on whole slots of this length, so the businesses of one slot come due together and
+ * the worker takes them back to back (a finish fetches the next job) instead of waking, blocking
+ * and taking alone for each: a lone job cost about twice the queue round trips of one in a group.
+ */
+const PHASE_SLOT_MS = 1000;
+
+/**
  * A scheduler's phase in its interval, from its id: BullMQ fires `every` schedulers at multiples
- * of the interval plus this offset, so thousands of streams spread evenly over the interval
- * instead of firing together, and each keeps its phase across restarts, replicas and a Redis that
- * came back empty. Never 0, which BullMQ reads as "the phase of the moment it was created".
+ * of the interval plus this offset, so thousands of streams spread evenly over the interval's
+ * slots instead of firing together, and each keeps its phase across restarts, replicas and a
+ * Redis that came back empty. Never 0, which BullMQ reads as "the phase of the moment it was created".
  */
 export function schedulerOffset(id: string, everyMs: number): number {
   if (everyMs <= 1) return 0;
-  return 1 + (createHash('sha256').update(id).digest().readUInt32BE(0) % (everyMs - 1));
+  const hash = createHash('sha256').update(id).digest().readUInt32BE(0);
+  const slots = Math.floor(everyMs / PHASE_SLOT_MS);
+  if (slots < 2) return 1 + (hash % (everyMs - 1));
+  return 1 + (hash % slots) * PHASE_SLOT_MS;
 }
 
 interface WantedScheduler {
