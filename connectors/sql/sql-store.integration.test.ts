@@ -174,6 +174,29 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dial
     expect(again).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
   });
 
+  it('commits nothing for a page read again at the stored place as stored, and writes it when a row differs or was deleted', async () => {
+    const config = await freshSqlConfig(dialect, cleanups);
+    const sink = await open(config);
+    const page = [event(1, 1), event(2, 2)];
+    const write = (records: SyncRecord[], position = checkpoint(1)) => sink.write({ businessId: 'acme', table: events, records, deadLetters: [] }, position);
+    const state = async () => (await querySql(config, (t) => [`select records_synced, updated_at from ${t('sync_state')}`]))[0];
+    await write(page);
+    const written = await state();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // An idle poll's head page: no transaction, so the checkpoint keeps its time.
+    expect(await write(page)).toEqual({ written: 0, unchanged: 2, deadLettered: 0 });
+    expect(await state()).toEqual(written);
+    const transcribed = [event(1, 1, 'late transcription'), event(2, 2)];
+    expect(await write(transcribed)).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
+    expect(await sink.records.markDeleted('acme', events, ['e2'])).toBe(1);
+    expect(await write(transcribed)).toEqual({ written: 1, unchanged: 1, deadLettered: 0 });
+    expect(await sink.records.count('acme', events)).toBe(2);
+    // A row missing, or the same rows at another place, is written as before.
+    expect(await write([...transcribed, event(3, 3)])).toEqual({ written: 1, unchanged: 2, deadLettered: 0 });
+    await write(transcribed, checkpoint(2));
+    expect((await sink.checkpoints.load('acme', 'events'))?.position).toEqual(checkpoint(2));
+  });
+
   it('counts what another connection and this sink changed since the last count, per business', async () => {
     const config = await freshSqlConfig(dialect, cleanups);
     const sink = await open(config);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DeadLetter, JsonObject, StreamTable, SyncRecord, WriteResult } from '../../src/sink.js';
+import { canonicalJson } from '../../src/normalize/index.js';
 import { jsonText } from '../json-text.js';
 import type { StateStore, StoreBatch, TargetCounts } from '../parts.js';
 import { SqlCheckpointStore, SqlDeadLetterStore, SqlStoredRecords } from './bookkeeping.js';
@@ -27,6 +28,8 @@ export class SqlStore implements StateStore {
   readonly #adapter: SqlAdapter;
   readonly #driver: SqlDriver;
   readonly #statements: StatementCache;
+  /** Per business × stream, the position (JSON text) this store last committed or found stored: one writer per stream. */
+  readonly #places = new Map<string, string>();
 
   constructor(adapter: SqlAdapter, driver: SqlDriver) {
     this.#adapter = adapter;
@@ -56,7 +59,11 @@ export class SqlStore implements StateStore {
    * back and a fresh one redoes the batch row by row (rare, and cheaper than a savepoint per batch).
    */
   async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
-    const input = { batch, position, counts, now: new Date().toISOString() };
+    const positionText = JSON.stringify(position);
+    const stream = `${batch.businessId}\u0000${batch.table.stream}`;
+    if (counts === undefined && (await this.#holdsAlready(batch, stream, position, positionText)))
+      return { written: 0, unchanged: batch.records.length, deadLettered: 0 };
+    const input = { batch, positionText, counts, now: new Date().toISOString() };
     const run = (mode: WriteMode) => this.#driver.transaction((executor) => writeBatch(executor, this.#adapter, this.#statements, input, mode));
     let changed = batch.records.length > 0;
     try {
@@ -66,9 +73,36 @@ export class SqlStore implements StateStore {
       });
       // A commit that changed no row (a newest-first list's head page polled again) changes no count.
       changed &&= counts !== undefined || result.written > 0;
+      this.#places.set(stream, positionText);
       return result;
     } finally {
       if (changed) this.records.wrote(batch.businessId, batch.table);
+    }
+  }
+
+  /**
+   * A page read again at the stored place (an idle poll's newest-first head page, tracked numbers)
+   * whose every record is stored as it came is not written: no write lock (another process writing
+   * the SQLite file would wait for it), no commit (a WAL write, on Postgres a flush), `updated_at` left.
+   */
+  async #holdsAlready(batch: StoreBatch, stream: string, position: JsonObject, positionText: string): Promise<boolean> {
+    const { records, table } = batch;
+    if (batch.deadLetters.length > 0 || records.length > this.#statements.rowsPerStatement(table)) return false;
+    // A backfill's next page is at another place than the one this store wrote last: no read for it.
+    const last = this.#places.get(stream);
+    if (last !== undefined && last !== positionText) return false;
+    const stored = await this.checkpoints.load(batch.businessId, table.stream);
+    // Postgres's jsonb keeps its own key order.
+    if (stored === undefined || canonicalJson(stored.position) !== canonicalJson(position)) return false;
+    this.#places.set(stream, positionText);
+    if (records.length === 0) return true;
+    const held = this.#statements.heldAsGiven(table, records, batch.rawTexts);
+    try {
+      const [row] = await this.#driver.select(held.statement, held.parameters);
+      return this.#adapter.decodeInteger(row?.held) === records.length;
+    } catch {
+      // A value the database refuses (a NUL in Postgres text) is the write's to turn into a dead letter.
+      return false;
     }
   }
 
@@ -91,7 +125,8 @@ type WriteMode = 'bulk' | 'per-row';
 /** What one commit needs besides the open transaction. */
 interface CommitInput {
   readonly batch: StoreBatch;
-  readonly position: JsonObject;
+  /** The position the checkpoint moves to, as JSON text. */
+  readonly positionText: string;
   /** The target's own counts (a webhook receiver's); without them the rows changed here count. */
   readonly counts: TargetCounts | undefined;
   readonly now: string;
@@ -134,7 +169,7 @@ async function writeBatch(executor: SqlExecutor, adapter: SqlAdapter, statements
   const written = input.counts?.written ?? changed;
   const unchanged = input.counts?.unchanged ?? stored - changed;
   const { text, name } = statements.checkpointAdvance;
-  await executor.run(text, [batch.businessId, table.stream, JSON.stringify(input.position), written, now], name);
+  await executor.run(text, [batch.businessId, table.stream, input.positionText, written, now], name);
   return { written, unchanged, deadLettered: batch.deadLetters.length + refused.length };
 }
 
@@ -191,6 +226,12 @@ function onConflict(updated: readonly string[], differs: string): string {
   return `on conflict (business_id, id) do update set ${set} where ${differs} or t."deleted_at" is not null`;
 }
 
+/** `unnest` of one typed array parameter per column of {@link recordColumns}. */
+function unnestOf(adapter: SqlAdapter, table: StreamTable): string {
+  const types = ['text', 'text', 'text', ...table.columns.map((column) => adapter.columnType(column.type)), adapter.jsonType, adapter.timestampType];
+  return `unnest(${types.map((type, index) => `${adapter.placeholder(index + 1)}::${type}[]`).join(', ')})`;
+}
+
 /** Multi-row upsert by (business_id, id) from a VALUES list of `rows` rows. */
 export function recordUpsertSql(adapter: SqlAdapter, table: StreamTable, rows: number): string {
   const columns = recordColumns(table).map(quoteIdentifier);
@@ -209,8 +250,7 @@ export function recordUpsertSql(adapter: SqlAdapter, table: StreamTable, rows: n
  */
 export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): string {
   const columns = recordColumns(table).map(quoteIdentifier);
-  const types = ['text', 'text', 'text', ...table.columns.map((column) => adapter.columnType(column.type)), adapter.jsonType, adapter.timestampType];
-  const arrays = types.map((type, index) => `${adapter.placeholder(index + 1)}::${type}[]`);
+
   const updated = columns.slice(2);
   const row = (prefix: string) =>
     `(${updated
@@ -219,8 +259,22 @@ export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): 
       .join(', ')})`;
   return (
     `insert into ${qualifiedTable(adapter, table.table)} as t (${columns.join(', ')}) ` +
-    `select * from unnest(${arrays.join(', ')}) as u(${columns.join(', ')}) ${onConflict(updated, adapter.differs(row('t'), row('excluded')))}`
+    `select * from ${unnestOf(adapter, table)} as u(${columns.join(', ')}) ${onConflict(updated, adapter.differs(row('t'), row('excluded')))}`
   );
+}
+
+/**
+ * How many of the given rows are stored exactly as the upsert would leave them (the same columns
+ * its conflict rule compares, and not marked deleted); the rows come as the upserts take them.
+ */
+function recordsHeldSql(adapter: SqlAdapter, table: StreamTable, rows: number): string {
+  const columns = recordColumns(table).map(quoteIdentifier);
+  const compared = columns.slice(2, -1);
+  const differs = compared.map((column) => adapter.differs(`t.${column}`, `v.${column}`)).join(' or ');
+  const count =
+    `select count(*) as held from ${adapter.supportsUnnestUpsert ? `${unnestOf(adapter, table)} as v(${columns.join(', ')})` : 'v'} ` +
+    `join ${qualifiedTable(adapter, table.table)} as t on t.business_id = v.business_id and t.id = v.id where t."deleted_at" is null and not (${differs})`;
+  return adapter.supportsUnnestUpsert ? count : `with v(${columns.join(', ')}) as (values ${valuesList(adapter, rows, columns.length)}) ${count}`;
 }
 
 /** Upsert of one dead letter: seen again, it bumps `attempts` and `last_seen_at` instead of adding a row. */
@@ -243,6 +297,8 @@ export function checkpointAdvanceSql(adapter: SqlAdapter): string {
     `position = excluded.position, records_synced = t.records_synced + excluded.records_synced, updated_at = excluded.updated_at`
   );
 }
+
+const UNCOMPARED_TIME = new Date(0).toISOString();
 
 /** Page sizes vary little; the bound only matters for a long-lived worker with odd tail sizes. */
 const MAX_CACHED_UPSERTS = 256;
@@ -283,6 +339,17 @@ export class StatementCache {
     }
     const { text, name } = this.#upsert(table, String(records.length), () => recordUpsertSql(this.#adapter, table, records.length));
     return executor.run(text, rows.flat(), name);
+  }
+
+  /** {@link recordsHeldSql} for `records` (no more than {@link rowsPerStatement}), with its parameters. */
+  heldAsGiven(table: StreamTable, records: readonly SyncRecord[], rawTexts?: readonly string[]): { statement: NamedStatement; parameters: unknown[] } {
+    // The rows as the upserts bind them (`synced_at` included, any valid time: it is not compared).
+    if (this.#adapter.supportsUnnestUpsert) {
+      const statement = this.#upsert(table, 'held-unnest', () => recordsHeldSql(this.#adapter, table, records.length));
+      return { statement, parameters: columnValues(table, records, UNCOMPARED_TIME, rawTexts) };
+    }
+    const statement = this.#upsert(table, `held-${records.length}`, () => recordsHeldSql(this.#adapter, table, records.length));
+    return { statement, parameters: rowValues(table, records, UNCOMPARED_TIME, rawTexts).flat() };
   }
 
   #upsert(table: StreamTable, shape: string, build: () => string): NamedStatement {
