@@ -1,3 +1,5 @@
+import { chunks } from '../../src/chunks.js';
+
 /** How long "nobody has this number" is believed before the CRM is asked again. */
 export const NEGATIVE_CACHE_MS = 10 * 60_000;
 /** Numbers whose answer is kept; the oldest are dropped beyond it, so a long-lived worker's memory stays bounded. */
@@ -40,11 +42,9 @@ export class NumberCache {
       if (missedAt !== undefined && now - missedAt >= NEGATIVE_CACHE_MS) this.forget(number);
     }
     const todo = wanted.filter((number) => !this.#known.has(number));
-    const perLookup = this.#options.perLookup ?? Math.max(1, todo.length);
-    for (let start = 0; start < todo.length; start += perLookup) {
-      const chunk = todo.slice(start, start + perLookup);
-      const lookup = this.#options.lookUp(chunk);
-      for (const number of chunk) {
+    for (const part of chunks(todo, this.#options.perLookup ?? Number.POSITIVE_INFINITY)) {
+      const lookup = this.#options.lookUp(part);
+      for (const number of part) {
         const answer = lookup.then((found) => found.get(number) ?? null);
         this.#known.set(number, answer);
         answer.then(

@@ -1,3 +1,4 @@
+import { chunks } from '../../src/chunks.js';
 import { invalidAnswer } from './classify.js';
 import { batchParts, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, readCallIdsByUnique } from './batch-answer.js';
 import { HubSpotError } from './errors.js';
@@ -18,11 +19,8 @@ const UPDATE = '/crm/v3/objects/calls/batch/update';
  */
 export async function archiveCalls(http: HubSpotHttp, idProperty: string, uniqueValues: readonly string[]): Promise<number> {
   let archived = 0;
-  for (let start = 0; start < uniqueValues.length; start += HUBSPOT_BATCH_LIMIT) {
-    const live = [...(await readCallIdsByUnique(http, idProperty, uniqueValues.slice(start, start + HUBSPOT_BATCH_LIMIT)))].map(([value, id]) => ({
-      id,
-      value,
-    }));
+  for (const part of chunks(uniqueValues, HUBSPOT_BATCH_LIMIT)) {
+    const live = [...(await readCallIdsByUnique(http, idProperty, part))].map(([value, id]) => ({ id, value }));
     if (live.length === 0) continue;
     const moved = await setUniqueValues(
       http,

@@ -1,3 +1,4 @@
+import { chunks } from '../../src/chunks.js';
 import { backoffDelayMs, type BackoffOptions } from '../../src/http-policy/index.js';
 import { batchParts, errorMessageFor } from './batch-answer.js';
 import type { HubSpotHttp } from './http-client.js';
@@ -39,9 +40,7 @@ export async function associateCallsWithContacts(pairs: readonly CallContactPair
   for (let round = 1; round <= options.rounds && pending.length > 0; round += 1) {
     if (round > 1) await options.clock.sleep(backoffDelayMs(round - 1, options.backoff, options.random));
     const failed: FailedPair[] = [];
-    for (let start = 0; start < pending.length; start += ASSOCIATION_BATCH) {
-      failed.push(...(await associateChunk(options.http, pending.slice(start, start + ASSOCIATION_BATCH))));
-    }
+    for (const part of chunks(pending, ASSOCIATION_BATCH)) failed.push(...(await associateChunk(options.http, part)));
     pending = failed;
   }
   return pending;

@@ -3,6 +3,7 @@
  * (`results[]`, `errors[]`, `numErrors`), their size limit, and reading calls back by the unique
  * property (upserts whose results do not name it, archives, conflicts).
  */
+import { chunks } from '../../src/chunks.js';
 import { isHubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
 
@@ -59,8 +60,8 @@ export const HUBSPOT_BATCH_LIMIT = 100;
 export async function readCallIdsByUnique(http: HubSpotHttp, idProperty: string, values: readonly string[], archived = false): Promise<Map<string, string>> {
   const path = archived ? '/crm/v3/objects/calls/batch/read?archived=true' : '/crm/v3/objects/calls/batch/read';
   const found = new Map<string, string>();
-  for (let start = 0; start < values.length; start += HUBSPOT_BATCH_LIMIT) {
-    const inputs = values.slice(start, start + HUBSPOT_BATCH_LIMIT).map((id) => ({ id }));
+  for (const part of chunks(values, HUBSPOT_BATCH_LIMIT)) {
+    const inputs = part.map((id) => ({ id }));
     let body: unknown;
     try {
       ({ body } = await http.send('POST', path, { idProperty, inputs, properties: [idProperty], propertiesWithHistory: [] }));

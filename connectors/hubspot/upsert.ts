@@ -1,3 +1,4 @@
+import { chunks } from '../../src/chunks.js';
 import { batchParts, errorCategoryFor, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, propertyOf, readCallIdsByUnique } from './batch-answer.js';
 import { isHubSpotError, type HubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
@@ -27,8 +28,7 @@ interface UpsertOutcome<T> {
  */
 export async function upsertCalls<T>(http: HubSpotHttp, idProperty: string, inputs: readonly CallInput<T>[]): Promise<UpsertOutcome<T>> {
   const outcome: UpsertOutcome<T> = { stored: [], rejected: [] };
-  for (let start = 0; start < inputs.length; start += HUBSPOT_BATCH_LIMIT) {
-    const chunk = inputs.slice(start, start + HUBSPOT_BATCH_LIMIT);
+  for (const chunk of chunks(inputs, HUBSPOT_BATCH_LIMIT)) {
     const part: UpsertOutcome<T> = { stored: [], rejected: [] };
     const firstError = await upsertBisecting(http, idProperty, chunk, part);
     const reasons = new Set(part.rejected.map((rejection) => rejection.reason));

@@ -1,3 +1,4 @@
+import { chunks } from '../../src/chunks.js';
 import type { SalesforceConfig } from './config.js';
 import type { SalesforceHttp } from './http.js';
 import { runQueries, soqlString } from './queries.js';
@@ -28,22 +29,15 @@ export async function deleteTasks(
     const outcome = await upsertTasks(inputs, { http, apiVersion: config.apiVersion, externalIdField: config.externalIdField, retry: config.retry, sleep });
     return outcome.stored.length;
   }
-  const queries: string[] = [];
-  for (let start = 0; start < externalIds.length; start += CHUNK) {
-    const values = externalIds
-      .slice(start, start + CHUNK)
-      .map(soqlString)
-      .join(', ');
-    queries.push(`SELECT Id FROM Task WHERE ${config.externalIdField} IN (${values})`);
-  }
+  const queries = chunks(externalIds, CHUNK).map((part) => `SELECT Id FROM Task WHERE ${config.externalIdField} IN (${part.map(soqlString).join(', ')})`);
   const ids: string[] = [];
   for (const outcome of await runQueries(http, config.apiVersion, queries)) {
     if ('refused' in outcome) throw new Error(`salesforce: finding the Tasks to delete was refused: ${outcome.refused.errorCode}: ${outcome.refused.message}`);
     for (const row of outcome.rows) if (typeof row.Id === 'string') ids.push(row.Id);
   }
   let deleted = 0;
-  for (let start = 0; start < ids.length; start += CHUNK) {
-    const { body } = await http.send('DELETE', `/composite/sobjects?ids=${ids.slice(start, start + CHUNK).join(',')}&allOrNone=false`);
+  for (const part of chunks(ids, CHUNK)) {
+    const { body } = await http.send('DELETE', `/composite/sobjects?ids=${part.join(',')}&allOrNone=false`);
     if (Array.isArray(body)) deleted += (body as { success?: unknown }[]).filter((result) => result.success === true).length;
   }
   return deleted;

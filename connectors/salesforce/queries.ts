@@ -1,3 +1,4 @@
+import { chunks } from '../../src/chunks.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
 import type { SalesforceHttp } from './http.js';
 
@@ -14,9 +15,8 @@ type QueryOutcome = { readonly rows: Record<string, unknown>[] } | { readonly re
  */
 export async function runQueries(http: SalesforceHttp, apiVersion: string, soql: readonly string[]): Promise<QueryOutcome[]> {
   const outcomes: QueryOutcome[] = [];
-  for (let start = 0; start < soql.length; start += QUERIES_PER_COMPOSITE) {
-    const chunk = soql.slice(start, start + QUERIES_PER_COMPOSITE);
-    const first = chunk.length === 1 ? [await single(http, chunk[0] ?? '')] : await composite(http, apiVersion, chunk);
+  for (const part of chunks(soql, QUERIES_PER_COMPOSITE)) {
+    const first = part.length === 1 ? [await single(http, part[0] ?? '')] : await composite(http, apiVersion, part);
     for (const page of first) outcomes.push('refused' in page ? page : { rows: await rest(http, page) });
   }
   return outcomes;
@@ -111,8 +111,7 @@ export async function sendCollections(
   bodies: readonly unknown[],
 ): Promise<CollectionAnswer[]> {
   const answers: CollectionAnswer[] = [];
-  for (let start = 0; start < bodies.length; start += COLLECTIONS_PER_COMPOSITE) {
-    const group = bodies.slice(start, start + COLLECTIONS_PER_COMPOSITE);
+  for (const group of chunks(bodies, COLLECTIONS_PER_COMPOSITE)) {
     if (group.length === 1) {
       const { status, body } = await http.send(method, path, group[0]);
       answers.push({ status, body });

@@ -1,3 +1,4 @@
+import { chunks } from '../../src/chunks.js';
 import { backoffDelayMs } from '../../src/http-policy/index.js';
 import type { SalesforceRetry } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
@@ -51,10 +52,7 @@ export async function upsertTasks<T>(inputs: readonly TaskInput<T>[], options: U
   let pending = [...inputs];
   for (let round = 1; pending.length > 0; round += 1) {
     const again: { input: TaskInput<T>; reason: string }[] = [];
-    const chunks: TaskInput<T>[][] = [];
-    for (let start = 0; start < pending.length; start += UPSERT_MAX) chunks.push(pending.slice(start, start + UPSERT_MAX));
-    for (let start = 0; start < chunks.length; start += COLLECTIONS_PER_COMPOSITE) {
-      const group = chunks.slice(start, start + COLLECTIONS_PER_COMPOSITE);
+    for (const group of chunks(chunks(pending, UPSERT_MAX), COLLECTIONS_PER_COMPOSITE)) {
       const answers = await upsertGroup(group, options);
       for (const [which, chunk] of group.entries()) {
         const results = answers[which] ?? [];

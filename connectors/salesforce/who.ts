@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { chunks } from '../../src/chunks.js';
 import type { CheckpointStore } from '../../src/sink.js';
 import { NumberCache } from '../crm/number-cache.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
@@ -101,11 +102,11 @@ export class WhoResolver {
   /** Contacts and Leads whose phone fields may hold one of the numbers. */
   async #search(entries: readonly (readonly [string, PhoneForms])[]): Promise<Found[]> {
     const { who, http, apiVersion } = this.#options;
-    const chunks = phoneChunks(
+    const groups = phoneChunks(
       entries.map(([, form]) => form),
       who.phoneFields,
     );
-    const jobs = chunks.flatMap((chunk) => who.objects.map((object) => ({ object, chunk })));
+    const jobs = groups.flatMap((chunk) => who.objects.map((object) => ({ object, chunk })));
     const outcomes = await runQueries(
       http,
       apiVersion,
@@ -158,14 +159,13 @@ export class WhoResolver {
   async #createLeads(numbers: readonly string[]): Promise<Map<string, string>> {
     const { who, http, apiVersion, ledger, logger } = this.#options;
     const created = new Map<string, string>();
-    const chunks: string[][] = [];
-    for (let start = 0; start < numbers.length; start += COLLECTION_MAX) chunks.push(numbers.slice(start, start + COLLECTION_MAX));
-    const bodies = chunks.map((chunk) => ({
+    const parts = chunks(numbers, COLLECTION_MAX);
+    const bodies = parts.map((chunk) => ({
       allOrNone: false,
       records: chunk.map((number) => ({ attributes: { type: 'Lead' }, LastName: who.leadLastName, Company: who.leadCompany, Phone: number })),
     }));
     const answers = await sendCollections(http, apiVersion, 'POST', '/composite/sobjects', bodies);
-    for (const [which, chunk] of chunks.entries()) {
+    for (const [which, chunk] of parts.entries()) {
       const answer = answers[which];
       const results = Array.isArray(answer?.body) ? (answer.body as { id?: unknown; success?: unknown; errors?: unknown }[]) : [];
       for (const [index, number] of chunk.entries()) {

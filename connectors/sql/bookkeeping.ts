@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
+import { chunks } from '../../src/chunks.js';
 import {
   DEFAULT_ID_PAGE,
   type Checkpoint,
@@ -196,11 +197,10 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
   async deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>> {
     const from = sql.raw(qualifiedTable(this.adapter, table.table));
     const deleted = new Set<string>();
-    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
-      const chunk = ids.slice(start, start + MARK_CHUNK);
+    for (const part of chunks(ids, MARK_CHUNK)) {
       const { rows } = await sql<{
         id: string;
-      }>`select id from ${from} where business_id = ${businessId} and deleted_at is not null and id in (${sql.join(chunk)})`.execute(this.db);
+      }>`select id from ${from} where business_id = ${businessId} and deleted_at is not null and id in (${sql.join(part)})`.execute(this.db);
       for (const row of rows) deleted.add(row.id);
     }
     return deleted;
@@ -221,10 +221,9 @@ export class SqlStoredRecords extends SqlReader implements StoreRecords {
     const now = new Date().toISOString();
     let marked = 0;
     try {
-      for (let start = 0; start < ids.length; start += MARK_CHUNK) {
-        const chunk = ids.slice(start, start + MARK_CHUNK);
+      for (const part of chunks(ids, MARK_CHUNK)) {
         const result =
-          await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(chunk)})`.execute(
+          await sql`update ${from} set deleted_at = ${now} where business_id = ${businessId} and deleted_at is null and id in (${sql.join(part)})`.execute(
             this.db,
           );
         marked += Number(result.numAffectedRows ?? 0);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { chunks } from '../../src/chunks.js';
 import type { DeadLetter, JsonObject, StreamTable, SyncRecord, WriteResult } from '../../src/sink.js';
 import { canonicalJson } from '../../src/normalize/index.js';
 import { jsonText } from '../json-text.js';
@@ -143,14 +144,9 @@ async function writeBatch(executor: SqlExecutor, adapter: SqlAdapter, statements
   let changed = 0;
   const refused: DeadLetter[] = [];
   if (mode === 'bulk') {
-    const chunkSize = statements.rowsPerStatement(table);
-    if (records.length <= chunkSize) changed = await statements.runUpsert(executor, table, records, now, rawTexts);
-    else {
-      for (let start = 0; start < records.length; start += chunkSize) {
-        const end = start + chunkSize;
-        changed += await statements.runUpsert(executor, table, records.slice(start, end), now, rawTexts?.slice(start, end));
-      }
-    }
+    const size = statements.rowsPerStatement(table);
+    const textParts = rawTexts === undefined ? undefined : chunks(rawTexts, size);
+    for (const [index, part] of chunks(records, size).entries()) changed += await statements.runUpsert(executor, table, part, now, textParts?.[index]);
   } else {
     for (const [index, record] of records.entries()) {
       const text = rawTexts?.[index];

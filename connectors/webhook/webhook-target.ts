@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { chunks } from '../../src/chunks.js';
 import type { Batch, StreamTable } from '../../src/sink.js';
 import { isoSeconds } from '../../src/normalize/index.js';
 import type { Target, TargetOutcome } from '../parts.js';
@@ -53,8 +54,7 @@ export class WebhookTarget implements Target {
   /** A `deleted` event (README: "Deletions"); a receiver refusing it fails the call, so nothing is marked. */
   async delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void> {
     const { now, newBatchId } = this.#runtime;
-    for (let start = 0; start < ids.length; start += this.#config.batchSize) {
-      const part = ids.slice(start, start + this.#config.batchSize);
+    for (const part of chunks(ids, this.#config.batchSize)) {
       const delivery = buildDeletion(businessId, table.stream, part, newBatchId(), isoSeconds(now()));
       const outcome = await this.#deliver({ businessId, table }, delivery);
       if (!outcome.delivered) {

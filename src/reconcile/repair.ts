@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { chunks } from '../chunks.js';
 import type { NormalizeContext } from '../normalize/index.js';
 import { storedIdPages, type JsonObject, type Sink, type SyncRecord } from '../sink.js';
 import type { StreamDescriptor } from '../sync/stream-descriptor.js';
-import { chunk, toPageRecords } from '../sync/store-page.js';
+import { toPageRecords } from '../sync/store-page.js';
 import { walkers, type Query, type WalkSettings } from '../sync/walkers/index.js';
 import { accountedCount, checkStream, heldMessage, isVerifiable, judge, rawId, type HeldDeletions, type StreamCheck } from './check.js';
 
@@ -152,7 +153,7 @@ async function storeMissing(sink: Sink, businessId: string, descriptor: StreamDe
   const checkpoint = await sink.checkpoints.load(businessId, descriptor.name);
   if (checkpoint === undefined) return 0;
   let written = 0;
-  for (const part of chunk(records, sink.capabilities.maxBatchSize)) {
+  for (const part of chunks(records, sink.capabilities.maxBatchSize)) {
     written += (await sink.write({ businessId, table: descriptor.table, records: part, deadLetters: [] }, checkpoint.position)).written;
   }
   return written;
@@ -293,9 +294,7 @@ async function guardDeletions(options: RepairStreamOptions, stored: ReadonlyMap<
       result = { markedDeleted: 0, held: decision.held };
     } else {
       let markedDeleted = 0;
-      for (let start = 0; start < decision.due.length; start += MARK_CHUNK) {
-        markedDeleted += await sink.records.markDeleted(business, descriptor.table, decision.due.slice(start, start + MARK_CHUNK));
-      }
+      for (const part of chunks(decision.due, MARK_CHUNK)) markedDeleted += await sink.records.markDeleted(business, descriptor.table, part);
       const pending = decision.candidates.size;
       if (pending > 0) options.onWarning?.(pendingMessage(pending, earliest(decision.candidates.values()) + guard.afterMs));
       next = { candidates: decision.candidates, held: null };

@@ -1,3 +1,4 @@
+import { chunks } from '../chunks.js';
 import type { RedisClient } from '../redis/index.js';
 import type { HashChanges } from './redis-status-codec.js';
 
@@ -63,10 +64,9 @@ export function statusReader(redis: RedisClient): (keys: readonly string[]) => P
   const { callsyncStatusRead } = defineScripts(redis);
   return async (keys) => {
     const hashes: Record<string, string>[] = [];
-    for (let first = 0; first < keys.length; first += READ_CHUNK) {
-      const chunk = keys.slice(first, first + READ_CHUNK);
-      const reply = await callsyncStatusRead.call(redis, chunk.length, ...chunk);
-      if (!Array.isArray(reply) || reply.length !== chunk.length) throw new Error('status read script returned an unexpected reply');
+    for (const part of chunks(keys, READ_CHUNK)) {
+      const reply = await callsyncStatusRead.call(redis, part.length, ...part);
+      if (!Array.isArray(reply) || reply.length !== part.length) throw new Error('status read script returned an unexpected reply');
       for (const flat of reply as unknown[]) {
         const hash: Record<string, string> = {};
         if (Array.isArray(flat)) for (let i = 0; i + 1 < flat.length; i += 2) hash[String(flat[i])] = String(flat[i + 1]);

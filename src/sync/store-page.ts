@@ -1,3 +1,4 @@
+import { chunks } from '../chunks.js';
 import type { DeadLetter, JsonObject, RecordSource, Sink, SinkNote, SyncRecord, WriteResult } from '../sink.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import type { WalkItem, WalkPage } from './walkers/index.js';
@@ -8,14 +9,15 @@ import type { WalkItem, WalkPage } from './walkers/index.js';
  * page and never skips its rest.
  */
 export async function storePage(
-  sink: Sink,
+  sink: Pick<Sink, 'capabilities' | 'write'>,
   businessId: string,
   descriptor: StreamDescriptor,
   page: WalkPage,
   positionBefore: JsonObject | undefined,
 ): Promise<WriteResult> {
   const { records, deadLetters } = toPageRecords(businessId, descriptor.name, descriptor.source, page.items);
-  const parts = chunk(records, sink.capabilities.maxBatchSize);
+  // A page without records is still written once: its dead letters, and the checkpoint past it.
+  const parts = records.length === 0 ? [records] : chunks(records, sink.capabilities.maxBatchSize);
   const total = { written: 0, unchanged: 0, deadLettered: 0 };
   let notes: SinkNote[] | undefined;
   for (const [index, part] of parts.entries()) {
@@ -59,11 +61,4 @@ export function toPageRecords(businessId: string, stream: string, source: Record
     else deadLetters.push({ businessId, stream, reason: result.reason, raw });
   }
   return { records, deadLetters };
-}
-
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  if (items.length === 0) return [[]];
-  const chunks: T[][] = [];
-  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
-  return chunks;
 }

@@ -1,5 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { chunk, toPageRecords } from './store-page.js';
+import type { Batch, JsonObject, Sink } from '../sink.js';
+import { customStream } from './custom-streams.js';
+import { storePage, toPageRecords } from './store-page.js';
+import type { WalkItem } from './walkers/index.js';
+
+const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'sms', paging: 'offset', idField: 'id' });
+
+/** A sink of `maxBatchSize` that keeps every write it is handed. */
+function recordingSink(maxBatchSize: number): Pick<Sink, 'capabilities' | 'write'> & { writes: { batch: Batch; position: JsonObject }[] } {
+  const writes: { batch: Batch; position: JsonObject }[] = [];
+  return {
+    writes,
+    capabilities: { maxBatchSize },
+    write: (batch, position) => {
+      writes.push({ batch, position });
+      return Promise.resolve({ written: batch.records.length, unchanged: 0, deadLettered: batch.deadLetters.length });
+    },
+  };
+}
+
+const good = (id: string): WalkItem => ({ raw: { id }, result: { ok: true, id, fields: {} } });
+const bad: WalkItem = { raw: { bad: true }, result: { ok: false, reason: 'id: missing' } };
 
 describe('toPageRecords', () => {
   it('keeps records in page order, repeats included (the sink collapses them), and dead-letters failures with their reason', () => {
@@ -19,9 +40,20 @@ describe('toPageRecords', () => {
   });
 });
 
-describe('chunk', () => {
-  it('splits into parts of at most the size, and an empty list into one empty part', () => {
-    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
-    expect(chunk([], 3)).toEqual([[]]);
+describe('storePage', () => {
+  it("writes a page in parts of the sink's batch size: dead letters with the first, the page's position with the last only", async () => {
+    const sink = recordingSink(2);
+    const page = { items: [good('a'), bad, good('b'), good('c')], position: { offset: 4 } };
+    expect(await storePage(sink, 'acme', sms, page, { offset: 0 })).toEqual({ written: 3, unchanged: 0, deadLettered: 1 });
+    expect(sink.writes.map(({ batch, position }) => [batch.records.map((record) => record.id), batch.deadLetters.length, position])).toEqual([
+      [['a', 'b'], 1, { offset: 0 }],
+      [['c'], 0, { offset: 4 }],
+    ]);
+  });
+
+  it('writes a page without records once: its dead letters, and the checkpoint past it', async () => {
+    const sink = recordingSink(2);
+    await storePage(sink, 'acme', sms, { items: [bad], position: { offset: 1 } }, undefined);
+    expect(sink.writes.map(({ batch, position }) => [batch.records.length, batch.deadLetters.length, position])).toEqual([[0, 1, { offset: 1 }]]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chunk } from '../../../src/sync/store-page.js';
+import { chunks } from '../../../src/chunks.js';
 import { callsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, type HubSpotTarget } from './harness.js';
 
@@ -12,7 +12,7 @@ describe('hubspot deletion is its batch archive', () => {
   it('reads the calls by the unique property, archives them by object id, at most 100 a request', async () => {
     target = await startTarget({}, { associateContacts: false });
     const records = Array.from({ length: 160 }, (_, index) => inboundCall(A, `c${String(index).padStart(3, '0')}`));
-    for (const part of chunk(records, target.sink.capabilities.maxBatchSize)) {
+    for (const part of chunks(records, target.sink.capabilities.maxBatchSize)) {
       await target.sink.write({ businessId: A, table: callsTable, records: part, deadLetters: [] }, {});
     }
     const gone = records.slice(0, 150).map((record) => record.id);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LEFT_VOICEMAIL_DISPOSITION } from '../../../connectors/hubspot/mapping.js';
 import type { StreamTable } from '../../../src/sink.js';
-import { chunk } from '../../../src/sync/store-page.js';
+import { chunks } from '../../../src/chunks.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, voicemail, type HubSpotTarget } from './harness.js';
 
@@ -17,7 +17,7 @@ describe('hubspot sink against the fake portal', () => {
     await target.sink.prepare([callsTable]);
     await target.sink.prepare([callsTable, voicemailsTable]);
     const records = Array.from({ length: 150 }, (_, index) => inboundCall(A, `c${index}`));
-    for (const part of chunk(records, target.sink.capabilities.maxBatchSize)) {
+    for (const part of chunks(records, target.sink.capabilities.maxBatchSize)) {
       await target.sink.write({ businessId: A, table: callsTable, records: part, deadLetters: [] }, { cursor: 'p1' });
     }
     const upserts = () => target.fake.requests().filter((request) => request.path === '/crm/v3/objects/calls/batch/upsert');

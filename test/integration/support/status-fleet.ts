@@ -1,5 +1,5 @@
 import type { StatusPatch, StatusStore, StreamState } from '../../../src/state/index.js';
-import { chunk } from '../../../src/sync/store-page.js';
+import { chunks } from '../../../src/chunks.js';
 
 /** What one seeded stream needs a person for, if anything, and how far behind it is. */
 export interface SeededStream {
@@ -67,7 +67,7 @@ function patchOf(seeded: SeededStream, nowMs: number): StatusPatch {
 
 /** Writes the fleet into a real status store (and stops the businesses whose key failed). */
 export async function seedFleet(store: StatusStore, streams: readonly SeededStream[], nowMs: number): Promise<void> {
-  for (const batch of chunk(streams, 2_000)) {
+  for (const batch of chunks(streams, 2_000)) {
     await Promise.all(batch.map((seeded) => store.update(seeded.business, seeded.stream, patchOf(seeded, nowMs))));
   }
   const stopped = streams.filter((seeded) => seeded.state === 'auth_failed');
