@@ -1,12 +1,10 @@
-import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { archiveCalls } from './archive.js';
-import { HubSpotBudget } from './budget.js';
-import { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './http-client.js';
+import { fakeClock, mockedHubSpotHttp, ORIGIN } from './mock-portal.unit.js';
 import { tombstoneValue, valueBeforeTombstone } from './tombstone.js';
 
-const ORIGIN = 'https://api.hubapi.com';
 const READ = '/crm/v3/objects/calls/batch/read';
 const UPDATE = '/crm/v3/objects/calls/batch/update';
 const ARCHIVE = '/crm/v3/objects/calls/batch/archive';
@@ -20,18 +18,7 @@ describe('archiveCalls', () => {
     agent = new MockAgent();
     agent.disableNetConnect();
     sent = [];
-    let now = 0;
-    const clock = { now: () => now, sleep: (ms: number) => ((now += ms), Promise.resolve()) };
-    http = new HubSpotHttp({
-      baseUrl: ORIGIN,
-      token: 'pat-na1-unit',
-      dispatcher: agent,
-      budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
-      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
-      logger: pino({ level: 'silent' }),
-      clock,
-      random: () => 0,
-    });
+    http = mockedHubSpotHttp(agent, fakeClock(), { retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
   });
   afterEach(async () => agent.close());
 

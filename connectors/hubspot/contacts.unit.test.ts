@@ -1,20 +1,13 @@
 import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HubSpotBudget, type Clock } from './budget.js';
 import { ContactResolver } from './contacts.js';
-import { HubSpotHttp } from './http-client.js';
+import { fakeClock, mockedHubSpotHttp, ORIGIN } from './mock-portal.unit.js';
 
-const ORIGIN = 'https://api.hubapi.com';
 const SEARCH = { path: '/crm/v3/objects/contacts/search', method: 'POST' } as const;
 
 interface SearchBody {
   filterGroups: { filters: { propertyName: string; values: string[] }[] }[];
-}
-
-function fakeClock(): Clock {
-  let now = 1_700_000_000_000;
-  return { now: () => now, sleep: (ms) => Promise.resolve(void (now += ms)) };
 }
 
 describe('ContactResolver', () => {
@@ -27,16 +20,7 @@ describe('ContactResolver', () => {
     agent.disableNetConnect();
     bodies = [];
     const clock = fakeClock();
-    const http = new HubSpotHttp({
-      baseUrl: ORIGIN,
-      token: 'pat-na1-unit',
-      dispatcher: agent,
-      budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
-      retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 100 },
-      logger: pino({ level: 'silent' }),
-      clock,
-      random: () => 0,
-    });
+    const http = mockedHubSpotHttp(agent, clock, { retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 100 } });
     resolver = (maxCached) =>
       new ContactResolver({ http, createContacts: false, clock, logger: pino({ level: 'silent' }), ...(maxCached === undefined ? {} : { maxCached }) });
   });

@@ -1,19 +1,10 @@
-import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { trickling } from '../../src/http-policy/trickle.unit.js';
-import { HubSpotBudget, type Clock } from './budget.js';
-import { HubSpotHttp } from './http-client.js';
-import type { HubSpotHttpOptions } from './http-client.js';
+import type { HubSpotHttp, HubSpotHttpOptions } from './http-client.js';
+import { fakeClock, mockedHubSpotHttp, ORIGIN } from './mock-portal.unit.js';
 
 const TOKEN = 'pat-na1-unit-test-token';
-const ORIGIN = 'https://api.hubapi.com';
-
-function fakeClock(): Clock & { slept: number[] } {
-  let now = 1_700_000_000_000;
-  const slept: number[] = [];
-  return { slept, now: () => now, sleep: (ms) => ((now += ms), slept.push(ms), Promise.resolve()) };
-}
 
 describe('HubSpotHttp over an injected dispatcher', () => {
   let agent: MockAgent;
@@ -21,17 +12,7 @@ describe('HubSpotHttp over an injected dispatcher', () => {
   let http: HubSpotHttp;
 
   const client = (overrides: Partial<HubSpotHttpOptions> = {}) =>
-    new HubSpotHttp({
-      baseUrl: ORIGIN,
-      token: TOKEN,
-      dispatcher: agent,
-      budget: new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock),
-      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
-      logger: pino({ level: 'silent' }),
-      clock,
-      random: () => 0,
-      ...overrides,
-    });
+    mockedHubSpotHttp(agent, clock, { token: TOKEN, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 }, ...overrides });
 
   beforeEach(() => {
     agent = new MockAgent();
