@@ -129,22 +129,14 @@ describe('zoneOffsetMs', () => {
   });
 
   it('matches a fresh Intl reading every 7 s around changes off the UTC hour', () => {
+    // Read another way than the subject reads it (the zone's own offset name, not its wall clock), so
+    // a mistake in turning wall-clock parts into an offset cannot hide in the reference too.
     const reference = (ms: number, timeZone: string): number => {
-      const format = new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      });
-      const part = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, Number(p.value)]));
-      const local = new Date(0);
-      local.setUTCFullYear(part.year ?? 0, (part.month ?? 1) - 1, part.day ?? 1);
-      local.setUTCHours(part.hour ?? 0, part.minute ?? 0, part.second ?? 0, 0);
-      return local.getTime() - ms;
+      const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value;
+      const offset = /^GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/.exec(name ?? '');
+      if (offset === null) throw new Error(`unexpected offset name ${String(name)}`);
+      const [, sign, hours = '0', minutes = '0', seconds = '0'] = offset;
+      return (sign === '-' ? -1 : 1) * ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1000;
     };
     const changes: [string, number][] = [
       ['America/St_Johns', Date.UTC(2024, 10, 3, 4, 30)], // -2:30 -> -3:30 at :30 UTC
