@@ -12,7 +12,7 @@ import { backfillOnce } from './backfill-once.js';
 import { benchConfig } from './bench-config.js';
 import { dropSchema, rawPostgresBaseline } from './raw-postgres-baseline.js';
 import { rawSqliteBaseline } from './raw-sqlite-baseline.js';
-import { rawWalk } from './raw-walk.js';
+import { firstBusiness, rawWalk } from './raw-walk.js';
 import { cpuSeconds } from './process-cpu.js';
 import { startSimulatorChild } from './simulator-child.js';
 
@@ -41,10 +41,10 @@ async function measure(run: () => Promise<number>): Promise<{ perRecord: number;
 }
 
 const sim = await startSimulatorChild({ calls, seed: 3 });
-const business = sim.businesses[0]!;
+const source = firstBusiness(sim, 500);
 simPid = sim.process.pid!;
 try {
-  await rawWalk(sim.baseUrl, business.apiKey, 500, () => undefined);
+  await rawWalk(source, () => undefined);
   const sums = { pipeline: 0, baseline: 0 };
   for (let round = 0; round < rounds; round++) {
     const tag = `${process.pid}-${round}`;
@@ -52,14 +52,14 @@ try {
       if (target === 'postgres') {
         const schema = `t_bench_cpu_raw_${tag.replace('-', '_')}`;
         try {
-          return (await rawPostgresBaseline(postgresUrl, schema, sim.baseUrl, business.apiKey, business.name, 500)).records;
+          return (await rawPostgresBaseline(postgresUrl, schema, source)).records;
         } finally {
           await dropSchema(postgresUrl, schema);
         }
       }
       const path = join(dir, `cpu-raw-${tag}.db`);
       try {
-        return (await rawSqliteBaseline(path, sim.baseUrl, business.apiKey, business.name, 500)).records;
+        return (await rawSqliteBaseline(path, source)).records;
       } finally {
         for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
       }

@@ -5,7 +5,7 @@ import { backfillOnce } from './backfill-once.js';
 import { benchConfig } from './bench-config.js';
 import { dropSchema, rawPostgresBaseline } from './raw-postgres-baseline.js';
 import { rawSqliteBaseline } from './raw-sqlite-baseline.js';
-import { rawWalk } from './raw-walk.js';
+import { firstBusiness, rawWalk } from './raw-walk.js';
 import { fixed, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 import { startSimulatorChild, type SimulatorChild } from './simulator-child.js';
 
@@ -32,7 +32,7 @@ export async function benchThroughput(ctx: BenchContext): Promise<BenchRow[]> {
   const sim = await startSimulatorChild({ calls, seed: 3 });
   try {
     // The first walk renders every record; later walks are served from the simulator's cache.
-    await rawWalk(sim.baseUrl, sim.businesses[0]!.apiKey, PAGE_SIZE, () => undefined);
+    await rawWalk(firstBusiness(sim, PAGE_SIZE), () => undefined);
     const rows: BenchRow[] = [];
     for (const target of ['sqlite', 'postgres'] as const) rows.push(await measureTarget(ctx, sim, target, calls, rounds));
     return rows;
@@ -64,14 +64,14 @@ async function measureTarget(ctx: BenchContext, sim: SimulatorChild, target: Tar
 }
 
 async function runBaseline(ctx: BenchContext, sim: SimulatorChild, target: Target, round: number): Promise<number> {
-  const business = sim.businesses[0]!;
+  const source = firstBusiness(sim, PAGE_SIZE);
   if (target === 'sqlite') {
-    const run = await rawSqliteBaseline(join(ctx.tmpDir, `raw-${round}.db`), sim.baseUrl, business.apiKey, business.name, PAGE_SIZE);
+    const run = await rawSqliteBaseline(join(ctx.tmpDir, `raw-${round}.db`), source);
     return run.records / run.seconds;
   }
   const schema = benchSchema('raw');
   try {
-    const run = await rawPostgresBaseline(ctx.postgresUrl, schema, sim.baseUrl, business.apiKey, business.name, PAGE_SIZE);
+    const run = await rawPostgresBaseline(ctx.postgresUrl, schema, source);
     return run.records / run.seconds;
   } finally {
     await dropSchema(ctx.postgresUrl, schema);

@@ -9,7 +9,7 @@ import { backfillOnce } from './backfill-once.js';
 import { benchConfig } from './bench-config.js';
 import { dropSchema } from './raw-postgres-baseline.js';
 import { rawSqliteBaseline } from './raw-sqlite-baseline.js';
-import { rawWalk } from './raw-walk.js';
+import { firstBusiness, rawWalk } from './raw-walk.js';
 import { startSimulatorChild } from './simulator-child.js';
 
 const target = process.argv[2] ?? 'sqlite';
@@ -20,10 +20,9 @@ const sink: SinkConfig =
   target === 'postgres' ? { type: 'postgres', url: postgresUrl, schema } : { type: 'sqlite', path: join(tmpdir(), `callsync-profile-${process.pid}.db`) };
 const sim = await startSimulatorChild({ calls, seed: 3 });
 try {
-  await rawWalk(sim.baseUrl, sim.businesses[0]!.apiKey, 500, () => undefined);
+  await rawWalk(firstBusiness(sim, 500), () => undefined);
   if (target === 'raw-sqlite') {
-    const business = sim.businesses[0]!;
-    const raw = await rawSqliteBaseline(join(tmpdir(), `callsync-profile-raw-${process.pid}.db`), sim.baseUrl, business.apiKey, business.name, 500);
+    const raw = await rawSqliteBaseline(join(tmpdir(), `callsync-profile-raw-${process.pid}.db`), firstBusiness(sim, 500));
     process.stdout.write(`raw-sqlite: ${raw.records} records in ${raw.seconds.toFixed(1)} s = ${Math.round(raw.records / raw.seconds)} rec/s\n`);
   } else {
     const run = await backfillOnce(benchConfig(sim, sink, { streams: ['calls'], rateLimit: false, concurrency: 1 }));

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { RAW_COLUMNS, rawRow, rawWalk } from './raw-walk.js';
+import { RAW_COLUMNS, rawRow, rawWalk, type RawSource } from './raw-walk.js';
 
 /** Array types of {@link RAW_COLUMNS}, in order. */
 const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'timestamptz', 'jsonb', 'timestamptz', 'bigint', 'text', 'timestamptz', 'text'];
@@ -8,14 +8,7 @@ const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', '
  * The hand-written floor for Postgres: the connector's columns and types in a schema of its own, one
  * COPY-like `insert … select * from unnest(…)` per page (fifteen array parameters, one round trip).
  */
-export async function rawPostgresBaseline(
-  url: string,
-  schema: string,
-  baseUrl: string,
-  apiKey: string,
-  businessId: string,
-  pageSize: number,
-): Promise<{ records: number; seconds: number }> {
+export async function rawPostgresBaseline(url: string, schema: string, source: RawSource): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -28,10 +21,10 @@ export async function rawPostgresBaseline(
       duration_seconds bigint, status text, updated_at timestamptz, tracking_number_id text, primary key (business_id, id))`);
     const unnest = TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
     const sql = `insert into "${schema}".calls (${RAW_COLUMNS.join(', ')}) select * from unnest(${unnest})`;
-    const records = await rawWalk(baseUrl, apiKey, pageSize, async (calls) => {
+    const records = await rawWalk(source, async (calls) => {
       const now = new Date().toISOString();
       const columns: (string | number | null)[][] = TYPES.map(() => []);
-      for (const call of calls) rawRow(businessId, call, now).forEach((value, index) => columns[index]!.push(value));
+      for (const call of calls) rawRow(source.businessId, call, now).forEach((value, index) => columns[index]!.push(value));
       await client.query(sql, columns);
     });
     // Timed with the disconnect, as the pipeline's run is with its sink's close.

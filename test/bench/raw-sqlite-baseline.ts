@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { RAW_COLUMNS, rawRow, rawWalk } from './raw-walk.js';
+import { RAW_COLUMNS, rawRow, rawWalk, type RawSource } from './raw-walk.js';
 
 // The connector's calls table as a fresh file gets it (migration 004 added the last four columns).
 const CALLS_DDL = `create table if not exists calls (
@@ -27,20 +27,14 @@ export function rawPageWriter(db: Database.Database): (rows: (string | number | 
  * The hand-written floor for SQLite: the same table, columns and pragmas as the connector, one
  * prepared insert per row, one transaction per page. Returns records per second.
  */
-export async function rawSqliteBaseline(
-  path: string,
-  baseUrl: string,
-  apiKey: string,
-  businessId: string,
-  pageSize: number,
-): Promise<{ records: number; seconds: number }> {
+export async function rawSqliteBaseline(path: string, source: RawSource): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
   const db = new Database(path);
   try {
     const writePage = rawPageWriter(db);
-    const records = await rawWalk(baseUrl, apiKey, pageSize, (calls) => {
+    const records = await rawWalk(source, (calls) => {
       const now = new Date().toISOString();
-      writePage(calls.map((call) => rawRow(businessId, call, now)));
+      writePage(calls.map((call) => rawRow(source.businessId, call, now)));
     });
     // Timed with the close, as the pipeline's run is: closing checkpoints the WAL into the file.
     db.close();

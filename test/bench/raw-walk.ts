@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import type { UpstreamInfo } from './bench-config.js';
 
 /** The v1 calls payload as the baseline reads it: no validation, no normalization. */
 export interface RawCall {
@@ -19,11 +20,28 @@ interface CallsPage {
   readonly data: { readonly calls: RawCall[]; readonly has_more: boolean; readonly next_cursor?: string | null };
 }
 
+/** What a raw baseline reads: one business's v1 calls, `pageSize` a page. */
+export interface RawSource {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** Stored as `business_id`, as the connectors store the configured business name. */
+  readonly businessId: string;
+  readonly pageSize: number;
+}
+
+/** The first business of `upstream` (the one the benches sync), read `pageSize` calls a page. */
+export function firstBusiness(upstream: UpstreamInfo, pageSize: number): RawSource {
+  const business = upstream.businesses[0];
+  if (business === undefined) throw new Error('the upstream has no business');
+  return { baseUrl: upstream.baseUrl, apiKey: business.apiKey, businessId: business.name, pageSize };
+}
+
 /**
  * The raw baseline's read side: undici request + JSON.parse over the same cursor pages the
  * engine walks, one page at a time, and the caller's `store` of each page awaited before the next.
  */
-export async function rawWalk(baseUrl: string, apiKey: string, pageSize: number, store: (calls: RawCall[]) => Promise<void> | void): Promise<number> {
+export async function rawWalk(source: RawSource, store: (calls: RawCall[]) => Promise<void> | void): Promise<number> {
+  const { baseUrl, apiKey, pageSize } = source;
   const agent = new Agent();
   let records = 0;
   let cursor = '';

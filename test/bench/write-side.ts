@@ -15,17 +15,17 @@ import { builtinStreams } from '../../src/sync/builtin-streams.js';
 import { storePage } from '../../src/sync/store-page.js';
 import type { WalkPage } from '../../src/sync/walkers/index.js';
 import { rawPageWriter } from './raw-sqlite-baseline.js';
-import { rawRow, rawWalk, type RawCall } from './raw-walk.js';
+import { firstBusiness, rawRow, rawWalk, type RawCall } from './raw-walk.js';
 import { silentLogger } from './silent-logger.js';
 import { startSimulatorChild } from './simulator-child.js';
 
 const rounds = Number(process.argv[2] ?? 12);
 const calls = Number(process.argv[3] ?? 40_000);
 const sim = await startSimulatorChild({ calls, seed: 3 });
-const business = sim.businesses[0]!;
+const source = firstBusiness(sim, 500);
 const pages: RawCall[][] = [];
 try {
-  await rawWalk(sim.baseUrl, business.apiKey, 500, (page) => void pages.push(page));
+  await rawWalk(source, (page) => void pages.push(page));
 } finally {
   await sim.close();
 }
@@ -54,7 +54,7 @@ async function rawLoop(path: string): Promise<void> {
   const writePage = rawPageWriter(db);
   for (const page of pages) {
     const now = new Date().toISOString();
-    writePage(page.map((call) => rawRow(business.name, call, now)));
+    writePage(page.map((call) => rawRow(source.businessId, call, now)));
     await turn();
   }
   db.close();
@@ -64,7 +64,7 @@ async function sinkLoop(path: string): Promise<void> {
   const sink = await createSink({ type: 'sqlite', path }, { logger: silentLogger() });
   let position: JsonObject | undefined;
   for (const page of walkPages) {
-    await storePage(sink, business.name, descriptor, page, position);
+    await storePage(sink, source.businessId, descriptor, page, position);
     position = page.position;
     await turn();
   }
