@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RedisCluster } from '../integration/cluster/redis-cluster.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, spawnRun, startFleet, stopAll, upstreamCalls, waitFor, waitForExactSqlite } from './support/run-harness.js';
+import { collectLogs, spawnRun, startChaosFleet, stopAll, upstreamCalls, waitFor, waitForExactSqlite } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { countRows } from './support/sqlite-figures.js';
 import { cleanupSteps } from '../integration/support/cleanup-steps.js';
@@ -16,15 +16,9 @@ describe('scenario 19: a Redis Cluster master SIGKILLed in the middle of a `run`
     const cluster = new RedisCluster(3, 1);
     cleanup.push(() => cluster.stop());
     await cluster.start();
-    const fleet = await startFleet(
-      'chaos-cluster',
-      { businesses: 3, calls: 4_000, voicemails: 40, numbers: 4, seed: 1919, rateLimit: { limit: 15, windowMs: 1000 } },
-      cleanup,
-    );
-    const { sim: simulator, ws, processes } = fleet;
-    scanner.addSimulator(simulator);
-    const base = chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 } });
-    const configPath = ws.writeConfig({ ...base, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
+    const upstream = { businesses: 3, calls: 4_000, voicemails: 40, numbers: 4, seed: 1919, rateLimit: { limit: 15, windowMs: 1000 } };
+    const { sim: simulator, ws, processes, config } = await startChaosFleet('chaos-cluster', upstream, scanner, cleanup);
+    const configPath = ws.writeConfig({ ...config, redis: { cluster: cluster.nodes, prefix: ws.prefix }, queue: { shards: SHARDS } });
     processes.push(spawnRun(configPath), spawnRun(configPath));
     await Promise.all(processes.map((p) => p.url));
     const expected = upstreamCalls(simulator);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectExact, figuresOf } from './support/figures.js';
 import { recordRow } from './support/results.js';
-import { chaosRunConfig, collectLogs, spawnRun, startFleet, stopAll, upstreamCalls, waitFor, waitForExactSqlite } from './support/run-harness.js';
+import { collectLogs, spawnRun, startChaosFleet, stopAll, upstreamCalls, waitFor, waitForExactSqlite } from './support/run-harness.js';
 import { SecretScanner } from './support/secret-scanner.js';
 import { seededRandom, sleep } from './support/seeded.js';
 import { countRows } from './support/sqlite-figures.js';
@@ -15,16 +15,9 @@ describe('scenario 2: one of three `run` workers SIGKILLed four times during a m
   it('ends exact: stalled jobs are taken over, nothing lost, nothing twice', async () => {
     // 4 × 10,000 calls at 50 a page and 10 requests a second per business: a backfill of ~20 s,
     // long enough for four kills even though each restarted replica needs a few seconds to start.
-    const fleet = await startFleet(
-      'chaos-kill-run',
-      { businesses: 4, calls: 10_000, voicemails: 60, numbers: 4, seed: 202, rateLimit: { limit: 10, windowMs: 1000 } },
-      cleanup,
-    );
-    const { sim: simulator, ws, processes } = fleet;
-    scanner.addSimulator(simulator);
-    const configPath = ws.writeConfig(
-      chaosRunConfig(simulator, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 10, perMs: 1000 } }),
-    );
+    const upstream = { businesses: 4, calls: 10_000, voicemails: 60, numbers: 4, seed: 202, rateLimit: { limit: 10, windowMs: 1000 } };
+    const { sim: simulator, ws, processes, config } = await startChaosFleet('chaos-kill-run', upstream, scanner, cleanup);
+    const configPath = ws.writeConfig(config);
     for (let i = 0; i < 3; i += 1) processes.push(spawnRun(configPath));
     await Promise.all(processes.map((p) => p.url));
     const expected = upstreamCalls(simulator);

@@ -1,4 +1,4 @@
-import type { Simulator } from '../../../src/simulator/index.js';
+import type { Simulator, SimulatorOptions } from '../../../src/simulator/index.js';
 import type { CleanupSteps } from '../../integration/support/cleanup-steps.js';
 import {
   runConfig,
@@ -85,6 +85,31 @@ export async function waitForExactSqlite(dbPath: string, simulator: Simulator, t
   );
 }
 
+/** A chaos `run` scenario's fleet, and the `run` config its workers share. */
+export interface ChaosFleet extends Fleet {
+  /** Written with `ws.writeConfig`, as it is or with more (a Redis Cluster, queue shards). */
+  readonly config: Record<string, unknown>;
+}
+
+/**
+ * Starts the fleet of a chaos `run` scenario, the simulator's credentials registered with
+ * `scanner`, and makes the config its workers share: a poll every second, pages of 50, the
+ * simulator's own budget, and `overrides` (a private Redis, another sink). Stops go onto `cleanup`.
+ */
+export async function startChaosFleet(
+  label: string,
+  simulator: SimulatorOptions & { readonly rateLimit: { readonly limit: number; readonly windowMs: number } },
+  scanner: SecretScanner,
+  cleanup: CleanupSteps,
+  overrides: Pick<ChaosRunOptions, 'redisUrl' | 'sink'> = {},
+): Promise<ChaosFleet> {
+  const fleet = await startFleet(label, simulator, cleanup);
+  scanner.addSimulator(fleet.sim);
+  const rateLimit = { requests: simulator.rateLimit.limit, perMs: simulator.rateLimit.windowMs };
+  const config = chaosRunConfig(fleet.sim, { prefix: fleet.ws.prefix, dbPath: fleet.ws.dbPath, every: '1s', pageSize: 50, rateLimit, ...overrides });
+  return { ...fleet, config };
+}
+
 /** A restart scenario under way: its fleet, the one worker's config, the worker and its URL, and the calls upstream. */
 export interface OneWorkerRun extends Fleet {
   readonly configPath: string;
@@ -105,15 +130,12 @@ export async function startOneWorker(
   cleanup: CleanupSteps,
   overrides: Pick<ChaosRunOptions, 'redisUrl' | 'sink'>,
 ): Promise<OneWorkerRun> {
-  const fleet = await startFleet(label, { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed, rateLimit: { limit: 15, windowMs: 1000 } }, cleanup);
-  const { sim, ws, processes } = fleet;
-  scanner.addSimulator(sim);
-  const configPath = ws.writeConfig(
-    chaosRunConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '1s', pageSize: 50, rateLimit: { requests: 15, perMs: 1000 }, ...overrides }),
-  );
+  const simulator = { businesses: 3, calls: 6_000, voicemails: 60, numbers: 4, seed, rateLimit: { limit: 15, windowMs: 1000 } };
+  const { config, ...fleet } = await startChaosFleet(label, simulator, scanner, cleanup, overrides);
+  const configPath = fleet.ws.writeConfig(config);
   const worker = spawnRun(configPath);
-  processes.push(worker);
-  return { ...fleet, configPath, worker, url: await worker.url, expected: upstreamCalls(sim) };
+  fleet.processes.push(worker);
+  return { ...fleet, configPath, worker, url: await worker.url, expected: upstreamCalls(fleet.sim) };
 }
 
 export { spawnRun, startFleet, stopAll, upstreamCalls, waitFor, workspace, type RunProcess } from '../../integration/worker/harness.js';
