@@ -6,9 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { backfillOnce, configDocument, testConfig } from '../support/backfill-harness.js';
 import { runCli } from '../support/cli-process.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
-const CLEAN = 'missing 0, unexpected 0, different 0';
 let simulator: Simulator;
 let directory: string;
 
@@ -21,13 +20,6 @@ afterEach(async () => {
   await simulator.close();
 });
 
-function expectExactFor(databasePath: string, businesses: readonly string[]): void {
-  const diffs = summarizeDiffs(diffSqliteAgainstSimulator(databasePath, simulator));
-  for (const [key, summary] of Object.entries(diffs)) {
-    if (businesses.some((business) => key.startsWith(`${business}/`))) expect(summary, key).toBe(CLEAN);
-  }
-}
-
 describe('bad credentials stop only their business', () => {
   it('exits non-zero naming the business with a wrong key, never printing the key, and syncs the others', async () => {
     const databasePath = join(directory, 'wrong-key.db');
@@ -39,7 +31,7 @@ describe('bad credentials stop only their business', () => {
     expect(result.stderr).toMatch(/business biz-2 failed: auth: .*401/);
     expect(result.stderr).not.toMatch(/business biz-(1|3) failed/);
     expect(result.stdout + result.stderr).not.toContain(wrongKey);
-    expectExactFor(databasePath, ['biz-1', 'biz-3']);
+    expectMirrorExact(databasePath, simulator, ['biz-1', 'biz-3']);
   });
 
   it('treats a revoked key the same way', async () => {
@@ -51,7 +43,7 @@ describe('bad credentials stop only their business', () => {
     // The v1 stream failed; the business stopped before its other streams made more requests.
     expect(byName.get('biz-3')?.streams).toHaveLength(1);
     expect(byName.get('biz-1')?.failure).toBeUndefined();
-    expectExactFor(databasePath, ['biz-1', 'biz-2']);
+    expectMirrorExact(databasePath, simulator, ['biz-1', 'biz-2']);
   });
 });
 
@@ -90,6 +82,6 @@ describe('bad upstream records', () => {
     expect(deadLetters.map((row) => row.reason).join('\n')).toMatch(/uuid/);
     expect(deadLetters.map((row) => row.reason).join('\n')).toMatch(/voicemail_created_at/);
     expect(JSON.parse(deadLetters.find((row) => row.reason?.includes('voicemail_created_at'))?.raw ?? '{}')).toMatchObject({ uuid: 424242 });
-    expectExactFor(databasePath, ['biz-1', 'biz-2', 'biz-3']);
+    expectMirrorExact(databasePath, simulator, ['biz-1', 'biz-2', 'biz-3']);
   });
 });

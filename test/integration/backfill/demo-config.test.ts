@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
 import { runCli } from '../support/cli-process.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
 describe('config/demo.yaml against `callsync simulate --port 4010 --seed 1`', () => {
   let simulator: Simulator;
@@ -21,9 +21,7 @@ describe('config/demo.yaml against `callsync simulate --port 4010 --seed 1`', ()
     const database = join(mkdtempSync(join(tmpdir(), 'callsync-demo-config-')), 'demo.db');
     const result = await runCli(['backfill', '--config', 'config/demo.yaml', '--no-progress'], { CALLSYNC_DEMO_DB: database });
     expect(result.code, result.stderr).toBe(0);
-    for (const [key, summary] of Object.entries(summarizeDiffs(diffSqliteAgainstSimulator(database, simulator)))) {
-      expect(summary, key).toBe('missing 0, unexpected 0, different 0');
-    }
+    expectMirrorExact(database, simulator);
     expect(simulator.counters().businesses['biz-3']?.sessionRequests).toBeGreaterThan(0);
   });
 });

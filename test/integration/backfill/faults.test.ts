@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../src/simulator/index.js';
 import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/backfill-harness.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
-const CLEAN = 'missing 0, unexpected 0, different 0';
 let simulator: Simulator | undefined;
 
 async function start(options: SimulatorOptions): Promise<{ simulator: Simulator; databasePath: string }> {
@@ -20,10 +19,6 @@ async function start(options: SimulatorOptions): Promise<{ simulator: Simulator;
     ...options,
   });
   return { simulator, databasePath: join(mkdtempSync(join(tmpdir(), 'callsync-faults-')), 'faults.db') };
-}
-
-function expectExact(databasePath: string, sim: Simulator): void {
-  for (const [key, summary] of Object.entries(summarizeDiffs(diffSqliteAgainstSimulator(databasePath, sim)))) expect(summary, key).toBe(CLEAN);
 }
 
 const budget = { rateLimit: { requests: 200, perMs: 1000 }, pageSize: 100 } as const;
@@ -46,7 +41,7 @@ describe('backfill under upstream faults ends with exact tables', () => {
     expect(total(run, 'written')).toBe(250);
     // 1 rejected cursor + 4 offset pages (overlap page + 250 new) + voicemails + numbers, far from 30 pages.
     expect(requestsByBusiness(sim)['biz-1']).toBeLessThanOrEqual(8);
-    expectExact(databasePath, sim);
+    expectMirrorExact(databasePath, sim);
   });
 
   it('newest first, a complete walk never resumes from a stored cursor: expiry costs nothing', async () => {
@@ -60,7 +55,7 @@ describe('backfill under upstream faults ends with exact tables', () => {
     expect(total(run, 'written')).toBe(250);
     // 3 pages from the head (the third reaches the stored head) + voicemails + numbers.
     expect(requestsByBusiness(sim)['biz-1']).toBeLessThanOrEqual(5);
-    expectExact(databasePath, sim);
+    expectMirrorExact(databasePath, sim);
   });
 
   it('retries 500s, truncated bodies and connection resets', async () => {
@@ -71,7 +66,7 @@ describe('backfill under upstream faults ends with exact tables', () => {
     expect(faults.truncated).toBeGreaterThan(0);
     expect(faults.resets).toBeGreaterThan(0);
     expect(run.outcomes.flatMap((outcome) => outcome.streams).every((stream) => stream.failure === undefined)).toBe(true);
-    expectExact(databasePath, sim);
+    expectMirrorExact(databasePath, sim);
   });
 
   it('waits out a 429 storm that ignores the budget', async () => {
@@ -82,6 +77,6 @@ describe('backfill under upstream faults ends with exact tables', () => {
     expect(run.outcomes.flatMap((outcome) => outcome.streams).every((stream) => stream.failure === undefined)).toBe(true);
     // Each business honoured retry_after instead of hammering: a handful of 429s, not hundreds.
     for (const counters of Object.values(sim.counters().businesses)) expect(counters.rateLimited).toBeLessThanOrEqual(4);
-    expectExact(databasePath, sim);
+    expectMirrorExact(databasePath, sim);
   });
 });

@@ -1,33 +1,20 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { configDocument } from '../support/backfill-harness.js';
 import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
-
-const CLEAN = 'missing 0, unexpected 0, different 0';
+import { simulatorScene } from '../support/simulator-scene.js';
+import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
 async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe('backfill killed with SIGKILL and started again', () => {
-  let simulator: Simulator;
-  let directory: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 2, calls: 6_000, voicemails: 300, numbers: 5, seed: 11, rateLimit: { limit: 100, windowMs: 1000 } });
-    directory = mkdtempSync(join(tmpdir(), 'callsync-kill-'));
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const scene = simulatorScene('kill', { businesses: 2, calls: 6_000, voicemails: 300, numbers: 5, seed: 11, rateLimit: { limit: 100, windowMs: 1000 } });
 
   it('ends with the same exact tables: nothing lost, nothing twice', async () => {
-    const databasePath = join(directory, 'kill.db');
+    const { simulator, directory, databasePath } = scene;
     const configPath = join(directory, 'callsync.json');
     // Small pages and a modest budget make many kill points over a few seconds.
     writeFileSync(
@@ -48,7 +35,6 @@ describe('backfill killed with SIGKILL and started again', () => {
     expect(killed).toBeGreaterThanOrEqual(3);
     const final = await runCli(['backfill', '--config', configPath, '--no-progress']);
     expect(final.code, final.stderr).toBe(0);
-    const diffs = summarizeDiffs(diffSqliteAgainstSimulator(databasePath, simulator));
-    for (const [key, summary] of Object.entries(diffs)) expect(summary, key).toBe(CLEAN);
+    expectMirrorExact(databasePath, simulator);
   });
 });

@@ -1,25 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/backfill-harness.js';
+import { simulatorScene } from '../support/simulator-scene.js';
 import { readSqliteTable } from '../support/sqlite-mirror.js';
 
 describe.each(['oldest', 'newest'] as const)('late upstream changes (a transcription that appears after the call), v1 list %s first', (v1Order) => {
-  let simulator: Simulator;
-  let databasePath: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 2_000, voicemails: 20, numbers: 2, seed: 13, rateLimit: false, v1Order });
-    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-late-')), 'late.db');
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const scene = simulatorScene('late', { businesses: 1, calls: 2_000, voicemails: 20, numbers: 2, seed: 13, rateLimit: false, v1Order });
 
   it('reach the sink in their latest form on the next revisit, reading only the recent window again', async () => {
+    const { simulator, databasePath } = scene;
     const options = { rateLimit: false, pageSize: 100, revisit: { window: '1h', every: 1 } } as const;
     await backfillOnce(testConfig(simulator, databasePath, options));
     simulator.addCalls('biz-1', 150);

@@ -1,20 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inlineConfig } from '../../../src/cli/demo/demo-config.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import type { Simulator } from '../../../src/simulator/index.js';
 import { backfillOnce, configDocument, requestsByBusiness, total, type ConfigOptions } from '../support/backfill-harness.js';
 import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
-
-const CLEAN = 'missing 0, unexpected 0, different 0';
-
-function expectExact(databasePath: string, simulator: Simulator): void {
-  const diffs = summarizeDiffs(diffSqliteAgainstSimulator(databasePath, simulator));
-  for (const [key, summary] of Object.entries(diffs)) expect(summary, key).toBe(CLEAN);
-}
+import { simulatorScene } from '../support/simulator-scene.js';
+import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
 function storedPosition(databasePath: string, business: string, stream: string): Record<string, unknown> {
   const database = new Database(databasePath, { readonly: true });
@@ -33,42 +26,34 @@ function document(simulator: Simulator, databasePath: string, options: ConfigOpt
 }
 
 describe('a v1 call list served newest first (order: auto)', () => {
-  let simulator: Simulator;
-  let databasePath: string;
+  const scene = simulatorScene('newest', {
+    businesses: 2,
+    calls: 2_500,
+    voicemails: 40,
+    numbers: 3,
+    seed: 21,
+    v1Order: 'newest',
+    rateLimit: { limit: 200, windowMs: 1000 },
+  });
   const options: ConfigOptions = { pageSize: 100, rateLimit: { requests: 200, perMs: 1000 } };
-  const config = () => inlineConfig(document(simulator, databasePath, options), '(test)');
-
-  beforeAll(async () => {
-    simulator = await startSimulator({
-      businesses: 2,
-      calls: 2_500,
-      voicemails: 40,
-      numbers: 3,
-      seed: 21,
-      v1Order: 'newest',
-      rateLimit: { limit: 200, windowMs: 1000 },
-    });
-    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-newest-')), 'mirror.db');
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const config = () => inlineConfig(document(scene.simulator, scene.databasePath, options), '(test)');
 
   it('first backfill is exact and stores the detected order', async () => {
+    const { simulator, databasePath } = scene;
     const run = await backfillOnce(config());
     expect(run.outcomes.flatMap((outcome) => outcome.streams).filter((stream) => stream.failure !== undefined)).toEqual([]);
-    expectExact(databasePath, simulator);
+    expectMirrorExact(databasePath, simulator);
     expect(storedPosition(databasePath, 'biz-1', 'calls')).toMatchObject({ order: 'newest_first' });
   });
 
   it('after arrivals the next backfill takes every new call, paying one page beyond them', async () => {
+    const { simulator, databasePath } = scene;
     simulator.addCalls('biz-1', 700);
     simulator.addCalls('biz-2', 150);
     simulator.resetCounters();
     const run = await backfillOnce(config());
     expect(total(run, 'written')).toBe(850);
-    expectExact(databasePath, simulator);
+    expectMirrorExact(databasePath, simulator);
     const requests = requestsByBusiness(simulator);
     // 700 calls are 7 pages of 100, the 8th reaches the stored head; plus voicemails and numbers.
     expect(requests['biz-1']).toBeLessThanOrEqual(10);
@@ -76,6 +61,7 @@ describe('a v1 call list served newest first (order: auto)', () => {
   });
 
   it('with nothing new a backfill makes one request per stream and writes nothing', async () => {
+    const { simulator } = scene;
     simulator.resetCounters();
     const run = await backfillOnce(config());
     expect(total(run, 'written')).toBe(0);
@@ -84,20 +70,18 @@ describe('a v1 call list served newest first (order: auto)', () => {
 });
 
 describe.each(['newest', 'oldest'] as const)('a first sync of a list %s first killed twice, arrivals between the kills', (v1Order) => {
-  let simulator: Simulator;
-  let directory: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 4_000, voicemails: 20, numbers: 2, seed: 23, v1Order, rateLimit: { limit: 100, windowMs: 1000 } });
-    directory = mkdtempSync(join(tmpdir(), 'callsync-newest-kill-'));
-  });
-
-  afterAll(async () => {
-    await simulator.close();
+  const scene = simulatorScene('newest-kill', {
+    businesses: 1,
+    calls: 4_000,
+    voicemails: 20,
+    numbers: 2,
+    seed: 23,
+    v1Order,
+    rateLimit: { limit: 100, windowMs: 1000 },
   });
 
   it('resumes to an exact mirror', async () => {
-    const databasePath = join(directory, 'kill.db');
+    const { simulator, directory, databasePath } = scene;
     const configPath = join(directory, 'callsync.json');
     const options: ConfigOptions = { pageSize: 100, rateLimit: { requests: 100, perMs: 1000 }, logLevel: 'info' };
     writeFileSync(configPath, JSON.stringify(document(simulator, databasePath, options)));
@@ -115,7 +99,7 @@ describe.each(['newest', 'oldest'] as const)('a first sync of a list %s first ki
     expect(killed).toBe(2);
     const final = await runCli(['backfill', '--config', configPath, '--no-progress']);
     expect(final.code, final.stderr).toBe(0);
-    expectExact(databasePath, simulator);
+    expectMirrorExact(databasePath, simulator);
     expect(storedPosition(databasePath, 'biz-1', 'calls')).toMatchObject({ order: `${v1Order}_first` });
   });
 });

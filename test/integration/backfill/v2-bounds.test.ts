@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Simulator } from '../../../src/simulator/index.js';
 import { backfillOnce, testConfig } from '../support/backfill-harness.js';
+import { simulatorScene } from '../support/simulator-scene.js';
 import { diffMirror, readSqliteTable } from '../support/sqlite-mirror.js';
 
 function voicemailPosition(databasePath: string): Record<string, unknown> {
@@ -22,19 +20,10 @@ function missingVoicemails(databasePath: string, simulator: Simulator): number {
 }
 
 describe('a v2 server that returns at most 100 records whatever limit asks', () => {
-  let simulator: Simulator;
-  let databasePath: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 10, voicemails: 60, numbers: 1, seed: 41, v2LimitCap: 100, rateLimit: false });
-    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-v2cap-')), 'mirror.db');
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const scene = simulatorScene('v2cap', { businesses: 1, calls: 10, voicemails: 60, numbers: 1, seed: 41, v2LimitCap: 100, rateLimit: false });
 
   it('180 new voicemails: 100 stored, a named gap, the cap learned and reported, never a silent ok', async () => {
+    const { simulator, databasePath } = scene;
     await backfillOnce(testConfig(simulator, databasePath, { streams: ['voicemails'] }));
     expect(missingVoicemails(databasePath, simulator)).toBe(0);
     simulator.addVoicemails('biz-1', 180);
@@ -51,19 +40,10 @@ describe('a v2 server that returns at most 100 records whatever limit asks', () 
 });
 
 describe('a v2 voicemail dated a day ahead', () => {
-  let simulator: Simulator;
-  let databasePath: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 10, voicemails: 30, numbers: 1, seed: 43, rateLimit: false });
-    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-future-')), 'mirror.db');
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const scene = simulatorScene('future', { businesses: 1, calls: 10, voicemails: 30, numbers: 1, seed: 43, rateLimit: false });
 
   it('is stored and warned about once; the 71 voicemails after it all arrive', async () => {
+    const { simulator, databasePath } = scene;
     await backfillOnce(testConfig(simulator, databasePath, { streams: ['voicemails'] }));
     simulator.addVoicemails('biz-1', 1, { createdAt: new Date(Date.now() + 86_400_000) });
     const first = await backfillOnce(testConfig(simulator, databasePath, { streams: ['voicemails'] }));
@@ -78,19 +58,10 @@ describe('a v2 voicemail dated a day ahead', () => {
 });
 
 describe('a v2 uuid served as 100000016.0000000001 beside the record 100000016', () => {
-  let simulator: Simulator;
-  let databasePath: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 10, voicemails: 30, numbers: 1, seed: 45, v2FractionalUuid: true, rateLimit: false });
-    databasePath = join(mkdtempSync(join(tmpdir(), 'callsync-uuid-')), 'mirror.db');
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const scene = simulatorScene('uuid', { businesses: 1, calls: 10, voicemails: 30, numbers: 1, seed: 45, v2FractionalUuid: true, rateLimit: false });
 
   it('is a dead letter naming the value; its twin is stored untouched', async () => {
+    const { simulator, databasePath } = scene;
     const run = await backfillOnce(testConfig(simulator, databasePath, { streams: ['voicemails'] }));
     expect(run.outcomes[0]?.streams[0]?.failure).toBeUndefined();
     const truth = simulator.truth('biz-1').voicemails;

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../src/simulator/index.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { diffSqliteAgainstSimulator, EXACT_MIRROR, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { countRows } from '../worker/measures.js';
 import { hooksRunConfig, SECRETS } from './run-hooks.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
-
-const exact = 'missing 0, unexpected 0, different 0';
 
 describe('callsync run when the sender loses webhooks', () => {
   const cleanup = cleanupSteps();
@@ -50,7 +48,7 @@ describe('callsync run when the sender loses webhooks', () => {
       'an exact mirror',
       () => {
         const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls', 'voicemails']));
-        return diffs['biz-1/calls'] === exact && diffs['biz-1/voicemails'] === exact ? diffs : undefined;
+        return diffs['biz-1/calls'] === EXACT_MIRROR && diffs['biz-1/voicemails'] === EXACT_MIRROR ? diffs : undefined;
       },
       90_000,
       500,

@@ -2,12 +2,10 @@ import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { diffSqliteAgainstSimulator, EXACT_MIRROR, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { countRows, hasCall } from '../worker/measures.js';
 import { hooksRunConfig, metricValue, SECRETS, upstreamRequests } from './run-hooks.js';
-
-const exact = 'missing 0, unexpected 0, different 0';
 
 /**
  * One `callsync run` with a schedule far longer than any wait here (1 h): whatever arrives within
@@ -82,7 +80,7 @@ describe('callsync run with webhooks from the simulator', () => {
     expect(runs).toBeGreaterThanOrEqual(1);
     expect(runs).toBeLessThanOrEqual(2);
     expect(sim.counters().businesses['biz-1']?.rateLimited).toBe(0);
-    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(exact);
+    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(EXACT_MIRROR);
   });
 
   it('refuses forged, replayed, unknown, oversized and flooding deliveries without a sync, while another business still gets its call', async () => {

@@ -1,30 +1,20 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { configDocument } from '../support/backfill-harness.js';
 import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
-import { diffSqliteAgainstSimulator, readSqliteTable, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { simulatorScene } from '../support/simulator-scene.js';
+import { expectMirrorExact, readSqliteTable } from '../support/sqlite-mirror.js';
 
 async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe('backfill stopped by Ctrl-C or SIGTERM', () => {
-  let simulator: Simulator;
-  let directory: string;
-
-  beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 3_000, voicemails: 20, numbers: 3, seed: 21, rateLimit: { limit: 20, windowMs: 1000 } });
-    directory = mkdtempSync(join(tmpdir(), 'callsync-signal-'));
-  });
-
-  afterAll(async () => {
-    await simulator.close();
-  });
+  const scene = simulatorScene('signal', { businesses: 1, calls: 3_000, voicemails: 20, numbers: 3, seed: 21, rateLimit: { limit: 20, windowMs: 1000 } });
 
   it.each([['SIGINT'], ['SIGTERM']] as const)('%s: the summary counts what is stored, exit 130, a rerun resumes exactly', async (signal) => {
+    const { simulator, directory } = scene;
     const databasePath = join(directory, `${signal}.db`);
     const configPath = join(directory, `${signal}.json`);
     writeFileSync(
@@ -62,8 +52,6 @@ describe('backfill stopped by Ctrl-C or SIGTERM', () => {
     expect(rerunRecords).toBeLessThanOrEqual(3_000 - stored + 100);
     expect(rerunRecords).toBeGreaterThanOrEqual(3_000 - stored);
     expect(fetchedAgain).not.toEqual(before);
-    for (const [key, summary] of Object.entries(summarizeDiffs(diffSqliteAgainstSimulator(databasePath, simulator)))) {
-      expect(summary, key).toBe('missing 0, unexpected 0, different 0');
-    }
+    expectMirrorExact(databasePath, simulator);
   });
 });

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import type { Simulator, TruthRecord } from '../../../src/simulator/index.js';
 
 /** A stored row as a warehouse user reads it: normalized columns, `raw` parsed back. */
@@ -89,6 +90,16 @@ export function summarizeDiffs(diffs: Record<string, MirrorDiff>): Record<string
       `missing ${diff.missing.length}, unexpected ${diff.unexpected.length}, different ${diff.different.length}${diff.different[0] ? ` (e.g. ${diff.different[0].id} ${diff.different[0].what})` : ''}`,
     ]),
   );
+}
+
+/** What {@link summarizeDiffs} says of a business × stream stored exactly as the truth. */
+export const EXACT_MIRROR = 'missing 0, unexpected 0, different 0';
+
+/** Expects the SQLite sink at `databasePath` to equal the simulator's truth record for record: every business, or those named. */
+export function expectMirrorExact(databasePath: string, simulator: Simulator, businesses?: readonly string[]): void {
+  for (const [key, summary] of Object.entries(summarizeDiffs(diffSqliteAgainstSimulator(databasePath, simulator)))) {
+    if (businesses === undefined || businesses.some((business) => key.startsWith(`${business}/`))) expect(summary, key).toBe(EXACT_MIRROR);
+  }
 }
 
 /** Live (not deleted) and deleted ids of a business in a SQLite mirror (calls unless `table` says); waits out a writer's lock. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../src/simulator/index.js';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { diffSqliteAgainstSimulator, EXACT_MIRROR, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
 import { countRows, hasCall } from './measures.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
@@ -14,8 +14,6 @@ interface StreamDocument {
 interface StatusDocument {
   businesses: Array<{ name: string; failed: string | null; streams: StreamDocument[] }>;
 }
-
-const exact = 'missing 0, unexpected 0, different 0';
 
 // How quickly a new call arrives is a timing figure: the bench measures it (`fig-freshness`).
 describe('callsync run: new calls and a revoked key', () => {
@@ -32,7 +30,7 @@ describe('callsync run: new calls and a revoked key', () => {
     );
     processes.push(spawnRun(ws.writeConfig(runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s' }))));
     await waitFor('the history', () => (countRows(ws.dbPath, 'calls') >= 50 ? true : undefined));
-    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(exact);
+    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(EXACT_MIRROR);
 
     for (let round = 0; round < 2; round += 1) {
       sim.addCalls('biz-1', 3);
@@ -40,7 +38,7 @@ describe('callsync run: new calls and a revoked key', () => {
       await waitFor(`new call ${newest}`, () => (hasCall(ws.dbPath, 'biz-1', newest) ? true : undefined));
     }
     expect(countRows(ws.dbPath, 'calls')).toBe(56);
-    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(exact);
+    expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(EXACT_MIRROR);
     expect(processes[0]!.child.exitCode).toBeNull();
   });
 
@@ -68,7 +66,7 @@ describe('callsync run: new calls and a revoked key', () => {
     expect(failed.streams.find((s) => s.stream === 'calls')?.lastError).toMatch(/401/);
     await waitFor('biz-2 to be mirrored', () => (countRows(ws.dbPath, 'calls') >= 200 ? true : undefined));
     const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim));
-    for (const stream of ['calls', 'voicemails', 'numbers']) expect(diffs[`biz-2/${stream}`]).toBe(exact);
+    for (const stream of ['calls', 'voicemails', 'numbers']) expect(diffs[`biz-2/${stream}`]).toBe(EXACT_MIRROR);
 
     // A stopped business's jobs send nothing: rejected requests (only biz-1's key is revoked) stay put over several runs.
     const before = sim.counters().unauthenticated;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffSqliteAgainstSimulator, summarizeDiffs } from '../support/sqlite-mirror.js';
+import { diffSqliteAgainstSimulator, EXACT_MIRROR, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { runConfig, spawnRun, startFleet, waitFor } from './harness.js';
 import { countRows, storedVersusCheckpoint } from './measures.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
@@ -45,7 +45,7 @@ describe('callsync run: graceful shutdown and budget delays', () => {
       'every stream',
       () => {
         const diffs = summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim));
-        return Object.values(diffs).every((d) => d === 'missing 0, unexpected 0, different 0') ? true : undefined;
+        return Object.values(diffs).every((d) => d === EXACT_MIRROR) ? true : undefined;
       },
       20_000,
       1000,
