@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
+import type { Json, JsonObject } from './json.js';
+
+export type { Json, JsonObject } from './json.js';
 
 /**
  * The contract between the sync engine and every connector. The engine only ever sees these
@@ -12,10 +15,6 @@ export type RecordSource = 'v1' | 'v2';
 
 /** A normalized column value; timestamps are ISO 8601 UTC strings (`YYYY-MM-DDTHH:MM:SSZ`). */
 export type ColumnValue = string | number | null;
-
-/** JSON as parsed from an upstream body. */
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
 
 /**
  * Column types a stream table may declare; each SQL dialect maps them to its own types. A

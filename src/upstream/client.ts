@@ -12,7 +12,7 @@ import { parseErrorBody } from './envelopes.js';
 import { isUpstreamError, UpstreamError, UpstreamErrorCode } from './errors.js';
 import type { RequestContext } from './errors.js';
 import { createUpstreamAgent } from './http.js';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../json.js';
 import { parseJson, readOutcome, unwrapSuccess } from './read-response.js';
 import type { ExchangeSettings, RawResponse, UpstreamFailure } from './read-response.js';
 import { classificationOf, upstreamFailure } from './request-error.js';

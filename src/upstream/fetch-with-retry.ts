@@ -4,7 +4,7 @@ import type { ExchangeDecision, Sleep } from '../http-policy/index.js';
 import type { QueryParams, UpstreamApi, UpstreamAttempt, UpstreamClient, UpstreamResponse } from './client.js';
 import { BudgetWaitError } from './errors.js';
 import type { UpstreamErrorKind } from './errors.js';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../json.js';
 
 export interface RetryPolicy {
   /** Attempts in all for transient failures (first try included). */

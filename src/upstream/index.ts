@@ -14,5 +14,4 @@ export type { UpstreamAgentOptions } from './http.js';
 export { cookieHeader, SessionAuth } from './auth/session.js';
 export type { SessionAuthOptions } from './auth/session.js';
 export type { RequestAuth } from './auth/types.js';
-export type { JsonObject, JsonValue } from './json.js';
 export type { RateLimitInfo } from '../ratelimit/index.js';

@@ -7,7 +7,7 @@ import { classifyFailure } from './classify.js';
 import type { Classification } from './classify.js';
 import { UpstreamErrorCode } from './errors.js';
 import type { RequestContext, UpstreamError } from './errors.js';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../json.js';
 import { upstreamFailure } from './request-error.js';
 
 /** A response read in full. */
