@@ -61,8 +61,8 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** The stored records as the managed sink reads them: the engine's view, plus which ids are marked deleted. */
-export interface StoreRecords extends StoredRecords {
+/** A state store's `records`, as the managed sink and the CRM targets read them: the engine's {@link StoredRecords}, plus which ids are marked deleted and a column's values. */
+export interface StateStoreRecords extends StoredRecords {
   /** Those of `ids` stored for the business and marked deleted. */
   deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>>;
   /**
@@ -89,7 +89,7 @@ export interface StoreBatch extends Batch {
 export interface StateStore {
   readonly checkpoints: CheckpointStore;
   readonly deadLetters: DeadLetterStore;
-  readonly records: StoreRecords;
+  readonly records: StateStoreRecords;
   /** Runs migrations and creates the given tables; the managed sink calls it for tables not yet prepared. */
   prepare(tables: readonly StreamTable[]): Promise<void>;
   /**

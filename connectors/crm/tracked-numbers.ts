@@ -1,5 +1,5 @@
 import type { StreamTable } from '../../src/sink.js';
-import type { StoreRecords } from '../parts.js';
+import type { StateStoreRecords } from '../parts.js';
 import { toE164 } from './other-party.js';
 
 /** The built-in stream of a business's tracked numbers and its column holding the number. */
@@ -8,7 +8,7 @@ const NUMBER_COLUMN = 'number';
 
 interface TrackedNumbersOptions {
   /** The CRM sink's state store, where the `numbers` stream's records are kept. */
-  readonly records: Pick<StoreRecords, 'columnValues'>;
+  readonly records: Pick<StateStoreRecords, 'columnValues'>;
   /**
    * Numbers listed in the sink's config (`trackedNumbers`), any typing, tracked for every
    * business: for businesses whose numbers stream is not synced (v2 only). @defaultValue none

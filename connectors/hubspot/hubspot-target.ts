@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
 import { directionDecidedNote, TrackedNumbers } from '../crm/index.js';
-import type { StoreRecords, Target, TargetOutcome } from '../parts.js';
+import type { StateStoreRecords, Target, TargetOutcome } from '../parts.js';
 import { archiveCalls } from './archive.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
 import { HubSpotBudget, systemClock, type Clock } from './budget.js';
@@ -22,7 +22,7 @@ interface HubSpotTargetOptions {
   readonly ownsDispatcher: boolean;
   readonly logger: Logger;
   /** The state store's records, where the business's tracked numbers (the `numbers` stream) are read. */
-  readonly records: Pick<StoreRecords, 'columnValues'>;
+  readonly records: Pick<StateStoreRecords, 'columnValues'>;
   readonly clock?: Clock;
   readonly random?: () => number;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
 import { directionDecidedNote, otherParty, TrackedNumbers } from '../crm/index.js';
-import type { StoreRecords, Target, TargetOutcome } from '../parts.js';
+import type { StateStoreRecords, Target, TargetOutcome } from '../parts.js';
 import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
 import type { SalesforceHttp } from './http.js';
@@ -14,7 +14,7 @@ interface SalesforceTargetOptions {
   readonly config: SalesforceConfig;
   readonly http: SalesforceHttp;
   /** The state store's records (tracked numbers) and checkpoints (the Leads callsync created). */
-  readonly store: { readonly records: Pick<StoreRecords, 'columnValues'>; readonly checkpoints: CheckpointStore };
+  readonly store: { readonly records: Pick<StateStoreRecords, 'columnValues'>; readonly checkpoints: CheckpointStore };
   readonly logger: Logger;
   readonly clock: { now(): number; sleep(ms: number): Promise<void> };
   readonly random?: () => number;

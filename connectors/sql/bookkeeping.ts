@@ -13,7 +13,7 @@ import {
 } from '../../src/sink.js';
 import { named, type NamedStatement } from './named-statement.js';
 import { qualifiedTable, quoteIdentifier } from './schema.js';
-import type { StoreRecords } from '../parts.js';
+import type { StateStoreRecords } from '../parts.js';
 import type { SinkDatabase, SqlAdapter, SqlDriver } from './sql-dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */
@@ -122,7 +122,7 @@ interface KnownCount {
 }
 
 /** The rows of stream tables, for reconciliation; paged by the primary key (business_id, id). */
-export class SqlStoredRecords extends SqlReader implements StoreRecords {
+export class SqlStateStoreRecords extends SqlReader implements StateStoreRecords {
   /** By table name: reconciliation counts every v1 stream after every run, idle or not. */
   readonly #counts = new Map<string, NamedStatement>();
   /**

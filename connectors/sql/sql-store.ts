@@ -5,7 +5,7 @@ import type { DeadLetter, JsonObject, StreamTable, SyncRecord, WriteResult } fro
 import { canonicalJson } from '../../src/normalize/index.js';
 import { jsonText } from '../json-text.js';
 import type { StateStore, StoreBatch, TargetCounts } from '../parts.js';
-import { SqlCheckpointStore, SqlDeadLetterStore, SqlStoredRecords } from './bookkeeping.js';
+import { SqlCheckpointStore, SqlDeadLetterStore, SqlStateStoreRecords } from './bookkeeping.js';
 import { migrateToLatest } from './migrations.js';
 import { named, type NamedStatement } from './named-statement.js';
 import { addMissingColumns, assertStreamTable, createStreamTable, qualifiedTable, quoteIdentifier } from './schema.js';
@@ -25,7 +25,7 @@ import type { SqlAdapter, SqlDriver, SqlExecutor } from './sql-dialect.js';
 export class SqlStore implements StateStore {
   readonly checkpoints: SqlCheckpointStore;
   readonly deadLetters: SqlDeadLetterStore;
-  readonly records: SqlStoredRecords;
+  readonly records: SqlStateStoreRecords;
   readonly #adapter: SqlAdapter;
   readonly #driver: SqlDriver;
   readonly #statements: StatementCache;
@@ -38,7 +38,7 @@ export class SqlStore implements StateStore {
     this.#statements = new StatementCache(adapter);
     this.checkpoints = new SqlCheckpointStore(driver, adapter);
     this.deadLetters = new SqlDeadLetterStore(driver, adapter);
-    this.records = new SqlStoredRecords(driver, adapter);
+    this.records = new SqlStateStoreRecords(driver, adapter);
   }
 
   async prepare(tables: readonly StreamTable[]): Promise<void> {
