@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import pLimit from 'p-limit';
+import { chunks } from '../chunks.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import { isVerifiable } from '../reconcile/check.js';
 import { isOwnSchedulerId, RECONCILE_JOB, reconcileSchedulerId, schedulerId, SYNC_JOB, type SyncJobData } from './names.js';
@@ -127,8 +128,5 @@ export async function reconcileSchedulers(
  * scheduler's first one skip the streams it finds taken.
  */
 export async function pollNow(queue: Queue<SyncJobData>, businesses: readonly SyncJobData[]): Promise<void> {
-  const BATCH = 500;
-  for (let i = 0; i < businesses.length; i += BATCH) {
-    await queue.addBulk(businesses.slice(i, i + BATCH).map((data) => ({ name: SYNC_JOB, data, opts: { attempts: 1, ...KEEP } })));
-  }
+  for (const part of chunks(businesses, 500)) await queue.addBulk(part.map((data) => ({ name: SYNC_JOB, data, opts: { attempts: 1, ...KEEP } })));
 }
