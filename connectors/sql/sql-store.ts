@@ -88,7 +88,7 @@ export class SqlStore implements StateStore {
    */
   async #holdsAlready(batch: StoreBatch, stream: string, position: JsonObject, positionText: string): Promise<boolean> {
     const { records, table } = batch;
-    if (batch.deadLetters.length > 0 || records.length > this.#statements.rowsPerStatement(table)) return false;
+    if (batch.deadLetters.length > 0) return false;
     // A backfill's next page is at another place than the one this store wrote last: no read for it.
     const last = this.#places.get(stream);
     if (last !== undefined && last !== positionText) return false;
@@ -97,10 +97,11 @@ export class SqlStore implements StateStore {
     if (stored === undefined || canonicalJson(stored.position) !== canonicalJson(position)) return false;
     this.#places.set(stream, positionText);
     if (records.length === 0) return true;
-    const held = this.#statements.heldAsGiven(table, records, batch.rawTexts);
+    const query = this.#statements.heldAsGiven(table, records, batch.rawTexts);
     try {
-      const [row] = await this.#driver.select(held.statement, held.parameters);
-      return this.#adapter.decodeInteger(row?.held) === records.length;
+      let held = 0;
+      for (const parameters of query.parameterSets) held += this.#adapter.decodeInteger((await this.#driver.select(query.statement, parameters))[0]?.held);
+      return held === records.length;
     } catch {
       // A value the database refuses (a NUL in Postgres text) is the write's to turn into a dead letter.
       return false;
@@ -337,15 +338,18 @@ export class StatementCache {
     return executor.run(text, rows.flat(), name);
   }
 
-  /** {@link recordsHeldSql} for `records` (no more than {@link rowsPerStatement}), with its parameters. */
-  heldAsGiven(table: StreamTable, records: readonly SyncRecord[], rawTexts?: readonly string[]): { statement: NamedStatement; parameters: unknown[] } {
-    // The rows as the upserts bind them (`synced_at` included, any valid time: it is not compared).
+  /**
+   * {@link recordsHeldSql} for `records` and its parameters: one set of arrays with `unnest`, else one
+   * row a set, as the upserts bind them (one SQL text per table, so head pages of every size share it).
+   */
+  heldAsGiven(table: StreamTable, records: readonly SyncRecord[], rawTexts?: readonly string[]): { statement: NamedStatement; parameterSets: unknown[][] } {
+    // `synced_at` is bound as the upserts bind it, any valid time: it is not compared.
     if (this.#adapter.supportsUnnestUpsert) {
       const statement = this.#upsert(table, 'held-unnest', () => recordsHeldSql(this.#adapter, table, records.length));
-      return { statement, parameters: columnValues(table, records, UNCOMPARED_TIME, rawTexts) };
+      return { statement, parameterSets: [columnValues(table, records, UNCOMPARED_TIME, rawTexts)] };
     }
-    const statement = this.#upsert(table, `held-${records.length}`, () => recordsHeldSql(this.#adapter, table, records.length));
-    return { statement, parameters: rowValues(table, records, UNCOMPARED_TIME, rawTexts).flat() };
+    const statement = this.#upsert(table, 'held-1', () => recordsHeldSql(this.#adapter, table, 1));
+    return { statement, parameterSets: rowValues(table, records, UNCOMPARED_TIME, rawTexts) };
   }
 
   #upsert(table: StreamTable, shape: string, build: () => string): NamedStatement {
