@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { STREAM_STATES, type StreamState } from '../state/index.js';
+import { STREAM_STATES, type StreamGauges, type StreamState } from '../state/index.js';
 
 /** Label values a caller gives; typed so a label cannot be misspelled or forgotten. */
 interface BusinessLabels {
@@ -9,22 +9,13 @@ interface StreamLabels extends BusinessLabels {
   readonly stream: string;
 }
 
-/** One stream's readings for {@link MetricsOptions.statusSource}. */
-export interface StreamReading extends StreamLabels {
-  /** The stream's state, counted into `callsync_streams{state}`. */
-  readonly state?: StreamState;
-  readonly lagSeconds: number | null;
-  /** Upstream minus stored at the last reconciliation; null when never checked or not verifiable. */
-  readonly difference?: number | null;
-}
-
 interface MetricsOptions {
   /**
    * Read at every scrape to set `callsync_lag_seconds` and `callsync_reconcile_difference` (e.g.
    * from the status store), so every replica reports the same fresh values even between runs.
    * Without it, callers set the lag gauge with {@link CallsyncMetrics.setLag}.
    */
-  readonly statusSource?: () => Promise<readonly StreamReading[]>;
+  readonly statusSource?: () => Promise<readonly StreamGauges[]>;
   /** Also export Node's process metrics (`process_*`, `nodejs_*`). @defaultValue true */
   readonly processMetrics?: boolean;
   /**
@@ -123,11 +114,11 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
   // and the first collect starts the read the others share.
   // A successful read is kept for `statusCacheMs`; the lag is stored as the last success time, so
   // it is computed afresh from the cached reading (never older than the cache).
-  let reading: Promise<readonly StreamReading[] | undefined> | undefined;
-  let cached: { readonly atMs: number; readonly readings: readonly StreamReading[] } | undefined;
+  let reading: Promise<readonly StreamGauges[] | undefined> | undefined;
+  let cached: { readonly atMs: number; readonly readings: readonly StreamGauges[] } | undefined;
   const now = options.now ?? Date.now;
   const cacheMs = options.statusCacheMs ?? DEFAULT_STATUS_CACHE_MS;
-  const readStatus = (source: () => Promise<readonly StreamReading[]>): Promise<readonly StreamReading[] | undefined> => {
+  const readStatus = (source: () => Promise<readonly StreamGauges[]>): Promise<readonly StreamGauges[] | undefined> => {
     if (cached !== undefined && now() - cached.atMs < cacheMs) {
       const { atMs, readings } = cached;
       const agedS = (now() - atMs) / 1000;
@@ -152,7 +143,7 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     name: string,
     help: string,
     labelNames: readonly L[],
-    fill: (gauge: Gauge<L>, readings: readonly StreamReading[]) => void,
+    fill: (gauge: Gauge<L>, readings: readonly StreamGauges[]) => void,
   ): Gauge<L> => {
     const gauge: Gauge<L> = new Gauge({
       name,
@@ -171,7 +162,7 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     return gauge;
   };
   const perStream =
-    (pick: (reading: StreamReading) => number | null | undefined) => (gauge: Gauge<'business' | 'stream'>, readings: readonly StreamReading[]) => {
+    (pick: (reading: StreamGauges) => number | null | undefined) => (gauge: Gauge<'business' | 'stream'>, readings: readonly StreamGauges[]) => {
       for (const r of readings) {
         const value = pick(r);
         if (value !== undefined && value !== null) gauge.set({ business: r.business, stream: r.stream }, value);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { register as globalRegistry } from 'prom-client';
-import { createMetrics, type StreamReading } from './metrics.js';
+import type { StreamGauges } from '../state/index.js';
+import { createMetrics } from './metrics.js';
 
 describe('callsync metrics', () => {
   it('writes each helper to its named metric with its labels', async () => {
@@ -62,9 +63,9 @@ describe('callsync metrics', () => {
   });
 
   it('refreshes the lag and difference gauges from the status source at each scrape, keeping old values if it fails', async () => {
-    let readings: StreamReading[] = [
-      { business: 'acme', stream: 'calls', lagSeconds: 10, difference: -3 },
-      { business: 'acme', stream: 'numbers', lagSeconds: null, difference: null },
+    let readings: StreamGauges[] = [
+      { business: 'acme', stream: 'calls', state: 'idle', lagSeconds: 10, difference: -3 },
+      { business: 'acme', stream: 'numbers', state: 'idle', lagSeconds: null, difference: null },
     ];
     let fail = false;
     const metrics = createMetrics({
@@ -75,7 +76,7 @@ describe('callsync metrics', () => {
     const first = await metrics.registry.metrics();
     expect(first).toContain('callsync_lag_seconds{business="acme",stream="calls"} 10');
     expect(first).toContain('callsync_reconcile_difference{business="acme",stream="calls"} -3');
-    readings = [{ business: 'acme', stream: 'calls', lagSeconds: 70, difference: 0 }];
+    readings = [{ business: 'acme', stream: 'calls', state: 'idle', lagSeconds: 70, difference: 0 }];
     const second = await metrics.registry.metrics();
     expect(second).toContain('callsync_lag_seconds{business="acme",stream="calls"} 70');
     expect(second).toContain('callsync_reconcile_difference{business="acme",stream="calls"} 0');
@@ -95,7 +96,9 @@ describe('callsync metrics', () => {
       now: () => nowMs,
       statusSource: () => {
         reads += 1;
-        return fail ? Promise.reject(new Error('redis down')) : Promise.resolve([{ business: 'acme', stream: 'calls', lagSeconds: 10, difference: 0 }]);
+        return fail
+          ? Promise.reject(new Error('redis down'))
+          : Promise.resolve([{ business: 'acme', stream: 'calls', state: 'idle' as const, lagSeconds: 10, difference: 0 }]);
       },
     });
     await Promise.all([metrics.registry.metrics(), metrics.registry.metrics()]);
@@ -112,7 +115,7 @@ describe('callsync metrics', () => {
   });
 
   it('always exports the streams in each state and the largest lag, read from the status source', async () => {
-    const readings: StreamReading[] = [
+    const readings: StreamGauges[] = [
       { business: 'acme', stream: 'calls', state: 'failed', lagSeconds: 400, difference: null },
       { business: 'acme', stream: 'numbers', state: 'idle', lagSeconds: 30, difference: null },
       { business: 'bolt', stream: 'calls', state: 'failed', lagSeconds: null, difference: null },

@@ -1,5 +1,5 @@
 export { STREAM_STATES } from './stream-status.js';
-export type { StreamState, StreamStatus, BudgetView } from './stream-status.js';
+export type { StreamState, StreamStatus, StreamGauges, BudgetView } from './stream-status.js';
 export { emptyStatus } from './status-patch.js';
 export type { StatusPatch } from './status-patch.js';
 export type { StatusStore, StatusWrite, ActivityBucket } from './status-store.js';

@@ -1,4 +1,4 @@
-import { isStreamState, type BudgetView } from './stream-status.js';
+import { isStreamState, lagSecondsAt, type BudgetView, type StreamGauges } from './stream-status.js';
 import { COUNTERS, type StatusPatch, type StoredStatus } from './status-patch.js';
 
 /**
@@ -77,5 +77,24 @@ export function decodeStatus(hash: Record<string, string>): StoredStatus | undef
     difference: text(hash.difference) === null ? null : integer(hash.difference),
     budget: decodeBudget(hash.budget),
     updatedAt,
+  };
+}
+
+/** The fields {@link decodeGauges} reads, in the order it takes their values. */
+export const GAUGE_FIELDS = ['updatedAt', 'state', 'lastSuccessAt', 'difference'] as const;
+
+/**
+ * A stream's gauges from the values of {@link GAUGE_FIELDS} in its hash, at `nowMs`; undefined for
+ * a missing hash (no `updatedAt`), as {@link decodeStatus}.
+ */
+export function decodeGauges(business: string, stream: string, values: readonly (string | null)[], nowMs: number): StreamGauges | undefined {
+  const [updatedAt, state, lastSuccessAt, difference] = values.map((value) => value ?? undefined);
+  if (updatedAt === undefined) return undefined;
+  return {
+    business,
+    stream,
+    state: isStreamState(state) ? state : 'idle',
+    lagSeconds: lagSecondsAt(text(lastSuccessAt), nowMs),
+    difference: text(difference) === null ? null : integer(difference),
   };
 }

@@ -1,9 +1,9 @@
 import type { ChainableCommander } from 'ioredis';
 import { keySpace, type KeySpace, type RedisClient } from '../redis/index.js';
-import { lagSecondsAt, type StreamStatus } from './stream-status.js';
+import { lagSecondsAt, type StreamGauges, type StreamStatus } from './stream-status.js';
 import { validatePatch, type StatusPatch, type StoredStatus } from './status-patch.js';
-import { decodeStatus, encodePatch } from './redis-status-codec.js';
-import { statusReader, statusWriter, type StreamWrite } from './redis-status-script.js';
+import { decodeGauges, decodeStatus, encodePatch, GAUGE_FIELDS } from './redis-status-codec.js';
+import { statusFieldReader, statusReader, statusWriter, type StreamWrite } from './redis-status-script.js';
 import { ACTIVITY_RETENTION_MINUTES, activityMinutes, minuteLabel, minuteOf, validateActivity, type ActivityBucket, type StatusStore } from './status-store.js';
 
 interface RedisStatusStoreOptions {
@@ -58,6 +58,10 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
   const activityKey = (business: string, minute: number): string => `${base(business)}:activity:${enc(business)}:${minute}`;
   const writeStreams = statusWriter(redis);
   const readStreams = statusReader(redis);
+  const readGauges = statusFieldReader(redis, GAUGE_FIELDS);
+  /** Each shard's index members, `[business, stream]`. */
+  const indexed = async (shard: string): Promise<[string, string][]> =>
+    (await redis.smembers(`${shard}:streams`)).map((member) => JSON.parse(member) as [string, string]);
   const withLag = (status: StoredStatus, at = now()): StreamStatus => ({ ...status, lagSeconds: lagSecondsAt(status.lastSuccessAt, at) });
   /** The fields set and cleared and the counters added (one HSET, an HINCRBY per counter); the index entry is the caller's. */
   const patchCommands = (business: string, stream: string, patch: StatusPatch, multi: ChainableCommander): ChainableCommander => {
@@ -111,7 +115,7 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       // Shard by shard: a script on a Redis Cluster reads keys of one slot.
       const statuses: StoredStatus[] = [];
       for (const shard of shards) {
-        const members = (await redis.smembers(`${shard}:streams`)).map((member) => JSON.parse(member) as [string, string]);
+        const members = await indexed(shard);
         for (const hash of await readStreams(members.map(([business, stream]) => streamKey(business, stream)))) {
           const status = decodeStatus(hash);
           if (status !== undefined) statuses.push(status);
@@ -122,6 +126,20 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       // differ by a second when the list took long to read, and reorder a page sorted by lag.
       const at = now();
       return statuses.map((status) => withLag(status, at));
+    },
+    async gauges() {
+      const gauges: StreamGauges[] = [];
+      for (const shard of shards) {
+        const members = await indexed(shard);
+        const values = await readGauges(members.map(([business, stream]) => streamKey(business, stream)));
+        // One instant for every stream, as in list().
+        const at = now();
+        members.forEach(([business, stream], i) => {
+          const gauge = decodeGauges(business, stream, values[i] ?? [], at);
+          if (gauge !== undefined) gauges.push(gauge);
+        });
+      }
+      return gauges;
     },
     async remove(business, stream) {
       await redis.multi().del(streamKey(business, stream)).srem(indexKey(business), indexMember(business, stream)).exec();

@@ -1,4 +1,4 @@
-import type { StreamStatus } from './stream-status.js';
+import type { StreamGauges, StreamStatus } from './stream-status.js';
 import type { StatusPatch } from './status-patch.js';
 
 /** Records written in one UTC minute, for the status page's chart. */
@@ -34,6 +34,8 @@ export interface StatusStore {
   get(business: string, stream: string): Promise<StreamStatus | undefined>;
   /** Every known stream's status, sorted by business then stream. */
   list(): Promise<StreamStatus[]>;
+  /** Every known stream's gauges, in no order: four fields of each status, what a `/metrics` scrape reads. */
+  gauges(): Promise<StreamGauges[]>;
   /** Forgets one stream (e.g. a stream dropped from the config). Harmless when unknown. */
   remove(business: string, stream: string): Promise<void>;
   /** Adds `records` to the business's counter for the UTC minute containing `atMs`. */

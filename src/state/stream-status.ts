@@ -74,6 +74,9 @@ export interface StreamStatus {
   readonly updatedAt: string;
 }
 
+/** What `/metrics` reads of every stream at each scrape: its state, lag and last reconciliation's difference. */
+export type StreamGauges = Pick<StreamStatus, 'business' | 'stream' | 'state' | 'lagSeconds' | 'difference'>;
+
 /** Lag in whole seconds from `lastSuccessAt` to `nowMs`; never negative (clock skew between replicas). */
 export function lagSecondsAt(lastSuccessAt: string | null, nowMs: number): number | null {
   if (lastSuccessAt === null) return null;

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Redis } from 'ioredis';
 import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from '../../src/ratelimit/redis-scripts.js';
-import { STATUS_READ_LUA } from '../../src/state/redis-status-script.js';
+import { STATUS_FIELDS_LUA, STATUS_READ_LUA } from '../../src/state/redis-status-script.js';
 
 /** What a Redis command was for, by the key it touches (see {@link purposeOfKey}). */
 export const PURPOSES = ['queue', 'locks', 'rate limiter', 'status store', 'reconciliation', 'metrics', 'other'] as const;
@@ -56,7 +56,14 @@ const READS = new Set(['hgetall', 'smembers', 'hget', 'mget', 'sscan', 'scan']);
 async function scriptNames(): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   const sha = (lua: string): string => createHash('sha1').update(lua).digest('hex');
-  const ours = { limiterTake: TAKE_LUA, limiterObserve: OBSERVE_LUA, limiterBlock: BLOCK_LUA, limiterInspect: INSPECT_LUA, statusRead: STATUS_READ_LUA };
+  const ours = {
+    limiterTake: TAKE_LUA,
+    limiterObserve: OBSERVE_LUA,
+    limiterBlock: BLOCK_LUA,
+    limiterInspect: INSPECT_LUA,
+    statusRead: STATUS_READ_LUA,
+    statusFields: STATUS_FIELDS_LUA,
+  };
   for (const [name, lua] of Object.entries(ours)) names.set(sha(lua), name);
   const dir = join(dirname(fileURLToPath(import.meta.resolve('bullmq'))), 'scripts');
   for (const file of await readdir(dir)) {

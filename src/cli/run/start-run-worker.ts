@@ -48,8 +48,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   const limiter = createRedisRateLimiter({ redis, prefix: config.redis.prefix, keys: space, maxWaitMs: config.upstream.maxWaitMs });
   const metrics = createMetrics({
     perBusiness: config.metrics.perBusiness,
-    statusSource: async () =>
-      (await statusStore.list()).map((s) => ({ business: s.business, stream: s.stream, state: s.state, lagSeconds: s.lagSeconds, difference: s.difference })),
+    statusSource: () => statusStore.gauges(),
   });
   const plans = planBusinesses(config);
   const hashes = new Map(config.businesses.map((b) => [b.name, businessConfigHash(b)]));

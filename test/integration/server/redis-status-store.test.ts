@@ -8,6 +8,20 @@ import { redisConnections } from '../support/redis-connections.js';
 
 const connect = redisConnections();
 
+/** What `action` returned, and the names of the commands it sent naming a key under `prefix` (MONITOR; script bodies left out). */
+async function sentWhile<T>(prefix: string, action: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
+  const monitor = await openMonitor(redisUrl);
+  const sent: string[] = [];
+  monitor.on('line', (line) => {
+    const parsed = parseMonitorLine(line);
+    if (parsed !== undefined && parsed.source !== 'lua' && parsed.args.some((a) => a.startsWith(prefix))) sent.push(String(parsed.args[0]).toLowerCase());
+  });
+  const result = await action();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  monitor.close();
+  return { result, sent };
+}
+
 describeStatusStoreContract('Redis', (now) => Promise.resolve(createRedisStatusStore({ redis: connect(), prefix: uniqueName('status'), now })));
 
 describe('Redis status store across connections', () => {
@@ -31,7 +45,7 @@ describe('Redis status store across connections', () => {
     expect(activity.reduce((sum, bucket) => sum + bucket.records, 0)).toBe(2 * 99);
   });
 
-  it('lists 1,200 streams with one command for the index and one per 500 hashes, not one per stream', async () => {
+  it('lists 1,200 streams, and reads their gauges, with one command for the index and one per 500 hashes, not one per stream', async () => {
     const prefix = uniqueName('list');
     const store = createRedisStatusStore({ redis: connect(), prefix });
     const names = Array.from({ length: 400 }, (_, i) => `b${String(i).padStart(3, '0')}`);
@@ -40,21 +54,17 @@ describe('Redis status store across connections', () => {
     }
     await store.update('missing', 'calls', { state: 'idle' });
     await connect().del(`${prefix}:status:stream:missing:calls`); // indexed but gone: left out, as before
-    const monitor = await openMonitor(redisUrl);
-    const sent: string[] = [];
-    monitor.on('line', (line) => {
-      const parsed = parseMonitorLine(line);
-      if (parsed !== undefined && parsed.source !== 'lua' && parsed.args.some((a) => a.startsWith(prefix))) sent.push(String(parsed.args[0]).toLowerCase());
-    });
-    const listed = await store.list();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    monitor.close();
-    expect(listed).toHaveLength(1_200);
-    expect(listed[0]).toMatchObject({ business: 'b000', stream: 'calls', state: 'idle', pages: 1 });
-    expect(listed.at(-1)).toMatchObject({ business: 'b399', stream: 'voicemails' });
-    expect(sent.filter((name) => name === 'smembers')).toHaveLength(1);
-    expect(sent.filter((name) => name.startsWith('eval'))).toHaveLength(3);
-    expect(sent).toHaveLength(4);
+    const listed = await sentWhile(prefix, () => store.list());
+    expect(listed.result).toHaveLength(1_200);
+    expect(listed.result[0]).toMatchObject({ business: 'b000', stream: 'calls', state: 'idle', pages: 1 });
+    expect(listed.result.at(-1)).toMatchObject({ business: 'b399', stream: 'voicemails' });
+    const gauges = await sentWhile(prefix, () => store.gauges());
+    expect(gauges.result).toHaveLength(1_200);
+    for (const { sent } of [listed, gauges]) {
+      expect(sent.filter((name) => name === 'smembers')).toHaveLength(1);
+      expect(sent.filter((name) => name.startsWith('eval'))).toHaveLength(3);
+      expect(sent).toHaveLength(4);
+    }
   });
 
   it('is readable by a fresh connection with no writer alive (what `callsync status` does)', async () => {

@@ -94,6 +94,27 @@ export function describeStatusStoreContract(name: string, make: MakeStatusStore)
       expect(await store.get('acme', 'calls')).toBeUndefined();
     });
 
+    it("reads every stream's gauges as list() has them, lag at the same instant, removed streams left out", async () => {
+      const { store, clock } = await setup();
+      await store.update('acme', 'calls', { state: 'drift', difference: -4, lastSuccessAt: new Date(T0 - 30_000).toISOString() });
+      await store.update('acme', 'numbers', { state: 'failed', lastError: 'upstream 500' });
+      await store.update('b:c', 'x', { state: 'idle', difference: 0, lastSuccessAt: new Date(T0).toISOString() });
+      await store.update('gone', 'calls', { state: 'idle' });
+      await store.remove('gone', 'calls');
+      clock.ms += 90_000;
+      const byName = (a: { business: string; stream: string }, b: { business: string; stream: string }): number =>
+        `${a.business}/${a.stream}`.localeCompare(`${b.business}/${b.stream}`);
+      const gauges = [...(await store.gauges())].sort(byName);
+      expect(gauges).toEqual([
+        { business: 'acme', stream: 'calls', state: 'drift', lagSeconds: 120, difference: -4 },
+        { business: 'acme', stream: 'numbers', state: 'failed', lagSeconds: null, difference: null },
+        { business: 'b:c', stream: 'x', state: 'idle', lagSeconds: 90, difference: 0 },
+      ]);
+      expect(gauges).toEqual(
+        (await store.list()).map(({ business, stream, state, lagSeconds, difference }) => ({ business, stream, state, lagSeconds, difference })),
+      );
+    });
+
     it('counts activity per business per minute, zero-filled from the minute of sinceMs to now', async () => {
       const { store, clock } = await setup();
       await store.recordActivity('acme', 10, T0 - 120_000);
