@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { integerArg, orderArg, outboundToNumberArg, probabilityArg, rateArg } from './simulate-options.js';
+import { cursorsArg, integerArg, orderArg, outboundToNumberArg, probabilityArg, rateArg } from './simulate-options.js';
 
 /** One `simulate` option: flags, help text, then its parser and default where it has them. */
 type SimulateOption = readonly [flags: string, description: string, parse?: (value: string) => unknown, fallback?: unknown];
@@ -17,6 +17,7 @@ const SIMULATE_OPTIONS: readonly SimulateOption[] = [
   ['--no-rate-limit', 'disable rate limiting'],
   ['--rate-window-ms <ms>', 'rate-limit window', integerArg, 60_000],
   ['--cursor-ttl-ms <ms>', 'cursors older than this are rejected as expired', integerArg],
+  ['--cursors <reading>', 'fresh (a new cursor each answer) or stable (a position always has the same cursor, never expiring)', cursorsArg],
   ['--calls-per-second <n>', 'live call arrivals per business', rateArg],
   ['--voicemails-per-second <n>', 'live voicemail arrivals per business', rateArg],
   ['--error-rate <p>', 'probability of a 500', probabilityArg],

@@ -13,6 +13,7 @@ export interface SimulateFlags {
   rateLimit: number | false;
   rateWindowMs: number;
   cursorTtlMs?: number;
+  cursors?: 'fresh' | 'stable';
   callsPerSecond?: number;
   voicemailsPerSecond?: number;
   errorRate?: number;
@@ -75,6 +76,11 @@ export function orderArg(value: string): 'oldest' | 'newest' {
   return value;
 }
 
+export function cursorsArg(value: string): 'fresh' | 'stable' {
+  if (value !== 'fresh' && value !== 'stable') throw new InvalidArgumentError('expected fresh or stable');
+  return value;
+}
+
 export function outboundToNumberArg(value: string): OutboundToNumber {
   if (value !== 'customer' && value !== 'tracked') throw new InvalidArgumentError('expected customer or tracked');
   return value;
@@ -117,6 +123,7 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
     faults,
   };
   if (flags.cursorTtlMs !== undefined) options.cursorTtlMs = flags.cursorTtlMs;
+  if (flags.cursors !== undefined) options.cursors = flags.cursors;
   if (flags.v1Order !== undefined) options.v1Order = flags.v1Order;
   if (flags.outboundToNumber !== undefined) options.outboundToNumber = flags.outboundToNumber;
   if (flags.v2LimitCap !== undefined) options.v2LimitCap = flags.v2LimitCap;
@@ -160,9 +167,10 @@ export function describeSwitches(options: SimulatorOptions): string[] {
       out.push(`${prefix}${key}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
     }
   };
-  const { v1Order, v1LimitCap, v2LimitCap, v2FractionalUuid, outboundToNumber } = options;
+  const { v1Order, cursors, v1LimitCap, v2LimitCap, v2FractionalUuid, outboundToNumber } = options;
   add('', {
     v1Order: v1Order === 'oldest' ? undefined : v1Order,
+    cursors: cursors === 'fresh' ? undefined : cursors,
     outboundToNumber: outboundToNumber === 'customer' ? undefined : outboundToNumber,
     v1LimitCap,
     v2LimitCap,

@@ -38,7 +38,7 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
   if (paging.cursor !== '') {
     const cursor = decodeCursor(state.cursorSecret, r.business.index, paging.cursor);
     if (cursor === undefined || !list.validPosition(cursor.position)) return fail(400, 'Invalid request: cursor is not valid');
-    if (state.cursorTtlMs !== undefined && r.nowMs - cursor.issuedMs > state.cursorTtlMs) {
+    if (state.cursorTtlMs !== undefined && !state.stableCursors && r.nowMs - cursor.issuedMs > state.cursorTtlMs) {
       state.counters.fault('expiredCursors');
       return fail(400, 'Invalid request: cursor expired; start a new walk');
     }
@@ -47,7 +47,7 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
   const limit = cap(paging.limit);
   const slice = list.fromCursor(from, limit);
   const { next, hasMore } = brokenCursorPage(broken, list, { cursor: paging.cursor, from, limit }, slice);
-  const nextText = 'verbatim' in next ? next.verbatim : encodeCursor(state.cursorSecret, r.business.index, next.position, r.nowMs);
+  const nextText = 'verbatim' in next ? next.verbatim : encodeCursor(state.cursorSecret, r.business.index, next.position, state.stableCursors ? 0 : r.nowMs);
   const nextField = hasMore || state.cursorOnLastPage ? `,"next_cursor":"${nextText}"` : '';
   return ok(`{"calls":[${json(r, slice.slots)}],"total":${shownTotal},"has_more":${hasMore}${nextField}}`);
 }

@@ -64,6 +64,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     responder: new Responder(counters),
     cursorSecret: mix(seed, 0xc0de),
     cursorTtlMs: options.cursorTtlMs,
+    stableCursors: options.cursors === 'stable',
     cursorOnLastPage: options.cursorOnLastPage ?? true,
     v1Order: options.v1Order ?? 'oldest',
     v2LimitCap: options.v2LimitCap,

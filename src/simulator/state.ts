@@ -20,6 +20,8 @@ export interface SimState {
   responder: Responder;
   cursorSecret: number;
   cursorTtlMs: number | undefined;
+  /** Cursors name a position only (no issue time): the same position, the same cursor. */
+  stableCursors: boolean;
   cursorOnLastPage: boolean;
   /** Order of the v1 lists (`/calls`, `/sms`). */
   v1Order: ListOrder;

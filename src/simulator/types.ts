@@ -117,6 +117,12 @@ export interface SimulatorOptions {
   rateLimit?: RateLimitOptions | false;
   /** Cursors older than this are rejected with 400 (expired). @defaultValue undefined (never expire) */
   cursorTtlMs?: number;
+  /**
+   * The specification is silent on whether a cursor names a position or one answer: `fresh`
+   * mints a new cursor each answer (it carries its issue time, so `cursorTtlMs` can expire it);
+   * `stable` gives a position the same cursor every time (it never expires). @defaultValue 'fresh'
+   */
+  cursors?: 'fresh' | 'stable';
   /** Live arrival rates per business. @defaultValue none */
   arrival?: { callsPerSecond?: number; voicemailsPerSecond?: number };
   /**
