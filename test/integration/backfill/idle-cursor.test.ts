@@ -23,9 +23,9 @@ function checkpoints(path: string): CheckpointRow[] {
 
 // The specification is silent on whether a cursor names a position or one answer; an idle poll
 // must lose nothing either way, and write nothing where the server gives it nothing new to keep.
-describe.each([
-  { cursors: 'stable' as const, rewritten: [] },
-  { cursors: 'fresh' as const, rewritten: ['calls'] },
+describe.each<{ cursors: 'stable' | 'fresh'; rewritten: readonly string[] }>([
+  { cursors: 'stable', rewritten: [] },
+  { cursors: 'fresh', rewritten: ['calls'] },
 ])('an idle poll of a server whose cursors are $cursors', ({ cursors, rewritten }) => {
   const scene = simulatorScene(`idle-${cursors}`, { businesses: 2, calls: 700, voicemails: 30, numbers: 4, seed: 5, cursors, rateLimit: false });
 
