@@ -51,6 +51,8 @@ export function purposeOfKey(key: string, prefix: string): Purpose | undefined {
 const SCRIPT_COMMANDS = new Set(['eval', 'evalsha', 'eval_ro', 'evalsha_ro', 'fcall', 'fcall_ro']);
 /** Reads a `/metrics` scrape makes; outside a MULTI while the bench scrapes they are the scrape's. */
 const READS = new Set(['hgetall', 'smembers', 'hget', 'mget', 'sscan', 'scan']);
+/** The status store's read scripts: `list()`'s and the gauges' of a scrape. */
+const STATUS_READ_SCRIPTS = new Set(['statusRead', 'statusFields']);
 
 /** sha1 → name of every script the worker loads with EVALSHA: BullMQ's, the limiter's and the status list's. */
 async function scriptNames(): Promise<Map<string, string>> {
@@ -180,7 +182,7 @@ export async function startRedisCostMeter(redisUrl: string, prefix: string): Pro
       for (; state.pendingMulti > 0; state.pendingMulti -= 1) add(keyed, 'multi', false);
     }
     let purpose = keyed ?? state.purpose;
-    const read = READS.has(name) || (name === 'evalsha' && names.get(args[1] ?? '') === 'statusRead');
+    const read = READS.has(name) || (name === 'evalsha' && STATUS_READ_SCRIPTS.has(names.get(args[1] ?? '') ?? ''));
     if (keyed === 'status store' && !state.inMulti && scraping(at) && read) purpose = 'metrics';
     if (keyed !== undefined) state.purpose = purpose;
     // The status list's script, sent by a scrape, puts its inner reads down to the scrape too.
