@@ -197,6 +197,23 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dial
     expect((await sink.checkpoints.load('acme', 'events'))?.position).toEqual(checkpoint(2));
   });
 
+  it('checks a page longer than one statement of the idle-page check: held as stored, written when any row differs', async () => {
+    const config = await freshSqlConfig(dialect, cleanups);
+    const sink = await open(config);
+    const page = Array.from({ length: 70 }, (_, i) => event(i + 1, i + 1));
+    const write = (records: SyncRecord[]) => sink.write({ businessId: 'acme', table: events, records, deadLetters: [] }, checkpoint(1));
+    const state = async () => (await querySql(config, (t) => [`select records_synced, updated_at from ${t('sync_state')}`]))[0];
+    expect(await write(page)).toEqual({ written: 70, unchanged: 0, deadLettered: 0 });
+    const written = await state();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await write(page)).toEqual({ written: 0, unchanged: 70, deadLettered: 0 });
+    // Not committed: the check found all 70 rows, across its statements, as stored.
+    expect(await state()).toEqual(written);
+    // One row changed inside the first statement's rows, one among the rows left over.
+    const changed = page.map((record, i) => (i === 5 || i === 68 ? event(i + 1, i + 1, 'changed') : record));
+    expect(await write(changed)).toEqual({ written: 2, unchanged: 68, deadLettered: 0 });
+  });
+
   it('counts what another connection and this sink changed since the last count, per business', async () => {
     const config = await freshSqlConfig(dialect, cleanups);
     const sink = await open(config);

@@ -97,10 +97,10 @@ export class SqlStore implements StateStore {
     if (stored === undefined || canonicalJson(stored.position) !== canonicalJson(position)) return false;
     this.#places.set(stream, positionText);
     if (records.length === 0) return true;
-    const query = this.#statements.heldAsGiven(table, records, batch.rawTexts);
     try {
       let held = 0;
-      for (const parameters of query.parameterSets) held += this.#adapter.decodeInteger((await this.#driver.select(query.statement, parameters))[0]?.held);
+      for (const { statement, parameters } of this.#statements.heldAsGiven(table, records, batch.rawTexts))
+        held += this.#adapter.decodeInteger((await this.#driver.select(statement, parameters))[0]?.held);
       return held === records.length;
     } catch {
       // A value the database refuses (a NUL in Postgres text) is the write's to turn into a dead letter.
@@ -247,7 +247,6 @@ export function recordUpsertSql(adapter: SqlAdapter, table: StreamTable, rows: n
  */
 export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): string {
   const columns = recordColumns(table).map(quoteIdentifier);
-
   const updated = columns.slice(2);
   const row = (prefix: string) =>
     `(${updated
@@ -296,6 +295,8 @@ export function checkpointAdvanceSql(adapter: SqlAdapter): string {
 }
 
 const UNCOMPARED_TIME = new Date(0).toISOString();
+/** Rows per statement of the idle-page check where there is no `unnest`: a 100-record head page is three statements and four rows. */
+const HELD_ROWS = 32;
 
 /** Page sizes vary little; the bound only matters for a long-lived worker with odd tail sizes. */
 const MAX_CACHED_UPSERTS = 256;
@@ -339,17 +340,25 @@ export class StatementCache {
   }
 
   /**
-   * {@link recordsHeldSql} for `records` and its parameters: one set of arrays with `unnest`, else one
-   * row a set, as the upserts bind them (one SQL text per table, so head pages of every size share it).
+   * {@link recordsHeldSql} for `records`, as statements and their parameters: one set of arrays with
+   * `unnest`; else a statement per {@link HELD_ROWS} rows and one per row left over, so a table has
+   * two SQL texts whatever its pages' sizes (a text per size filled the driver's statement cache).
    */
-  heldAsGiven(table: StreamTable, records: readonly SyncRecord[], rawTexts?: readonly string[]): { statement: NamedStatement; parameterSets: unknown[][] } {
+  heldAsGiven(table: StreamTable, records: readonly SyncRecord[], rawTexts?: readonly string[]): { statement: NamedStatement; parameters: unknown[] }[] {
     // `synced_at` is bound as the upserts bind it, any valid time: it is not compared.
     if (this.#adapter.supportsUnnestUpsert) {
       const statement = this.#upsert(table, 'held-unnest', () => recordsHeldSql(this.#adapter, table, records.length));
-      return { statement, parameterSets: [columnValues(table, records, UNCOMPARED_TIME, rawTexts)] };
+      return [{ statement, parameters: columnValues(table, records, UNCOMPARED_TIME, rawTexts) }];
     }
-    const statement = this.#upsert(table, 'held-1', () => recordsHeldSql(this.#adapter, table, 1));
-    return { statement, parameterSets: rowValues(table, records, UNCOMPARED_TIME, rawTexts) };
+    const size = Math.min(HELD_ROWS, this.rowsPerStatement(table));
+    const rows = rowValues(table, records, UNCOMPARED_TIME, rawTexts);
+    const whole = rows.length - (rows.length % size);
+    const many = this.#upsert(table, `held-${size}`, () => recordsHeldSql(this.#adapter, table, size));
+    const one = this.#upsert(table, 'held-1', () => recordsHeldSql(this.#adapter, table, 1));
+    return [
+      ...chunks(rows.slice(0, whole), size).map((part) => ({ statement: many, parameters: part.flat() })),
+      ...rows.slice(whole).map((row) => ({ statement: one, parameters: row })),
+    ];
   }
 
   #upsert(table: StreamTable, shape: string, build: () => string): NamedStatement {

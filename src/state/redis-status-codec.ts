@@ -59,6 +59,16 @@ function integer(text: string | undefined): number {
   return Number.isSafeInteger(value) ? value : 0;
 }
 
+/** The stored state; `idle` for a missing or unknown one (a newer version's). */
+function state(value: string | undefined): StoredStatus['state'] {
+  return isStreamState(value) ? value : 'idle';
+}
+
+/** The last reconciliation's difference, or null when cleared or never set. */
+function difference(value: string | undefined): number | null {
+  return text(value) === null ? null : integer(value);
+}
+
 /** The status in a hash, or undefined for a missing hash. Tolerates fields written by other versions. */
 export function decodeStatus(hash: Record<string, string>): StoredStatus | undefined {
   const { business, stream, updatedAt } = hash;
@@ -66,7 +76,7 @@ export function decodeStatus(hash: Record<string, string>): StoredStatus | undef
   return {
     business,
     stream,
-    state: isStreamState(hash.state) ? hash.state : 'idle',
+    state: state(hash.state),
     lastSuccessAt: text(hash.lastSuccessAt),
     lastRunAt: text(hash.lastRunAt),
     recordsSynced: integer(hash.recordsSynced),
@@ -74,7 +84,7 @@ export function decodeStatus(hash: Record<string, string>): StoredStatus | undef
     deadLetters: integer(hash.deadLetters),
     lastError: text(hash.lastError),
     warning: text(hash.warning),
-    difference: text(hash.difference) === null ? null : integer(hash.difference),
+    difference: difference(hash.difference),
     budget: decodeBudget(hash.budget),
     updatedAt,
   };
@@ -88,13 +98,7 @@ export const GAUGE_FIELDS = ['updatedAt', 'state', 'lastSuccessAt', 'difference'
  * a missing hash (no `updatedAt`), as {@link decodeStatus}.
  */
 export function decodeGauges(business: string, stream: string, values: readonly (string | null)[], nowMs: number): StreamGauges | undefined {
-  const [updatedAt, state, lastSuccessAt, difference] = values.map((value) => value ?? undefined);
+  const [updatedAt, stateText, lastSuccessAt, differenceText] = values.map((value) => value ?? undefined);
   if (updatedAt === undefined) return undefined;
-  return {
-    business,
-    stream,
-    state: isStreamState(state) ? state : 'idle',
-    lagSeconds: lagSecondsAt(text(lastSuccessAt), nowMs),
-    difference: text(difference) === null ? null : integer(difference),
-  };
+  return { business, stream, state: state(stateText), lagSeconds: lagSecondsAt(text(lastSuccessAt), nowMs), difference: difference(differenceText) };
 }
