@@ -248,11 +248,8 @@ export function recordUpsertSql(adapter: SqlAdapter, table: StreamTable, rows: n
 export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): string {
   const columns = recordColumns(table).map(quoteIdentifier);
   const updated = columns.slice(2);
-  const row = (prefix: string) =>
-    `(${updated
-      .slice(0, -1)
-      .map((column) => `${prefix}.${column}`)
-      .join(', ')})`;
+  const compared = updated.slice(0, -1);
+  const row = (prefix: string) => `(${compared.map((column) => `${prefix}.${column}`).join(', ')})`;
   return (
     `insert into ${qualifiedTable(adapter, table.table)} as t (${columns.join(', ')}) ` +
     `select * from ${unnestOf(adapter, table)} as u(${columns.join(', ')}) ${onConflict(updated, adapter.differs(row('t'), row('excluded')))}`
@@ -260,13 +257,14 @@ export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): 
 }
 
 /**
- * How many of the given rows are stored exactly as the upsert would leave them (the same columns
- * its conflict rule compares, and not marked deleted); the rows come as the upserts take them.
+ * How many of the given rows (bound as the upserts bind them) are stored as the upsert's conflict rule would leave them, not deleted.
  */
 function recordsHeldSql(adapter: SqlAdapter, table: StreamTable, rows: number): string {
   const columns = recordColumns(table).map(quoteIdentifier);
-  const compared = columns.slice(2, -1);
-  const differs = compared.map((column) => adapter.differs(`t.${column}`, `v.${column}`)).join(' or ');
+  const differs = columns
+    .slice(2, -1)
+    .map((column) => adapter.differs(`t.${column}`, `v.${column}`))
+    .join(' or ');
   const count =
     `select count(*) as held from ${adapter.supportsUnnestUpsert ? `${unnestOf(adapter, table)} as v(${columns.join(', ')})` : 'v'} ` +
     `join ${qualifiedTable(adapter, table.table)} as t on t.business_id = v.business_id and t.id = v.id where t."deleted_at" is null and not (${differs})`;
@@ -295,7 +293,7 @@ export function checkpointAdvanceSql(adapter: SqlAdapter): string {
 }
 
 const UNCOMPARED_TIME = new Date(0).toISOString();
-/** Rows per statement of the idle-page check where there is no `unnest`: a 100-record head page is three statements and four rows. */
+/** Rows per statement of the idle-page check without `unnest` (a text per page size filled the driver's statement cache). */
 const HELD_ROWS = 32;
 
 /** Page sizes vary little; the bound only matters for a long-lived worker with odd tail sizes. */
@@ -339,11 +337,7 @@ export class StatementCache {
     return executor.run(text, rows.flat(), name);
   }
 
-  /**
-   * {@link recordsHeldSql} for `records`, as statements and their parameters: one set of arrays with
-   * `unnest`; else a statement per {@link HELD_ROWS} rows and one per row left over, so a table has
-   * two SQL texts whatever its pages' sizes (a text per size filled the driver's statement cache).
-   */
+  /** {@link recordsHeldSql} for `records`: one `unnest`, else a statement per {@link HELD_ROWS} rows and one a row left over. */
   heldAsGiven(table: StreamTable, records: readonly SyncRecord[], rawTexts?: readonly string[]): { statement: NamedStatement; parameters: unknown[] }[] {
     // `synced_at` is bound as the upserts bind it, any valid time: it is not compared.
     if (this.#adapter.supportsUnnestUpsert) {
@@ -351,14 +345,11 @@ export class StatementCache {
       return [{ statement, parameters: columnValues(table, records, UNCOMPARED_TIME, rawTexts) }];
     }
     const size = Math.min(HELD_ROWS, this.rowsPerStatement(table));
-    const rows = rowValues(table, records, UNCOMPARED_TIME, rawTexts);
-    const whole = rows.length - (rows.length % size);
     const many = this.#upsert(table, `held-${size}`, () => recordsHeldSql(this.#adapter, table, size));
     const one = this.#upsert(table, 'held-1', () => recordsHeldSql(this.#adapter, table, 1));
-    return [
-      ...chunks(rows.slice(0, whole), size).map((part) => ({ statement: many, parameters: part.flat() })),
-      ...rows.slice(whole).map((row) => ({ statement: one, parameters: row })),
-    ];
+    return chunks(rowValues(table, records, UNCOMPARED_TIME, rawTexts), size).flatMap((rows) =>
+      rows.length === size ? [{ statement: many, parameters: rows.flat() }] : rows.map((row) => ({ statement: one, parameters: row })),
+    );
   }
 
   #upsert(table: StreamTable, shape: string, build: () => string): NamedStatement {
