@@ -90,7 +90,11 @@ describe('callsync run: reconciliation with no operator', () => {
       return stored.live.includes(missing) && stored.deleted.includes(extra) ? true : undefined;
     });
     expect(storedCalls(ws.dbPath, 'biz-1')).toEqual({ live: upstreamIds(sim), deleted: [extra] });
-    expect(worker.logs.find((line) => line.msg === 'full reconciliation (repairing)' && line.written === 1)).toMatchObject({
+    // `run` writes its log in batches (up to 250 ms): the line may come after the rows it tells of.
+    const repairLine = await waitFor('the full reconciliation log line', () =>
+      worker.logs.find((line) => line.msg === 'full reconciliation (repairing)' && line.written === 1),
+    );
+    expect(repairLine).toMatchObject({
       missing: 1,
       extra: 1,
       markedDeleted: 0,
