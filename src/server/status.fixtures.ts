@@ -1,4 +1,4 @@
-import type { StreamStatus } from '../state/index.js';
+import { emptyStatus, type StreamStatus } from '../state/index.js';
 
 /** The moment status fixtures are read at. */
 export const NOW = '2024-05-01T12:00:00.000Z';
@@ -8,23 +8,7 @@ export const NOW = '2024-05-01T12:00:00.000Z';
  * run, every counter zero, updated at {@link NOW}; `overrides` set what a test is about.
  */
 export function streamStatus(overrides: Partial<StreamStatus> = {}): StreamStatus {
-  return {
-    business: 'acme',
-    stream: 'calls',
-    state: 'idle',
-    lastSuccessAt: null,
-    lastRunAt: null,
-    lagSeconds: null,
-    recordsSynced: 0,
-    pages: 0,
-    deadLetters: 0,
-    lastError: null,
-    warning: null,
-    difference: null,
-    budget: null,
-    updatedAt: NOW,
-    ...overrides,
-  };
+  return { ...emptyStatus('acme', 'calls', NOW), lagSeconds: null, ...overrides };
 }
 
 /** The lag and the last success that agree with it at {@link NOW} (`null`: never synced). */
