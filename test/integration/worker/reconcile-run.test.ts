@@ -51,9 +51,9 @@ describe('callsync run: reconciliation with no operator', () => {
       return stored.live.join() === upstreamIds(sim).join() && stored.deleted.length === 2 ? stored : undefined;
     });
     expect(storedCalls(ws.dbPath, 'biz-1').deleted).toEqual(goneUpstream);
-    const drift = worker.logs.find((line) => line.msg === 'drift: the sink and upstream disagree');
+    // The worker's log reaches us through its stdout in batches, up to 250 ms after the rows changed.
+    const drift = await waitFor('the drift to be logged', () => worker.logs.find((line) => line.msg === 'drift: the sink and upstream disagree'));
     expect(drift).toMatchObject({ business: 'biz-1', stream: 'calls', stored: 57, upstream: 58, difference: 1 });
-    // The worker's log reaches us through its stdout, a moment after the repair committed.
     const repaired = await waitFor('the repair to be logged', () => worker.logs.find((line) => line.msg === 'drift repaired'));
     expect(repaired).toMatchObject({ markedDeleted: 2, difference: 0 });
     // The first walk stored what was missing and kept the two it missed for the second walk.
