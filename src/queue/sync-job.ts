@@ -48,12 +48,11 @@ export function createSyncProcessor(deps: SyncJobDeps): Processor<SyncJobData, S
       return { outcome: 'business_failed' };
     }
     const abort = jobSignal([deps.shutdown, cancel]);
-    const status = new StatusBatch(deps.statusStore, deps.logger);
     try {
-      return await leasedRun({ deps, job, token, plan, streams, abort, status });
+      // leasedRun sends the job's status before it returns or throws.
+      return await leasedRun({ deps, job, token, plan, streams, abort, status: new StatusBatch(deps.statusStore, deps.logger) });
     } finally {
       abort.dispose();
-      await status.flush();
     }
   };
 }

@@ -128,17 +128,19 @@ export function createRedisStatusStore(options: RedisStatusStoreOptions): Status
       return statuses.map((status) => withLag(status, at));
     },
     async gauges() {
-      const gauges: StreamGauges[] = [];
+      const read: { members: [string, string][]; values: (string | null)[][] }[] = [];
       for (const shard of shards) {
         const members = await indexed(shard);
-        const values = await readGauges(members.map(([business, stream]) => streamKey(business, stream)));
-        // One instant for every stream, as in list().
-        const at = now();
+        read.push({ members, values: await readGauges(members.map(([business, stream]) => streamKey(business, stream))) });
+      }
+      // One instant for every stream of every shard, as in list().
+      const at = now();
+      const gauges: StreamGauges[] = [];
+      for (const { members, values } of read)
         members.forEach(([business, stream], i) => {
           const gauge = decodeGauges(business, stream, values[i] ?? [], at);
           if (gauge !== undefined) gauges.push(gauge);
         });
-      }
       return gauges;
     },
     async remove(business, stream) {
