@@ -1,4 +1,3 @@
-import { MIN_SECRET_LENGTH } from '../redact/index.js';
 import type { ConfigProblem } from './errors.js';
 import { formatPath } from './errors.js';
 import { isSecretPath, urlPassword } from './secret-fields.js';
@@ -14,7 +13,7 @@ interface SubstituteOptions {
 interface Substituted {
   readonly value: unknown;
   readonly problems: readonly ConfigProblem[];
-  /** Values that must never be logged: substituted into or written in secret fields, and URL passwords (each at least MIN_SECRET_LENGTH long). */
+  /** Values that must never be logged: substituted into or written in secret fields, and URL passwords, whatever their length (the redactor decides how a short one is removed). */
   readonly secrets: readonly string[];
 }
 
@@ -98,5 +97,5 @@ function visit(walk: Walk, node: unknown, keys: readonly PropertyKey[]): unknown
 export function substitute(document: unknown, options: SubstituteOptions): Substituted {
   const walk: Walk = { options, problems: [], secrets: new Set() };
   const value = visit(walk, document, []);
-  return { value, problems: walk.problems, secrets: [...walk.secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH) };
+  return { value, problems: walk.problems, secrets: [...walk.secrets].filter((secret) => secret.length > 0) };
 }

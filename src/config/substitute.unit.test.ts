@@ -69,7 +69,7 @@ describe('substitute', () => {
     expect([...result.secrets].sort()).toEqual(['Basic dXNlcjpwYXNz', 'rk_live_123456']);
   });
 
-  it('lists secret values: secret fields (substituted or literal) and URL passwords, not other values', () => {
+  it('lists secret values: secret fields (substituted or literal, short ones too) and URL passwords, not other values', () => {
     const result = run(
       {
         businesses: [{ name: '${NAME}', apiKey: 'key-${KEY}', v2Token: 'literal-token', session: { email: 'a@b.c', password: '${PW}' } }],
@@ -92,6 +92,7 @@ describe('substitute', () => {
         'hook-pass',
         'https://u:hook-pass@hooks.example/x',
         'hmac-secret',
+        'abc',
       ].sort(),
     );
   });

@@ -10,12 +10,34 @@ function fragments(secret: string, size = 8): string[] {
   return Array.from({ length: secret.length - size + 1 }, (_, index) => secret.slice(index, index + size));
 }
 
+/** The model: a secret of 4 characters or more anywhere, a shorter one with no letter, digit or `_` beside it. */
+function occurs(line: string, secret: string): boolean {
+  if (secret === '') return false;
+  if (secret.length >= 4) return line.includes(secret);
+  const word = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}_]/u.test(char);
+  for (let at = line.indexOf(secret); at !== -1; at = line.indexOf(secret, at + 1)) {
+    if (!word(line[at - 1]) && !word(line[at + secret.length])) return true;
+  }
+  return false;
+}
+
 describe('createRedactor', () => {
   it('removes every secret, the longer first, and its JSON spelling', () => {
-    const redact = createRedactor(['pw"with\\quote', 'hunter2', 'hunter2-and-more', undefined, 'abc']);
+    const redact = createRedactor(['pw"with\\quote', 'hunter2', 'hunter2-and-more', undefined, '']);
     expect(redact('a hunter2-and-more b hunter2 c')).toBe('a [redacted] b [redacted] c');
     expect(redact(JSON.stringify({ message: 'pw"with\\quote' }))).toBe('{"message":"[redacted]"}');
-    expect(redact('abc is too short to be a secret')).toBe('abc is too short to be a secret');
+  });
+
+  // Issue 30 item 6: a secret under 4 characters (`server.token: a`) used to be served as it was.
+  it('removes a secret shorter than 4 characters wherever it stands alone, and leaves words that hold it', () => {
+    const redact = createRedactor(['a', 'x1', 'q"z', 'ab.']);
+    expect(redact('Authorization: Bearer a')).toBe('Authorization: Bearer [redacted]');
+    expect(redact(JSON.stringify({ token: 'a', key: 'x1' }))).toBe('{"token":"[redacted]","key":"[redacted]"}');
+    expect(redact('GET /status?token=a&v=x1')).toBe('GET /status?token=[redacted]&v=[redacted]');
+    expect(redact(JSON.stringify({ secret: 'q"z' }))).toBe('{"secret":"[redacted]"}');
+    expect(redact('key ab. then ab.c')).toBe('key [redacted] then ab.c');
+    expect(redact('a business started, x12 and ax1 and é-a-ü stay')).toBe('[redacted] business started, x12 and ax1 and é-[redacted]-ü stay');
+    expect(redact('an état bâ a_b')).toBe('an état bâ a_b');
   });
 
   it('finds any of thousands of secrets sharing a prefix, wherever it stands, and leaves clean text alone', () => {
@@ -36,8 +58,7 @@ describe('createRedactor', () => {
     const alphabet = 'ab"\\é\u2028';
     fc.assert(
       fc.property(fc.array(text(alphabet, 9), { maxLength: 6 }), text(alphabet, 40), (secrets, line) => {
-        const kept = secrets.filter((s) => s.length >= 4);
-        const found = kept.some((s) => line.includes(s) || line.includes(JSON.stringify(s).slice(1, -1)));
+        const found = secrets.some((s) => [s, JSON.stringify(s).slice(1, -1)].some((spelling) => occurs(line, spelling)));
         expect(createRedactor(secrets)(line) !== line).toBe(found);
       }),
       { numRuns: 2_000 },

@@ -4,10 +4,11 @@ export type Redact = (text: string) => string;
 const REDACTED = '[redacted]';
 
 /**
- * Shorter values are not secrets: redacting `p` or `123` would mangle every line, and no real
- * credential is that short (the config loader uses the same bound).
+ * Secrets at least this long are removed wherever they occur. A shorter one (a weak `server.token`,
+ * a test password) is removed only where it stands alone, see {@link standalone}: removing `p` or
+ * `123` inside every word would mangle every line and tell a reader which letters the secret is.
  */
-export const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 4;
 
 /** `scheme://user:password@host` → `scheme://[redacted]@host`: connection strings are the usual leak in driver errors. */
 export function redactUrlCredentials(text: string): string {
@@ -22,14 +23,34 @@ function spellings(secret: string): string[] {
   return json === secret ? [secret] : [secret, json];
 }
 
-function secretList(values: Iterable<string | undefined>): string[] {
+interface SecretList {
+  /** Spellings of at least {@link MIN_SECRET_LENGTH} characters, longest first: a secret that contains another is removed whole. */
+  readonly long: string[];
+  /** The shorter ones as one expression, or undefined when there are none. */
+  readonly short: RegExp | undefined;
+}
+
+function secretList(values: Iterable<string | undefined>): SecretList {
   const all = new Set<string>();
   for (const value of values) {
-    if (value === undefined || value.length < MIN_SECRET_LENGTH) continue;
+    if (value === undefined || value.length === 0) continue;
     for (const spelling of spellings(value)) all.add(spelling);
   }
-  // Longest first: a secret that contains another is removed whole.
-  return [...all].sort((a, b) => b.length - a.length);
+  const sorted = [...all].sort((a, b) => b.length - a.length);
+  const short = sorted.filter((secret) => secret.length < MIN_SECRET_LENGTH);
+  return { long: sorted.filter((secret) => secret.length >= MIN_SECRET_LENGTH), short: short.length === 0 ? undefined : standalone(short) };
+}
+
+/** A letter, digit or `_` in any script: what a short secret must not touch to count as one. */
+const WORD = '[\\p{L}\\p{N}_]';
+
+/**
+ * Matches any of `secrets` where neither neighbour is a {@link WORD} character: `a` in `token=a` or
+ * `"a"`, never in `a business`'s `business`. Only syntax characters are escaped, as the `u` flag requires.
+ */
+function standalone(secrets: readonly string[]): RegExp {
+  const alternatives = secrets.map((secret) => secret.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('|');
+  return new RegExp(`(?<!${WORD})(?:${alternatives})(?!${WORD})`, 'gu');
 }
 
 /** A number for the {@link MIN_SECRET_LENGTH} characters ending at `end` (exclusive); equal texts, equal numbers. */
@@ -83,12 +104,13 @@ function occurrenceCheck(secrets: readonly string[]): (text: string) => boolean 
   };
 }
 
-function removeSecrets(text: string, secrets: readonly string[]): string {
+function removeSecrets(text: string, secrets: SecretList): string {
   let out = text;
-  for (const secret of secrets) {
+  for (const secret of secrets.long) {
     if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
-  return out;
+  // `replace` starts a global expression from the beginning whatever its lastIndex.
+  return secrets.short === undefined ? out : out.replace(secrets.short, REDACTED);
 }
 
 /**
@@ -98,7 +120,10 @@ function removeSecrets(text: string, secrets: readonly string[]): string {
 export function createRedactor(secrets: Iterable<string | undefined> | (() => Iterable<string | undefined>)): Redact {
   if (typeof secrets === 'function') return (text) => redactUrlCredentials(removeSecrets(text, secretList(secrets())));
   const fixed = secretList(secrets);
-  const holdsAny = occurrenceCheck(fixed);
+  const holdsLong = occurrenceCheck(fixed.long);
+  // A copy without the global flag: `test` on a global expression would resume from its last match.
+  const short = fixed.short === undefined ? undefined : new RegExp(fixed.short.source, 'u');
+  const holdsAny = short === undefined ? holdsLong : (text: string) => holdsLong(text) || short.test(text);
   // Text with no secret in it (almost every line) is read once; one that has one is cleaned as before.
   return (text) => redactUrlCredentials(holdsAny(text) ? removeSecrets(text, fixed) : text);
 }
