@@ -63,7 +63,7 @@ describe('config schema', () => {
       reconcile: { every: 86_400_000, repair: true, maxDeleteShare: 0.1, deleteAfter: 3_600_000 },
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'callsync' },
       queue: { shards: 1 },
-      server: { host: '127.0.0.1', port: 9464 },
+      server: { host: '127.0.0.1', port: 9464, allowedHosts: [] },
       metrics: { perBusiness: true },
       backfill: { concurrency: 4 },
       worker: { concurrency: 8, maxBudgetWaitMs: 2000, shutdownTimeoutMs: 25_000, lockDurationMs: 30_000, stalledIntervalMs: 30_000 },
@@ -214,6 +214,11 @@ describe('config schema', () => {
     ['consume a shard twice', (c) => (c.queue = { shards: 4, consume: [2, 2] }), 'queue.consume[1]: shard 2 listed twice'],
     ['zero shards', (c) => (c.queue = { shards: 0 }), 'queue.shards: expected a whole number of queues, 1 to 1024'],
     ['port out of range', (c) => (c.server = { port: 70_000 }), 'server.port: Too big'],
+    [
+      'allowed host with a port',
+      (c) => (c.server = { allowedHosts: ['status.example.com:9464'] }),
+      'server.allowedHosts[0]: expected a host name without port',
+    ],
     ['concurrency zero', (c) => (c.backfill = { concurrency: 0 }), 'backfill.concurrency: Too small'],
     ['worker lock too short', (c) => (c.worker = { lockDurationMs: 10 }), 'worker.lockDurationMs: Too small'],
     ['bad metrics.perBusiness', (c) => (c.metrics = { perBusiness: 'yes' }), 'metrics.perBusiness: expected auto, true or false'],
@@ -237,6 +242,11 @@ describe('config schema', () => {
     const { config } = resolve({ ...minimalConfig(), redis: { cluster: ['10.0.0.5:7000', 'redis-b.internal:7001'] }, queue: { shards: 6, consume: [0, 3] } });
     expect(config.redis).toEqual({ url: undefined, cluster: ['10.0.0.5:7000', 'redis-b.internal:7001'], prefix: 'callsync' });
     expect(config.queue).toEqual({ shards: 6, consume: [0, 3] });
+  });
+
+  it('keeps server.allowedHosts in lower case without a trailing dot, as the Host check compares them', () => {
+    const { config } = resolve({ ...minimalConfig(), server: { allowedHosts: ['Status.Example.COM.', 'ops-1'] } });
+    expect(config.server.allowedHosts).toEqual(['status.example.com', 'ops-1']);
   });
 
   it('reports every field problem at once', () => {

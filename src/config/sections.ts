@@ -204,10 +204,20 @@ export const queueSchema = z
     });
   });
 
+const hostNameSetting = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/,
+    'expected a host name without port, such as status.example.com',
+  )
+  .transform((name) => name.toLowerCase().replace(/\.$/, ''));
+
 export const serverSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.int().min(0).max(65_535).default(9464),
   token: z.string().min(1).optional(),
+  // Names the status server answers to besides IP literals and localhost (DNS rebinding: README "Status server").
+  allowedHosts: z.array(hostNameSetting, { error: 'expected a list of host names' }).default([]),
 });
 
 /** Below this many businesses `metrics.perBusiness: auto` exports series per business. */

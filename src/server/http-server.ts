@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { createHostCheck } from './allowed-hosts.js';
 import { createBearerCheck } from './bearer-auth.js';
 import { PAGE_CSP, send, sendJson } from './http-response.js';
 import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './readiness.js';
@@ -19,6 +20,11 @@ export interface StatusServerOptions {
   readonly port: number;
   /** When set, every route but `/healthz` needs `Authorization: Bearer <token>`. */
   readonly token?: string;
+  /**
+   * Host names the server answers for besides IP literals and `localhost` (`server.allowedHosts`);
+   * any other `Host` gets 421 on every route but `extraRoutes`. @defaultValue []
+   */
+  readonly allowedHosts?: readonly string[];
   readonly statusStore: StatusStore;
   /** Served at `/metrics`; see `createMetrics`. */
   readonly metrics: Registry;
@@ -100,6 +106,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
   const extra = options.redact;
   const redact: Redact = (text) => redactUrlCredentials(extra === undefined ? text : extra(text));
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+  const knownHost = createHostCheck(options.allowedHosts ?? []);
   const { logger } = options;
 
   const context: StatusRouteContext = {
@@ -139,7 +146,12 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
+    // The receiver's senders use a public name and sign every delivery: no Host rule of ours applies.
     if (options.extraRoutes?.owns(path) === true) return options.extraRoutes.handle(req, res, path);
+    // Before the token and on /healthz too: probes ask by IP or localhost, and a refusal tells a rebinding page nothing.
+    if (!knownHost(req.headers.host)) {
+      return sendJson(res, 421, { error: 'misdirected request: this server does not answer for that Host header', fix: 'add the name to server.allowedHosts' });
+    }
     if (path !== '/healthz' && !authorized(req.headers.authorization)) {
       return sendJson(res, 401, { error: 'unauthorized: send Authorization: Bearer <token>' }, { 'www-authenticate': 'Bearer' });
     }

@@ -102,6 +102,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     host: config.server.host,
     port: config.server.port,
     token: config.server.token,
+    allowedHosts: config.server.allowedHosts,
     statusStore,
     metrics: metrics.registry,
     readiness: { redis: async () => void (await redis.ping()), sink: () => sink.ping() },
