@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { asKeySpace, type KeySpace, type RedisClient } from '../redis/index.js';
 import { clearLease, LeaseGroup } from './lease.js';
+import { holderRuns, ownStart } from './process-identity.js';
 
 /** Who syncs a business × stream into a sink, as the process that finds the lease taken says it. */
 export interface LockHolder {
@@ -11,6 +12,12 @@ export interface LockHolder {
   readonly command: string;
   /** ISO time the lease was taken. */
   readonly since: string;
+  /**
+   * When the holder's process started (`/proc/<pid>/stat` field 22, or `ps`'s `lstart`), so a
+   * pid another process has been given since is not taken for the holder. Absent where it
+   * could not be read, and in values written before it was recorded.
+   */
+  readonly start?: string;
 }
 
 /**
@@ -32,20 +39,12 @@ function parseHolder(value: string | undefined): LockHolder | undefined {
   if (value === undefined) return undefined;
   try {
     const parsed = JSON.parse(value) as Partial<LockHolder>;
-    return typeof parsed.host === 'string' && typeof parsed.pid === 'number' && typeof parsed.command === 'string' && typeof parsed.since === 'string'
-      ? { host: parsed.host, pid: parsed.pid, command: parsed.command, since: parsed.since }
-      : undefined;
+    if (typeof parsed.host !== 'string' || typeof parsed.pid !== 'number' || typeof parsed.command !== 'string' || typeof parsed.since !== 'string')
+      return undefined;
+    const holder = { host: parsed.host, pid: parsed.pid, command: parsed.command, since: parsed.since };
+    return typeof parsed.start === 'string' ? { ...holder, start: parsed.start } : holder;
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: unknown }).code === 'EPERM';
   }
 }
 
@@ -56,12 +55,14 @@ export class StreamLeases {
   readonly #host = hostname();
 
   constructor(options: { readonly redis: RedisClient; readonly ttlMs: number; readonly command: string; readonly onLost: (key: string) => void }) {
+    const start = ownStart();
     const me: LockHolder & { readonly id: string } = {
       id: randomUUID(),
       host: this.#host,
       pid: process.pid,
       command: options.command,
       since: new Date().toISOString(),
+      ...(start === undefined ? {} : { start }),
     };
     this.#redis = options.redis;
     this.#group = new LeaseGroup({ redis: options.redis, ttlMs: options.ttlMs, onLost: options.onLost, token: JSON.stringify(me) });
@@ -69,15 +70,15 @@ export class StreamLeases {
 
   /**
    * Takes every free key of `keys` in one round trip (under Redis Cluster, keys of one business).
-   * A holder on this host whose process is gone (killed with SIGKILL) is taken over at once
-   * instead of waiting out its expiry.
+   * A holder on this host whose process is gone (killed with SIGKILL, a zombie not yet reaped, or
+   * its pid now another process's) is taken over at once instead of waiting out its expiry.
    * @returns the keys another process has, with its holder when its value could be read
    */
   async take(keys: readonly string[]): Promise<Map<string, LockHolder | undefined>> {
     const busy = await this.#group.take(keys);
     const dead = [...busy].filter(([, value]) => {
       const holder = parseHolder(value);
-      return holder !== undefined && holder.host === this.#host && !alive(holder.pid);
+      return holder !== undefined && holder.host === this.#host && !holderRuns(holder.pid, holder.start);
     });
     if (dead.length > 0) {
       await Promise.all(dead.map(([key, value]) => clearLease(this.#redis, key, value ?? '')));

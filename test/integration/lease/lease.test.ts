@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -93,5 +94,41 @@ describe('StreamLeases', () => {
     expect(busy.get(key('live'))).toMatchObject({ command: 'run', pid: process.pid, host: hostname() });
     expect(other.held).toEqual([key('gone')]);
     await Promise.all([live.release(), other.release()]);
+  });
+
+  it('takes over at once from a holder whose process is a zombie its parent has not reaped', async () => {
+    // The shell forks a child that exits at once, then becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      let out = '';
+      parent.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      await waitFor('the child pid', () => out.includes('\n'));
+      const pid = Number(out.trim());
+      const state = (): string => readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0] ?? '';
+      await waitFor('the child to be a zombie', () => state() === 'Z');
+      const zombie = { id: 'z', host: hostname(), pid, command: 'backfill', since: '2026-11-25T00:00:00.000Z' };
+      await redis.set(key('zombie'), JSON.stringify(zombie), 'PX', 60_000);
+      const taker = new StreamLeases({ redis, ttlMs: 5_000, command: 'backfill', onLost: () => undefined });
+      expect(await taker.take([key('zombie')])).toEqual(new Map());
+      expect(taker.held).toEqual([key('zombie')]);
+      await taker.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  it('takes over from a holder whose pid now belongs to another process (a different start), not from the one that started then', async () => {
+    const first = new StreamLeases({ redis, ttlMs: 5_000, command: 'run', onLost: () => undefined });
+    await first.take([key('same-start')]);
+    const recorded = JSON.parse((await redis.get(key('same-start'))) ?? '{}') as { start?: string };
+    expect(recorded.start).toMatch(/^proc:\d+$/);
+    // This process's pid, as if an earlier process that had it held the lease and died.
+    const reused = { id: 'r', host: hostname(), pid: process.pid, command: 'backfill', since: '2026-11-25T00:00:00.000Z', start: 'proc:1' };
+    await redis.set(key('reused'), JSON.stringify(reused), 'PX', 60_000);
+    const taker = new StreamLeases({ redis, ttlMs: 5_000, command: 'backfill', onLost: () => undefined });
+    const busy = await taker.take([key('reused'), key('same-start')]);
+    expect([...busy.keys()]).toEqual([key('same-start')]);
+    expect(taker.held).toEqual([key('reused')]);
+    await Promise.all([first.release(), taker.release()]);
   });
 });
