@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
+import type { Dispatcher } from 'undici';
 import { configWarnings } from './config-warnings.js';
-import { EXIT } from './failure/exit-codes.js';
+import { EXIT, OperatorError } from './failure/exit-codes.js';
 import { pingHttp, openSink, pingRedis } from './failure/preflight.js';
 import { upstreamTarget } from './failure/targets.js';
 import { loadCliConfig, type CliConfig } from './load-cli-config.js';
 import { createLogger } from './logger.js';
 import { servicePolicy, UPSTREAM_TRAITS, type ReachOptions } from '../http-policy/index.js';
 import { createRedactor } from '../redact/index.js';
+import { createUpstreamAgent } from '../upstream/index.js';
 import { reportFatal, wantsStack } from './failure/report-fatal.js';
 
 interface CheckFlags {
@@ -42,12 +44,29 @@ export function registerCheckConfigCommand(program: Command): void {
     });
 }
 
+/** The agent the sync itself connects with (`upstream.caFile` trusted); an unreadable caFile is said as such. */
+function upstreamAgent(timeoutMs: number, caFile: string | undefined): Dispatcher {
+  try {
+    return createUpstreamAgent({ timeoutMs, caFile });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new OperatorError(
+      `cannot read upstream.caFile ${caFile ?? ''}${typeof code === 'string' ? ` (${code})` : ''}\nfix: point upstream.caFile at a readable PEM file of the CA`,
+      EXIT.config,
+      { cause: error },
+    );
+  }
+}
+
 /** Each service in turn; every one is tried and reported, so one run lists every problem. */
 async function checkConnections({ config, secrets }: CliConfig): Promise<number> {
   const logger = createLogger({ level: 'silent', secrets });
   const { upstream } = config;
+  let agent: Dispatcher | undefined;
+  const dispatcher = (): Dispatcher => (agent ??= upstreamAgent(upstream.timeoutMs, upstream.caFile));
   // The sync's own policy and retry settings (a passing failure is not a verdict); a HEAD needs no more than 5 s an attempt.
   const reach = (key: string): ReachOptions => ({
+    dispatcher: dispatcher(),
     policy: servicePolicy(UPSTREAM_TRAITS, upstream.retry, upstream.maxWaitMs),
     maxAttempts: upstream.retry.maxAttempts,
     timeoutMs: Math.min(upstream.timeoutMs, 5_000),
@@ -72,5 +91,6 @@ async function checkConnections({ config, secrets }: CliConfig): Promise<number>
       process.stdout.write(`  ${name}: FAILED\n`);
     }
   }
+  await agent?.close();
   return worst;
 }
