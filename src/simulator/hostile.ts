@@ -14,7 +14,17 @@ export const NO_HOSTILE: Hostile = {
   echoCredentials: null,
   unavailable: null,
   listShare: 1,
+  shortPages: null,
+  hugeCursorBytes: 0,
 };
+
+/** How many records this answer of `/calls` may hold at most under `hostile.shortPages` (counting it down), or undefined. */
+export function takeShortPage(hostile: Hostile): number | undefined {
+  const short = hostile.shortPages;
+  if (short === null || short.pages <= 0) return undefined;
+  hostile.shortPages = short.pages > 1 ? { ...short, pages: short.pages - 1 } : null;
+  return short.records;
+}
 
 /**
  * Which positions of a list `hostile.listShare` leaves in it (evenly spread: at 1/3, one of every

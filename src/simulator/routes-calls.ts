@@ -1,6 +1,6 @@
 import { brokenCursorPage } from './broken-paging.js';
 import { CallList } from './call-list.js';
-import { listedShare } from './hostile.js';
+import { listedShare, takeShortPage } from './hostile.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { parseCallsPaging } from './paging.js';
 import type { RouteResult, SimState, V1Request } from './state.js';
@@ -22,6 +22,9 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
   const paging = parsed.value;
   const broken = state.brokenPaging;
   const cap = (size: number): number => Math.min(size, state.v1LimitCap ?? size);
+  const short = takeShortPage(state.hostile);
+  // What this answer holds of a page of `size`: all of it, unless it is cut short.
+  const served = (size: number): number => Math.min(size, short ?? size);
   const list = new CallList(r.business.calls, state.v1Order, listedShare(state.hostile));
   const total = list.total;
   const shownTotal = broken.negativeTotal ? -1 : total;
@@ -29,7 +32,7 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
     const size = cap(paging.mode === 'offset' ? paging.limit : paging.perPage);
     const page = broken.ignoreOffset || paging.mode === 'offset' ? 1 : paging.page;
     const from = broken.ignoreOffset ? 0 : paging.mode === 'offset' ? paging.offset : (page - 1) * size;
-    const slots = list.atOffset(from, size);
+    const slots = list.atOffset(from, served(size));
     const has = Math.min(from, total) + slots.length < total || broken.emptyPagesForever;
     const meta = paging.mode === 'page' ? `,"page":${page},"per_page":${size}` : '';
     return ok(`{"calls":[${json(r, slots)}],"total":${shownTotal},"has_more":${has}${meta}}`);
@@ -45,9 +48,10 @@ export function callsRoute(state: SimState, r: V1Request): RouteResult {
     from = cursor.position;
   }
   const limit = cap(paging.limit);
-  const slice = list.fromCursor(from, limit);
+  const slice = list.fromCursor(from, served(limit));
   const { next, hasMore } = brokenCursorPage(broken, list, { cursor: paging.cursor, from, limit }, slice);
-  const nextText = 'verbatim' in next ? next.verbatim : encodeCursor(state.cursorSecret, r.business.index, next.position, state.stableCursors ? 0 : r.nowMs);
+  const minted = 'verbatim' in next ? next.verbatim : encodeCursor(state.cursorSecret, r.business.index, next.position, state.stableCursors ? 0 : r.nowMs);
+  const nextText = minted.padEnd(state.hostile.hugeCursorBytes, '.');
   const nextField = hasMore || state.cursorOnLastPage ? `,"next_cursor":"${nextText}"` : '';
   return ok(`{"calls":[${json(r, slice.slots)}],"total":${shownTotal},"has_more":${hasMore}${nextField}}`);
 }

@@ -67,6 +67,17 @@ export interface Hostile {
    * looks exactly like deletions. `truth()` is unchanged; 1 lists everything.
    */
   listShare: number;
+  /**
+   * The next `pages` answers of v1 `/calls` (any paging mode) hold only `records` records, with
+   * `has_more`, `next_cursor` and `total` agreeing with them: answers cut short once, not a cap
+   * (page numbers still count pages of the size asked). It counts down in `hostile`.
+   */
+  shortPages: { pages: number; records: number } | null;
+  /**
+   * Every `next_cursor` of v1 `/calls` is padded to this many bytes (2 MiB: 2097152). Sent back,
+   * it makes the request larger than Node's header limit, so the server answers 431.
+   */
+  hugeCursorBytes: number;
 }
 
 /**

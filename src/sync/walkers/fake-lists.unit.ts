@@ -25,6 +25,8 @@ export interface Misbehaviour {
   /** The last page carries no `next_cursor` (the spec does not say it does). */
   noCursorOnLastPage?: boolean;
   total?: number;
+  /** The next answer alone holds only this many records (more to come, the cursor right after them); cleared once served. */
+  shortOnce?: number;
 }
 
 /**
@@ -55,10 +57,12 @@ export class FakeList {
   serve = (query: Query): JsonObject => {
     const asked = Number(query.limit ?? query.per_page);
     const size = Math.min(asked, this.bad.cap ?? asked);
+    const served = Math.min(size, this.bad.shortOnce ?? size);
+    delete this.bad.shortOnce;
     const total = this.bad.total ?? this.all.length;
-    if ('cursor' in query) return this.#cursorPage(query.cursor === undefined ? undefined : Number.parseInt(String(query.cursor).slice(1), 10), size, total);
+    if ('cursor' in query) return this.#cursorPage(query.cursor === undefined ? undefined : Number.parseInt(String(query.cursor).slice(1), 10), served, total);
     const start = this.bad.ignoreOffset ? 0 : query.page !== undefined ? (Number(query.page) - 1) * size : Number(query.offset ?? 0);
-    const slice = this.#listed().slice(start, start + size);
+    const slice = this.#listed().slice(start, start + served);
     const more = start + slice.length < this.all.length;
     return { calls: this.bad.emptyPagesWithMore && start > 0 ? [] : slice, total, has_more: more || this.bad.emptyPagesWithMore === true };
   };

@@ -61,15 +61,26 @@ type Mode = 'cursor' | 'offset' | 'page';
  * stored position never passes what was stored. A stop that shows the cursor sent was bad (its
  * page is empty, or repeats one already read) also takes back the page that handed out that
  * cursor: its stored place pairs a cursor pointing back with an offset counted forward, and a
- * later offset fallback from that offset would skip records. A server that returns fewer records than asked
- * while saying there are more caps the page size silently: the walk adopts its size.
+ * later offset fallback from that offset would skip records.
+ *
+ * A server that returns fewer records than asked while saying there are more may cap the page
+ * size silently, or may have cut one answer short. Only two such pages in a row (or one matching
+ * the cap a walk stored before) make the walk adopt the smaller size; one alone is taken as it
+ * is, and the next page asks the configured size again. A walk starts at the configured size
+ * wherever that costs no request (cursor and offset paging, and page 1), so a cap the server
+ * lifts, or one adopted by mistake, does not outlive the next walk.
  */
 export async function* listPages(context: WalkContext, from: Place): AsyncGenerator<ListPage> {
   const paging = context.descriptor.paging;
   let mode: Mode = paging === 'offset' || paging === 'page' ? paging : from.cursor === undefined && from.offset > 0 ? 'offset' : 'cursor';
   let place = from;
-  let size = Math.min(context.pageSize, from.pageCap ?? context.pageSize);
-  let pageCap = from.pageCap;
+  const configured = context.pageSize;
+  let pageCap = from.pageCap !== undefined && from.pageCap < configured ? from.pageCap : undefined;
+  // A cap stored by an earlier walk counts as one short page seen: one more confirms it.
+  let shortSeen = pageCap;
+  // Page numbers count pages of the server's size, so a page walk resuming past page 1 must ask
+  // with the stored cap: a probe there would fetch records from elsewhere in the list.
+  let size = mode === 'page' && from.offset > 0 && pageCap !== undefined ? pageCap : configured;
   const guard = new ProgressGuard(`GET ${context.descriptor.path}`);
   // The place before the last page yielded: its cursor fetched a page that passed the guards.
   let proven: Place | undefined;
@@ -105,21 +116,37 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
     const next = stringField(payload, 'next_cursor');
     const more = mode === 'cursor' ? hasMore : hasMore || (total !== undefined ? consumed < total : raws.length >= size);
     const sent = mode === 'cursor' ? place.cursor : undefined;
+    const short = more && raws.length > 0 && raws.length < size;
+    // Past page 1 a short page's records may not be where its page number says: it is asked again
+    // (before the guards, which would take the repeat for a cycle) to tell a cap from a cut answer.
+    if (short && shortSeen === undefined && mode === 'page' && pageStart > 0) {
+      shortSeen = raws.length;
+      continue;
+    }
     try {
       guard.check({ items, records: raws.length, full: raws.length >= size, more, sent, next: more ? next : undefined });
     } catch (error) {
       if (error instanceof BadCursorStop && sent !== undefined && proven !== undefined) yield { items: [], total, after: proven, done: false };
       throw error;
     }
-    if (more && raws.length < size) {
-      context.warn(
-        `${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come; the server caps the page size, going on with ${raws.length}`,
-      );
+    if (short && shortSeen !== undefined) {
+      if (pageCap !== raws.length) {
+        context.warn(
+          `${context.descriptor.path}: asked for ${size} records, got ${raws.length} with more to come, twice in a row; the server caps the page size, going on with ${raws.length}`,
+        );
+      }
       size = raws.length;
       pageCap = size;
+      shortSeen = size;
       // Page numbers count pages of the server's size: past page 1 this page is not where we
       // thought it was, so it is asked for again with the right number.
       if (mode === 'page' && pageStart > 0) continue;
+    } else if (short) {
+      shortSeen = raws.length;
+    } else if (raws.length >= size) {
+      shortSeen = undefined;
+      // A full page of the configured size: whatever cap was stored, the server no longer has it.
+      if (size === configured) pageCap = undefined;
     }
     proven = place;
     // A cursor's offset never counts past the list's `total`: a position stored before cursor

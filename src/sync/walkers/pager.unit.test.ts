@@ -53,7 +53,59 @@ describe.each(['cursor', 'offset', 'page'] as const)('a server capping the page 
     list.add(6);
     const rest = await mirror.run(walk, list, options);
     expect(mirror.missing(list)).toEqual([]);
-    expect(rest.queries.every((query) => (query.limit ?? query.per_page) === 4)).toBe(true);
+    const sizes = rest.queries.map((query) => query.limit ?? query.per_page);
+    // A page walk resuming past page 1 must ask with the cap; every other walk (here: finishing
+    // the cut-off walk, then from the head) probes the configured size once, which costs no
+    // request: the capped answer is a page like any other, and the cap is known again at once.
+    expect(sizes.every((size) => size === 4 || size === 10)).toBe(true);
+    expect(sizes.filter((size) => size === 10).length).toBeLessThanOrEqual(order === 'oldest' ? (mode === 'page' ? 0 : 1) : 2);
+    expect(sizes.some((size, i) => size === 10 && sizes[i + 1] === 10)).toBe(false);
+    expect(rest.warnings).toEqual([]);
+    expect(mirror.position?.pageCap).toBe(4);
+  });
+
+  // A page walk that resumes past page 1 cannot probe for free (see `listPages`): it keeps a confirmed cap.
+  it.each((['oldest', 'newest'] as const).filter((order) => mode !== 'page' || order === 'newest'))(
+    'list %s first: a cap the server lifts is forgotten by the next walk',
+    async (order) => {
+      const list = new FakeList(23, order);
+      list.bad = { cap: 4 };
+      const mirror = new Mirror();
+      const options = { descriptor: descriptorFor(mode), pageSize: 10 };
+      await mirror.run(walk, list, options);
+      expect(mirror.position?.pageCap).toBe(4);
+      list.bad = {};
+      list.add(40);
+      await mirror.run(walk, list, options);
+      expect(mirror.missing(list)).toEqual([]);
+      expect(mirror.position?.pageCap).toBeUndefined();
+      list.add(30);
+      const later = await mirror.run(walk, list, options);
+      expect(later.queries.every((query) => (query.limit ?? query.per_page) === 10)).toBe(true);
+    },
+  );
+});
+
+describe.each(['cursor', 'offset', 'page'] as const)('one short page with more to come (%s paging)', (mode) => {
+  it.each(['oldest', 'newest'] as const)('list %s first: the page size is not lowered, now or in later walks', async (order) => {
+    const list = new FakeList(95, order);
+    const mirror = new Mirror();
+    const options = { descriptor: descriptorFor(mode), pageSize: 10 };
+    // A first page of 10, then one answer cut to a single record.
+    await mirror.run(walk, list, options, 1);
+    list.bad = { shortOnce: 1 };
+    const first = await mirror.run(walk, list, options);
+    expect(mirror.missing(list)).toEqual([]);
+    expect(first.warnings).toEqual([]);
+    expect(mirror.position?.pageCap).toBeUndefined();
+    expect(first.queries.every((query) => (query.limit ?? query.per_page) === 10)).toBe(true);
+    // 85 records left at 10 a page: 9 pages, one more for the short answer and one for asking again.
+    expect(first.queries.length).toBeLessThanOrEqual(11);
+    list.add(50);
+    const later = await mirror.run(walk, list, options);
+    expect(mirror.missing(list)).toEqual([]);
+    expect(later.queries.every((query) => (query.limit ?? query.per_page) === 10)).toBe(true);
+    expect(later.queries.length).toBeLessThanOrEqual(7);
   });
 });
 

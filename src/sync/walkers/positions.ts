@@ -43,7 +43,11 @@ const listFields = revisitFields.extend({
   /** Newest first: what completed walks stored at the head. Order unknown: the head last seen. */
   head: headMark.optional(),
   descent: descent.optional(),
-  /** The page size the server turned out to cap `limit`/`per_page` at, asked for from then on. */
+  /**
+   * The page size the server capped `limit`/`per_page` at, twice in a row. Page walks resuming
+   * past page 1 ask for it; every other walk asks the configured size again and keeps this only
+   * while the server still caps (see `listPages`).
+   */
   pageCap: z.int().positive().optional(),
 });
 
