@@ -21,6 +21,7 @@ import { benchThroughput } from './fig-throughput.js';
 import { benchWebhooks } from './fig-webhooks.js';
 import { printTable } from './print-table.js';
 import type { BenchContext, BenchRow } from './result.js';
+import { writePerformanceDoc } from './write-performance-doc.js';
 import { writeResults } from './write-results.js';
 
 type Figure = (ctx: BenchContext) => Promise<BenchRow[]>;
@@ -73,4 +74,5 @@ const seconds = (Date.now() - startedAt.getTime()) / 1000;
 process.stdout.write(`\ncallsync bench (${values.quick ? 'quick' : 'full'}, ${seconds.toFixed(0)} s)\n${printTable(rows)}\n`);
 const resultsFile = join(REPO_ROOT, 'bench-results.json');
 await writeResults(resultsFile, { mode: values.quick ? 'quick' : 'full', startedAt: startedAt.toISOString(), seconds, rows });
-process.stdout.write(`wrote ${resultsFile}\n`);
+await writePerformanceDoc(resultsFile, join(REPO_ROOT, 'docs/performance.md'));
+process.stdout.write(`wrote ${resultsFile} and docs/performance.md\n`);

@@ -30,7 +30,7 @@ describe('the HubSpot upsert path', () => {
     expect(traced).toContain('connectors/hubspot/upsert.ts');
     expect(traced).toEqual([...shared, ...own].sort());
     const counts = /runs code in (\d+) files: the (\d+) of the list above[\s\S]*?then these (\d+),/.exec(
-      readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8'),
     );
     expect(counts?.slice(1).map(Number)).toEqual([traced.length, shared.length, own.length]);
   });

@@ -118,10 +118,13 @@ function isBarrel(file: string): boolean {
   return code.split(';').every((statement) => statement.trim() === '' || /^export\s[\s\S]*\sfrom\s+'[^']+'$/.test(statement.trim()));
 }
 
-/** The files a README path list (`<!-- name -->` … `<!-- /name -->`, numbered lines) names, in its order. */
+/** The page that lists each path, and the paths' numbers, in prose the tests read. */
+const PATH_DOC = 'docs/architecture.md';
+
+/** The files a path list of docs/architecture.md (`<!-- name -->` … `<!-- /name -->`, numbered lines) names, in its order. */
 export function readmePath(name: string): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, PATH_DOC), 'utf8');
   const block = new RegExp(`<!-- ${name} -->([\\s\\S]*?)<!-- /${name} -->`).exec(readme)?.[1];
-  if (block === undefined) throw new Error(`README.md has no <!-- ${name} --> … <!-- /${name} --> block`);
+  if (block === undefined) throw new Error(`${PATH_DOC} has no <!-- ${name} --> … <!-- /${name} --> block`);
   return [...block.matchAll(/^\d+\. `([^`]+)`/gm)].map((match) => match[1] ?? '');
 }
