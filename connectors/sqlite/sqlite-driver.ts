@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
@@ -16,9 +16,19 @@ const DATA_VERSION = { text: 'pragma data_version', name: 'data_version' };
 /**
  * Opens the file (creating its directory) with WAL, so readers never block the writer, and
  * synchronous=NORMAL, which in WAL mode loses at most the last commits on power loss, never consistency.
+ * A new file is created 0600 (it holds phone numbers and transcripts); SQLite gives its -wal,
+ * -shm and journal the database file's mode. An existing file keeps the mode it has.
  */
 export function openSqliteDriver(config: SqliteSinkConfig): SqliteDriver {
-  if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+  if (config.path !== ':memory:' && config.path !== '') {
+    mkdirSync(dirname(config.path), { recursive: true });
+    try {
+      // Appending creates the file if missing and never truncates one another process has open.
+      closeSync(openSync(config.path, 'a', 0o600));
+    } catch {
+      // A path that cannot be opened (a directory, no permission) is said by better-sqlite3 below, in the codes the connector explains.
+    }
+  }
   const raw = new Database(config.path, { timeout: config.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
   try {
     raw.pragma('journal_mode = WAL');
