@@ -12,12 +12,12 @@ import { registerStatusCommand } from './status.js';
 import { reportFatal, wantsStack } from './failure/report-fatal.js';
 import { loadedConfigSecrets } from './load-cli-config.js';
 import { createRedactor } from '../redact/index.js';
+import { exitTwoOnUsageErrors } from './usage-errors.js';
 
 const program = new Command()
   .name('callsync')
   .description('Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.')
-  .option('--verbose', 'stack traces with errors')
-  .showHelpAfterError();
+  .option('--verbose', 'stack traces with errors');
 
 registerBackfillCommand(program);
 registerCheckConfigCommand(program);
@@ -28,10 +28,13 @@ registerDemoCommand(program);
 registerRunCommand(program);
 registerResumeCommand(program);
 registerReconcileCommand(program);
+const usageExitCode = exitTwoOnUsageErrors(program, (text) => process.stderr.write(text));
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
+  const usage = usageExitCode(error);
+  if (usage !== undefined) process.exit(usage);
   const code = reportFatal(error, wantsStack(process.argv, process.env), (text) => process.stderr.write(text), createRedactor(loadedConfigSecrets));
   // Open pools and reconnecting clients must not keep a failed command alive.
   process.exit(code);
