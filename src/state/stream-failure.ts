@@ -12,6 +12,12 @@ export interface StreamFailure {
    */
   readonly kind: Extract<FailureKind, 'auth' | 'forbidden' | 'invalid' | 'transient' | 'rate_limited' | 'internal'> | 'contract' | 'sink';
   readonly message: string;
+  /**
+   * What the operator does (no `fix:` prefix) when the failure itself knows: a connector's own fix
+   * naming its config key (kind `sink`), or upstream's for an answer the kind alone does not
+   * explain (a request too large, a cursor too long); else the generic one for the kind.
+   */
+  readonly fix?: string;
 }
 
 /**
@@ -22,8 +28,12 @@ const STOPS_BUSINESS: ReadonlySet<string> = new Set(['auth', 'forbidden']);
 
 /** Maps any error out of a stream run to its scope, so one bad business never stops the others. */
 export function describeStreamFailure(error: unknown): StreamFailure {
-  if (isUpstreamError(error)) return { scope: STOPS_BUSINESS.has(error.kind) ? 'business' : 'stream', kind: error.kind, message: error.message };
-  if (error instanceof PayloadShapeError) return { scope: 'stream', kind: 'contract', message: error.message };
+  if (isUpstreamError(error)) {
+    const scope = STOPS_BUSINESS.has(error.kind) ? 'business' : 'stream';
+    return { scope, kind: error.kind, message: error.message, ...(error.fix === undefined ? {} : { fix: error.fix }) };
+  }
+  if (error instanceof PayloadShapeError)
+    return { scope: 'stream', kind: 'contract', message: error.message, ...(error.fix === undefined ? {} : { fix: error.fix }) };
   // Connector errors (HubSpot, webhook, SQL) carry their own `kind`; they concern the target, not the business.
   const kind = error instanceof Error ? (error as Error & { kind?: unknown }).kind : undefined;
   if (error instanceof Error && typeof kind === 'string') return { scope: 'stream', kind: 'sink', message: `${kind}: ${error.message}` };

@@ -30,6 +30,8 @@ export interface Classification {
   readonly reason: string;
   /** Stable code for an `UpstreamError` built from this failure. */
   readonly code: string;
+  /** What the operator does about it (no `fix:` prefix), when the kind alone does not say. */
+  readonly fix?: string;
 }
 
 /** Wait after a 429 that names no wait at all: one documented window. */
@@ -63,12 +65,32 @@ function waits(verdict: HttpVerdict, maxWaitMs: number): Pick<Classification, 'w
   return { ...(waitMs === undefined ? {} : { waitMs }), ...capped };
 }
 
+/**
+ * 414 and 431: the request line or headers are longer than the server, or a proxy in front of
+ * it, accepts. Sending it again cannot help; only what the request carries can change.
+ */
+const REQUEST_TOO_LARGE: Readonly<Record<number, string>> = { 414: 'the URL is longer', 431: 'the request line or headers are larger' };
+
+function requestTooLarge(http: string, what: string): Classification {
+  return {
+    kind: 'invalid',
+    retry: false,
+    reason: `${http}: ${what} than the server accepts`,
+    code: UpstreamErrorCode.RequestTooLarge,
+    fix:
+      'check that businesses[].apiKey (or .session) holds only the credential, and raise the header limit of any proxy in front of the upstream; ' +
+      'a stored cursor too long to send is dropped by the next run, which resumes by offset',
+  };
+}
+
 function byStatus(failure: HttpFailure | BodyFailure, policy: ServicePolicy, now: number): Classification {
   const http = `HTTP ${failure.status}`;
   if ('bodyProblem' in failure) {
     const [code, what] = BODY_PROBLEMS[failure.bodyProblem];
     return { kind: 'transient', retry: true, reason: `${http}: ${what}`, code };
   }
+  const tooLarge = REQUEST_TOO_LARGE[failure.status];
+  if (tooLarge !== undefined) return requestTooLarge(http, tooLarge);
   const bodyWaitSeconds = failure.status === 429 ? parseErrorBody(failure.body).retryAfterSeconds : undefined;
   const verdict = classifyHttp(failure, policy, { nowMs: now, ...(bodyWaitSeconds === undefined ? {} : { bodyWaitMs: Math.round(bodyWaitSeconds * 1000) }) });
   const [kind, code, what] = STATUS_CODES[verdict.kind] ?? ['invalid', UpstreamErrorCode.ClientError, 'unexpected status'];

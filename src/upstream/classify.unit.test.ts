@@ -59,6 +59,16 @@ describe('classifyFailure', () => {
     expect(classifyFailure(failure, NOW)).toMatchObject({ kind: 'rate_limited', retry: true, waitMs, code: 'RATE_LIMITED' });
   });
 
+  it.each([
+    [431, /^HTTP 431: the request line or headers are larger than the server accepts$/],
+    [414, /^HTTP 414: the URL is longer than the server accepts$/],
+  ])('%i: the request was too large, named as such, not retried, with a fix naming what to check', (status, reason) => {
+    const result = classifyFailure({ status }, NOW);
+    expect(result).toMatchObject({ kind: 'invalid', retry: false, code: 'REQUEST_TOO_LARGE' });
+    expect(result.reason).toMatch(reason);
+    expect(result.fix).toMatch(/businesses\[\]\.apiKey.*proxy/);
+  });
+
   it('honours Retry-After on a 503', () => {
     expect(classifyFailure({ status: 503, headers: { 'Retry-After': '5' } }, NOW)).toMatchObject({ waitMs: 5_000, code: 'SERVER_ERROR' });
   });

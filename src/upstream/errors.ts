@@ -21,6 +21,7 @@ export const UpstreamErrorCode = {
   LoginFailed: 'LOGIN_FAILED',
   MissingCredentials: 'MISSING_CREDENTIALS',
   Network: 'NETWORK_ERROR',
+  RequestTooLarge: 'REQUEST_TOO_LARGE',
 } as const;
 
 /** Where a failed request went. `path` never carries the query string. */
@@ -39,6 +40,8 @@ export interface UpstreamErrorOptions {
   readonly waitCapped?: CappedWaitNote;
   readonly rateLimit?: RateLimitInfo;
   readonly cause?: unknown;
+  /** What the operator does about it, when the kind alone does not say. */
+  readonly fix?: string;
 }
 
 /**
@@ -53,10 +56,13 @@ export class UpstreamError extends HttpError<UpstreamErrorKind> {
   /** The `X-RateLimit-*` view the failed response carried. */
   readonly rateLimit?: RateLimitInfo;
   readonly request: RequestContext;
+  /** What the operator does about it (no `fix:` prefix), when the kind alone does not say. */
+  readonly fix?: string;
 
   constructor(message: string, options: UpstreamErrorOptions) {
     super(message, { service: 'upstream', ...options });
     this.request = options.request;
+    if (options.fix !== undefined) this.fix = options.fix;
     if (options.waitCapped !== undefined) this.waitCapped = options.waitCapped;
     if (options.rateLimit !== undefined) this.rateLimit = options.rateLimit;
   }

@@ -38,6 +38,7 @@ export function upstreamFailure(classification: Classification, request: Request
     ...(details.rateLimit === undefined ? {} : { rateLimit: details.rateLimit }),
     ...(capped === undefined ? {} : { waitCapped: capped }),
     ...(details.cause === undefined ? {} : { cause: details.cause }),
+    ...(classification.fix === undefined ? {} : { fix: classification.fix }),
   });
   classifications.set(error, classification);
   return error;

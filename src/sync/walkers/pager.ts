@@ -7,6 +7,27 @@ import type { WalkContext, WalkItem } from './walker.js';
 /** An upstream payload that breaks the contract for a whole page; the stream stops with this message. */
 export class PayloadShapeError extends Error {
   override readonly name = 'PayloadShapeError';
+  /** What the operator does about it, when there is more to say than the message. @defaultValue none */
+  readonly fix?: string;
+
+  constructor(message: string, fix?: string) {
+    super(message);
+    if (fix !== undefined) this.fix = fix;
+  }
+}
+
+/**
+ * The longest `next_cursor` a walk sends back, in bytes as it goes into the URL. A cursor rides
+ * in the query string of the next request and is stored in every checkpoint: common servers and
+ * proxies refuse a request line or header block over 8 KiB (nginx's and Apache's defaults; Node's
+ * whole header limit is 16 KiB) with 414 or 431, so a longer cursor, once stored, would fail every
+ * later run. Real cursors are a few hundred bytes at most.
+ */
+export const MAX_CURSOR_BYTES = 8 * 1024;
+
+function cursorBytes(cursor: string): number {
+  // The length alone settles a cursor far past the bound without encoding it.
+  return cursor.length > MAX_CURSOR_BYTES ? cursor.length : encodeURIComponent(cursor).length;
 }
 
 /** The records array of a page; anything else is a contract break naming the endpoint and key. */
@@ -70,7 +91,8 @@ type Mode = 'cursor' | 'offset' | 'page';
  * wherever that costs no request (cursor and offset paging, and page 1), so a cap the server
  * lifts, or one adopted by mistake, does not outlive the next walk.
  */
-export async function* listPages(context: WalkContext, from: Place): AsyncGenerator<ListPage> {
+export async function* listPages(context: WalkContext, stored: Place): AsyncGenerator<ListPage> {
+  const from = withinCursorBound(context, stored);
   const paging = context.descriptor.paging;
   let mode: Mode = paging === 'offset' || paging === 'page' ? paging : from.cursor === undefined && from.offset > 0 ? 'offset' : 'cursor';
   let place = from;
@@ -114,6 +136,7 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
     const total = guard.total(numberField(payload, 'total'));
     const hasMore = payload.has_more === true;
     const next = stringField(payload, 'next_cursor');
+    if (next !== undefined && cursorBytes(next) > MAX_CURSOR_BYTES) throw oversizedCursor(context, cursorBytes(next));
     const more = mode === 'cursor' ? hasMore : hasMore || (total !== undefined ? consumed < total : raws.length >= size);
     const sent = mode === 'cursor' ? place.cursor : undefined;
     const short = more && raws.length > 0 && raws.length < size;
@@ -167,6 +190,27 @@ export async function* listPages(context: WalkContext, from: Place): AsyncGenera
     // `has_more` without a cursor: an instance without cursor support; go on by offset.
     if (mode === 'cursor' && next === undefined) mode = 'offset';
   }
+}
+
+/**
+ * The stream stops at a cursor too long to send back: the page that brought it is not stored,
+ * so the position stays at the last good page and the next run starts from there.
+ */
+function oversizedCursor(context: WalkContext, bytes: number): PayloadShapeError {
+  return new PayloadShapeError(
+    `stream "${context.descriptor.name}": GET ${context.descriptor.path} sent a next_cursor of ${bytes} bytes, over the ${MAX_CURSOR_BYTES} a cursor may have; ` +
+      'it was not stored, and the position stays at the last good page',
+    `the upstream's cursors are too long to send back in a URL: report it to the upstream provider; the next run resumes from the last good page`,
+  );
+}
+
+/** A stored cursor past the bound (stored before there was one) is dropped: the walk resumes by offset. */
+function withinCursorBound(context: WalkContext, from: Place): Place {
+  if (from.cursor === undefined || cursorBytes(from.cursor) <= MAX_CURSOR_BYTES) return from;
+  context.warn(
+    `${context.descriptor.path}: the stored cursor is ${cursorBytes(from.cursor)} bytes, over the ${MAX_CURSOR_BYTES} a cursor may have; resuming by offset from ${from.offset}`,
+  );
+  return { offset: from.offset, pageCap: from.pageCap };
 }
 
 function isRejectedCursor(error: unknown): boolean {
