@@ -228,6 +228,19 @@ export interface SinkDescription {
   readonly lockName: string;
 }
 
+/**
+ * The fix a connector's error carries (`fix`: what the operator does, naming the `sink.` key to
+ * change), anywhere along its `cause` chain; undefined when none does.
+ */
+export function connectorFix(error: unknown): string | undefined {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 6; depth += 1) {
+    const { fix, cause } = current as { fix?: unknown; cause?: unknown };
+    if (typeof fix === 'string' && fix !== '') return fix;
+    current = cause;
+  }
+  return undefined;
+}
+
 /** A failure only the connector can read (its driver's error codes), said for the operator. */
 export interface SinkFailureExplanation {
   /** What failed, one line naming where (the key and the value shown). */

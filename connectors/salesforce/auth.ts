@@ -103,7 +103,9 @@ export class SalesforceAuth implements TokenSource {
       .catch((error: unknown) => {
         this.#key = undefined;
         const why = isMissing(error) ? 'the file cannot be read' : 'it is not a PEM RSA private key';
-        throw new SalesforceError('auth', `sink.auth.privateKeyPath: ${why} (${path}); point it to the private key whose certificate the connected app holds`);
+        throw new SalesforceError('auth', `sink.auth.privateKeyPath: ${why} (${path}); point it to the private key whose certificate the connected app holds`, {
+          fix: 'point sink.auth.privateKeyPath to the PEM private key whose certificate the connected app holds (README: one-time org setup, step 1)',
+        });
       });
     return this.#key;
   }
@@ -113,21 +115,35 @@ export class SalesforceAuth implements TokenSource {
     const { auth } = this.#options;
     const { errorCode, message } = salesforceProblem(body);
     const said = `${errorCode ?? status}${message === undefined ? '' : `: ${message}`}`;
+    let why: string;
     let fix: string;
     if (errorCode === 'invalid_client_id' || errorCode === 'invalid_client') {
-      fix =
-        auth.flow === 'jwt' ? "sink.auth.consumerKey is not the connected app's consumer key" : 'sink.auth.consumerKey or sink.auth.consumerSecret is wrong';
+      [why, fix] =
+        auth.flow === 'jwt'
+          ? [
+              "sink.auth.consumerKey is not the connected app's consumer key",
+              "set sink.auth.consumerKey to the connected app's consumer key (App Manager → the app → View)",
+            ]
+          : [
+              'sink.auth.consumerKey or sink.auth.consumerSecret is wrong',
+              "set sink.auth.consumerKey and sink.auth.consumerSecret to the connected app's key and secret",
+            ];
     } else if (auth.flow === 'jwt' && /approved|user/i.test(message ?? '')) {
-      fix = 'sink.auth.username is not pre-authorized for the connected app (README: one-time org setup, step 2)';
+      why = 'sink.auth.username is not pre-authorized for the connected app (README: one-time org setup, step 2)';
+      fix = "pre-authorize sink.auth.username: the app's Edit Policies → Admin approved users are pre-authorized, and add the user's profile or permission set";
     } else if (auth.flow === 'jwt' && /audience/i.test(message ?? '')) {
-      fix = "sink.loginUrl is not the org's login URL (login.salesforce.com, test.salesforce.com or My Domain)";
+      why = "sink.loginUrl is not the org's login URL (login.salesforce.com, test.salesforce.com or My Domain)";
+      fix = "set sink.loginUrl to the org's login URL: https://login.salesforce.com, https://test.salesforce.com (sandboxes) or its My Domain URL";
     } else if (auth.flow === 'jwt') {
-      fix = 'sink.auth.privateKeyPath does not hold the private key of the certificate uploaded to the connected app';
+      why = 'sink.auth.privateKeyPath does not hold the private key of the certificate uploaded to the connected app';
+      fix = 'point sink.auth.privateKeyPath to the private key of the certificate uploaded to the connected app, or upload the matching certificate';
     } else {
-      fix = 'the connected app does not allow the client credentials flow, or has no "Run As" user (README: one-time org setup)';
+      why = 'the connected app does not allow the client credentials flow, or has no "Run As" user (README: one-time org setup)';
+      fix = 'tick "Enable Client Credentials Flow" on the connected app, set its Run As user, and use the org\'s My Domain URL as sink.loginUrl';
     }
-    return new SalesforceError('auth', this.#options.clean(`salesforce refused the token request (${said}): ${fix}`), {
+    return new SalesforceError('auth', this.#options.clean(`salesforce refused the token request (${said}): ${why}`), {
       status,
+      fix,
       ...(errorCode === undefined ? {} : { errorCode }),
     });
   }

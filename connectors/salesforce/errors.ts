@@ -28,8 +28,15 @@ export class SalesforceError extends HttpError {
   readonly errorCode: string | undefined;
   /** When writing can go on (`allocation`), epoch ms. */
   readonly resumeAt: number | undefined;
+  /** What the operator does about it, naming the `sink.` key to change (the CLI prints it after `fix:`). */
+  readonly fix: string;
 
-  constructor(problem: SalesforceErrorKind, message: string, details: { errorCode?: string; status?: number; resumeAt?: number } = {}, options?: ErrorOptions) {
+  constructor(
+    problem: SalesforceErrorKind,
+    message: string,
+    details: { errorCode?: string; status?: number; resumeAt?: number; fix?: string } = {},
+    options?: ErrorOptions,
+  ) {
     super(message, {
       service: 'salesforce',
       kind: FAILURE_KIND[problem],
@@ -41,6 +48,42 @@ export class SalesforceError extends HttpError {
     this.problem = problem;
     this.errorCode = details.errorCode;
     this.resumeAt = details.resumeAt;
+    this.fix = details.fix ?? salesforceFix(problem, details.status, details.errorCode);
+  }
+}
+
+/** Statuses and codes of an org or user that may not use the API or write Tasks. */
+const ACCESS_CODES: ReadonlySet<string> = new Set([
+  'API_DISABLED_FOR_ORG',
+  'API_CURRENTLY_DISABLED',
+  'INSUFFICIENT_ACCESS',
+  'INSUFFICIENT_ACCESS_OR_READONLY',
+  'FUNCTIONALITY_NOT_ENABLED',
+]);
+
+/**
+ * The fix of a Salesforce failure when the place that raised it knows no better one (a token
+ * refusal, a missing field name their key themselves): every answer names the `sink.` key that
+ * changes the outcome. Pure; table-tested.
+ */
+export function salesforceFix(problem: SalesforceErrorKind, status: number | undefined, errorCode: string | undefined): string {
+  switch (problem) {
+    case 'auth':
+      return status === 401
+        ? "Salesforce refused a new session at once: check that the integration user (sink.auth.username, or the connected app's Run As user) is active and the app allows the api scope (README: one-time org setup, step 2)"
+        : 'check sink.auth (consumerKey, username and privateKeyPath, or consumerSecret) against the connected app, and sink.loginUrl (README: one-time org setup, step 2)';
+    case 'setup':
+      return 'create or correct the Task fields named by sink.externalIdField, sink.recordField, sink.recordingUrlField and sink.mapping.fields (README: one-time org setup, step 3)';
+    case 'allocation':
+      return "writing goes on by itself when the window has room; to give callsync more of the org's allocation raise sink.limits.share (or sink.limits.requestsPer24h), or let it wait longer with sink.limits.maxWaitSeconds";
+    case 'refused':
+      if (status === 403 || (errorCode !== undefined && ACCESS_CODES.has(errorCode)))
+        return "give the integration user (sink.auth.username, or the connected app's Run As user) API access and edit access to Tasks (README: one-time org setup)";
+      if (status === 404 || errorCode === 'NOT_FOUND' || errorCode === 'UNSUPPORTED_API_VERSION')
+        return 'set sink.apiVersion to a version the org offers (46.0 or later)';
+      return 'Salesforce refused the request as sent: check that sink.mapping.fields, sink.recordField and sink.recordingUrlField name Task fields of the right type, and sink.apiVersion; the message says what it refused';
+    case 'transient':
+      return 'Salesforce did not answer in full within sink.retry.maxAttempts attempts; run again (it resumes), or raise sink.retry.maxAttempts and sink.retry.maxDelayMs to ride out a longer outage';
   }
 }
 

@@ -58,6 +58,7 @@ export function postForm(
         error: new SalesforceError(
           'transient',
           `salesforce: the token endpoint at sink.loginUrl (${url.origin}) could not be reached: ${describeThrown(outcome.error).label}`,
+          { fix: "check that sink.loginUrl is the org's login URL and that this machine reaches it, then run again (it resumes)" },
         ),
       };
     },

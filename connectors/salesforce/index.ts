@@ -1,4 +1,4 @@
-import { showUrl } from '../../src/redact/index.js';
+import { showUrl, urlPlace } from '../../src/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
@@ -12,6 +12,20 @@ export const salesforceSinkFactory = {
     const store = await openSqlStore(config.state, deps.logger.child({ role: 'salesforce-state' }));
     return createSalesforceSink(config, { ...deps, store });
   },
-  // The lock name has no place: every Salesforce sink shares it (the cautious reading, as before the factory named it).
-  describe: (config: SalesforceConfig) => ({ key: 'sink.loginUrl', service: 'Salesforce', shown: showUrl(config.loginUrl), lockName: 'salesforce:' }),
+  describe: (config: SalesforceConfig) => ({
+    key: 'sink.loginUrl',
+    service: 'Salesforce',
+    shown: showUrl(config.loginUrl),
+    lockName: `salesforce:${orgOf(config)}`,
+  }),
 } satisfies SinkFactory<SalesforceConfig>;
+
+/**
+ * The org a config writes, from the config alone (the lock is taken before any token request):
+ * a Salesforce username belongs to exactly one org, and the client credentials flow asks its own
+ * org's My Domain URL for a token. Login URLs such as login.salesforce.com serve every org, so
+ * they alone would make two orgs' syncs of same-named businesses wait for each other.
+ */
+function orgOf(config: SalesforceConfig): string {
+  return config.auth.flow === 'jwt' ? `user:${config.auth.username.toLowerCase()}` : `app:${config.auth.consumerKey}@${urlPlace(config.loginUrl)}`;
+}

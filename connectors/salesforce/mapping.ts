@@ -31,10 +31,12 @@ type MappedTask =
 
 /**
  * One call or voicemail → the fields of a Salesforce Task (without `WhoId`, which the lookup
- * adds). Pure. Fails, with the reason for the dead letter, for a record without a usable
+ * adds). Pure. `customer` is the call's other party as `connectors/crm` decides it (the number
+ * that is not the business's own), which the Subject names; null falls back to the side the
+ * direction points at. Fails, with the reason for the dead letter, for a record without a usable
  * `created_at` (a Task needs its `ActivityDate`).
  */
-export function mapRecordToTask(record: SyncRecord, stream: string, options: TaskMappingOptions): MappedTask {
+export function mapRecordToTask(record: SyncRecord, stream: string, options: TaskMappingOptions, customer: string | null = null): MappedTask {
   const fields = record.fields;
   const createdAt = text(fields.created_at);
   if (createdAt === null) return { ok: false, reason: 'salesforce: created_at is missing; a Task needs its ActivityDate' };
@@ -48,7 +50,7 @@ export function mapRecordToTask(record: SyncRecord, stream: string, options: Tas
   const status = text(fields.status);
   const task: Record<string, TaskFieldValue> = {
     TaskSubtype: 'Call',
-    Subject: cut(subject(voicemail, direction, from, to), SUBJECT_MAX),
+    Subject: cut(subject(voicemail, direction, customer ?? (direction === 'Outbound' ? to : from)), SUBJECT_MAX),
     Status: options.status,
     ActivityDate: when.toISOString().slice(0, 10),
     CallObject: cut(record.id, TEXT_MAX),
@@ -112,11 +114,11 @@ function seconds(value: ColumnValue | undefined): number | null {
   return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? Math.round(number) : null;
 }
 
-function subject(voicemail: boolean, direction: 'Inbound' | 'Outbound' | null, from: string | null, to: string | null): string {
-  if (voicemail) return from === null ? 'Voicemail' : `Voicemail from ${from}`;
-  if (direction === 'Outbound') return to === null ? 'Outbound call' : `Outbound call to ${to}`;
-  if (direction === 'Inbound') return from === null ? 'Inbound call' : `Inbound call from ${from}`;
-  return from === null ? 'Call' : `Call from ${from}`;
+function subject(voicemail: boolean, direction: 'Inbound' | 'Outbound' | null, customer: string | null): string {
+  if (voicemail) return customer === null ? 'Voicemail' : `Voicemail from ${customer}`;
+  if (direction === 'Outbound') return customer === null ? 'Outbound call' : `Outbound call to ${customer}`;
+  if (direction === 'Inbound') return customer === null ? 'Inbound call' : `Inbound call from ${customer}`;
+  return customer === null ? 'Call' : `Call with ${customer}`;
 }
 
 function describe(summary: string | null, transcription: string | null): string | null {

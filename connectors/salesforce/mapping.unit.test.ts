@@ -49,7 +49,7 @@ describe('mapRecordToTask', () => {
 
   it.each([
     ['outbound', { ...inbound, direction: 'outbound' }, 'calls', { CallType: 'Outbound', Subject: 'Outbound call to +15550100001' }],
-    ['unknown direction', { ...inbound, direction: null }, 'calls', { Subject: 'Call from +14155550123' }],
+    ['unknown direction', { ...inbound, direction: null }, 'calls', { Subject: 'Call with +14155550123' }],
     [
       'voicemail',
       { ...inbound, direction: null, status: null, transcription_summary: 'call back', api_recording_url: 'https://t.example/v', recording_url: null },
@@ -67,6 +67,24 @@ describe('mapRecordToTask', () => {
     const mapped = mapRecordToTask(record(fields), stream, options);
     expect(mapped.ok && mapped.fields).toMatchObject(expected);
     if (fields.direction === null && stream === 'calls') expect(mapped.ok && 'CallType' in mapped.fields).toBe(false);
+  });
+
+  // The upstream may carry the business's own number in to_number of an outbound call; the
+  // Subject names whom the shared other-party rule found, as the WhoId does.
+  it.each([
+    ['outbound, to_number the tracked number', { ...inbound, direction: 'outbound' }, 'calls', 'Outbound call to +14155550123'],
+    [
+      'outbound, to_number the customer',
+      { ...inbound, direction: 'outbound', from_number: '+15550100001', to_number: '+14155550123' },
+      'calls',
+      'Outbound call to +14155550123',
+    ],
+    ['inbound', inbound, 'calls', 'Inbound call from +14155550123'],
+    ['unknown direction', { ...inbound, direction: null, from_number: '+15550100001', to_number: '+14155550123' }, 'calls', 'Call with +14155550123'],
+    ['voicemail', { ...inbound, direction: null }, 'voicemails', 'Voicemail from +14155550123'],
+  ])('names the customer in the Subject: %s', (_name, fields, stream, subject) => {
+    const mapped = mapRecordToTask(record(fields), stream, options, '+14155550123');
+    expect(mapped.ok && mapped.fields.Subject).toBe(subject);
   });
 
   it.each([

@@ -4,19 +4,26 @@ import type { SalesforceHttp } from './http.js';
 
 /** Salesforce counts a composite request once, whatever it holds: up to 25 subrequests, at most 5 of them queries. */
 const QUERIES_PER_COMPOSITE = 5;
+/**
+ * Longest request URL sent (`/services/data/vNN.0/query?q=…`, encoded): Salesforce refuses a
+ * request line and headers past 16,384 bytes. A longer query goes in a composite request's body.
+ */
+export const MAX_QUERY_URL = 15_000;
 
 /** One query's rows, or Salesforce's refusal of it (`QUERY_TIMEOUT`, `MALFORMED_QUERY`, …). */
 type QueryOutcome = { readonly rows: Record<string, unknown>[] } | { readonly refused: { readonly errorCode: string; readonly message: string } };
 
 /**
- * Runs SOQL queries, up to five in one composite request (one API request for all of them),
- * then follows each result's `nextRecordsUrl` until `done`. A query Salesforce refuses answers
- * with its refusal instead of throwing, so the caller can fall back for that query alone.
+ * Runs SOQL queries, up to five in one composite request (one API request for all of them; a
+ * query too long for a URL goes that way even alone), then follows each result's
+ * `nextRecordsUrl` until `done`. A query Salesforce refuses answers with its refusal instead of
+ * throwing, so the caller can fall back for that query alone.
  */
 export async function runQueries(http: SalesforceHttp, apiVersion: string, soql: readonly string[]): Promise<QueryOutcome[]> {
   const outcomes: QueryOutcome[] = [];
   for (const part of chunks(soql, QUERIES_PER_COMPOSITE)) {
-    const first = part.length === 1 ? [await single(http, part[0] ?? '')] : await composite(http, apiVersion, part);
+    const alone = part.length === 1 && queryPath(apiVersion, part[0] ?? '').length <= MAX_QUERY_URL;
+    const first = alone ? [await single(http, part[0] ?? '')] : await composite(http, apiVersion, part);
     for (const page of first) outcomes.push('refused' in page ? page : { rows: await rest(http, page) });
   }
   return outcomes;
@@ -41,7 +48,7 @@ async function single(http: SalesforceHttp, soql: string): Promise<Page | Extrac
 async function composite(http: SalesforceHttp, apiVersion: string, soql: readonly string[]): Promise<(Page | Extract<QueryOutcome, { refused: unknown }>)[]> {
   const compositeRequest = soql.map((query, index) => ({
     method: 'GET',
-    url: `/services/data/v${apiVersion}/query?q=${encodeURIComponent(query)}`,
+    url: queryPath(apiVersion, query),
     referenceId: `q${index}`,
   }));
   const { body } = await http.send('POST', '/composite', { allOrNone: false, compositeRequest });
@@ -62,6 +69,10 @@ async function composite(http: SalesforceHttp, apiVersion: string, soql: readonl
     }
     return { refused: { errorCode: errorCode ?? String(status), message: message ?? 'refused' } };
   });
+}
+
+function queryPath(apiVersion: string, soql: string): string {
+  return `/services/data/v${apiVersion}/query?q=${encodeURIComponent(soql)}`;
 }
 
 async function rest(http: SalesforceHttp, first: Page): Promise<Record<string, unknown>[]> {

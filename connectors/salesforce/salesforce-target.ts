@@ -6,7 +6,7 @@ import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
 import type { SalesforceHttp } from './http.js';
 import { mapRecordToTask, TASK_STREAMS, taskExternalId, type TaskMappingOptions } from './mapping.js';
-import { checkTaskFields } from './task-fields.js';
+import { checkTaskFields, type TaskFieldFacts } from './task-fields.js';
 import { upsertTasks, type TaskInput } from './upsert.js';
 import { WhoResolver } from './who.js';
 
@@ -36,7 +36,7 @@ export class SalesforceTarget implements Target {
   readonly #mapping: TaskMappingOptions;
   readonly #tracked: TrackedNumbers;
   readonly #who: WhoResolver | undefined;
-  #fieldsChecked: Promise<void> | undefined;
+  #fieldsChecked: Promise<TaskFieldFacts> | undefined;
 
   constructor(options: SalesforceTargetOptions) {
     this.#options = options;
@@ -69,21 +69,21 @@ export class SalesforceTarget implements Target {
   }
 
   async send(batch: Batch): Promise<TargetOutcome> {
-    await this.#checkFields();
+    const { createOnly } = await this.#checkFields();
     const stream = batch.table.stream;
     const rejected: DeadLetter[] = [];
     const tracked = await this.#tracked.of(batch.businessId);
     let byDirection = 0;
     const inputs: { record: SyncRecord; fields: Record<string, string | number | boolean>; externalId: string; party: string | null }[] = [];
     for (const record of batch.records) {
-      const mapped = mapRecordToTask(record, stream, this.#mapping);
+      const direction =
+        stream === 'voicemails' ? 'inbound' : record.fields.direction === 'inbound' || record.fields.direction === 'outbound' ? record.fields.direction : null;
+      const party = otherParty({ from: record.fields.from_number, to: record.fields.to_number, direction }, (number) => tracked.has(number));
+      const mapped = mapRecordToTask(record, stream, this.#mapping, party.number);
       if (!mapped.ok) {
         rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
         continue;
       }
-      const direction =
-        stream === 'voicemails' ? 'inbound' : record.fields.direction === 'inbound' || record.fields.direction === 'outbound' ? record.fields.direction : null;
-      const party = otherParty({ from: record.fields.from_number, to: record.fields.to_number, direction }, (number) => tracked.has(number));
       // Without a Who lookup the customer's number decides nothing, so nothing was guessed.
       if (party.basis === 'direction' && this.#who !== undefined) byDirection += 1;
       inputs.push({ record, fields: { ...mapped.fields }, externalId: mapped.externalId, party: party.number });
@@ -104,6 +104,7 @@ export class SalesforceTarget implements Target {
         externalIdField: config.externalIdField,
         retry: config.retry,
         sleep: (ms) => clock.sleep(ms),
+        createOnly,
         ...(random === undefined ? {} : { random }),
       },
     );
@@ -137,7 +138,7 @@ export class SalesforceTarget implements Target {
   }
 
   /** Once per process; a failed attempt leaves the next call to try again. */
-  #checkFields(): Promise<void> {
+  #checkFields(): Promise<TaskFieldFacts> {
     this.#fieldsChecked ??= checkTaskFields(this.#options.http, this.#options.config).catch((error: unknown) => {
       this.#fieldsChecked = undefined;
       throw error;

@@ -38,36 +38,51 @@ interface UpsertOptions {
   readonly retry: SalesforceRetry;
   readonly sleep: (ms: number) => Promise<void>;
   readonly random?: () => number;
+  /**
+   * Fields Salesforce sets only on create (`tasksubtype`, lower case). An upsert that matches an existing Task
+   * is an update, which Salesforce refuses for such a field (`INVALID_FIELD_FOR_INSERT_UPDATE`);
+   * that record goes again at once without them. @defaultValue none
+   */
+  readonly createOnly?: ReadonlySet<string>;
 }
 
 /**
  * Upserts Tasks by the external id field through sObject Collections (`PATCH
  * /composite/sobjects/Task/<field>`, 200 a request, `allOrNone: false`; up to five of them in one
- * composite request, counted once), reading each result in request order. Records that failed for a transient reason (`UNABLE_TO_LOCK_ROW`) go again in
- * the next round, up to `retry.maxAttempts` rounds; the others are rejected with Salesforce's
- * `statusCode` and message. A refusal of the whole request (a field the org lacks) throws.
+ * composite request, counted once), reading each result in request order. A record that exists
+ * already and was refused only for carrying create-only fields goes again at once without them.
+ * Records that failed for a transient reason (`UNABLE_TO_LOCK_ROW`) go again in the next round,
+ * up to `retry.maxAttempts` rounds; the others are rejected with Salesforce's `statusCode` and
+ * message. A refusal of the whole request (a field the org lacks) throws.
  */
 export async function upsertTasks<T>(inputs: readonly TaskInput<T>[], options: UpsertOptions): Promise<UpsertOutcome<T>> {
   const outcome: UpsertOutcome<T> = { stored: [], rejected: [] };
   let pending = [...inputs];
   for (let round = 1; pending.length > 0; round += 1) {
     const again: { input: TaskInput<T>; reason: string }[] = [];
-    for (const group of chunks(chunks(pending, UPSERT_MAX), COLLECTIONS_PER_COMPOSITE)) {
-      const answers = await upsertGroup(group, options);
-      for (const [which, chunk] of group.entries()) {
-        const results = answers[which] ?? [];
-        for (const [index, input] of chunk.entries()) {
-          const result = results[index];
-          if (result?.success === true) {
-            outcome.stored.push(input);
-            continue;
+    // Without its create-only fields a record cannot be refused for them again, so this ends.
+    for (let sending = pending; sending.length > 0;) {
+      const updates: TaskInput<T>[] = [];
+      for (const group of chunks(chunks(sending, UPSERT_MAX), COLLECTIONS_PER_COMPOSITE)) {
+        const answers = await upsertGroup(group, options);
+        for (const [which, chunk] of group.entries()) {
+          const results = answers[which] ?? [];
+          for (const [index, input] of chunk.entries()) {
+            const result = results[index];
+            if (result?.success === true) {
+              outcome.stored.push(input);
+              continue;
+            }
+            const error = result?.errors?.[0];
+            const reason = `salesforce: ${error?.statusCode ?? 'NO_RESULT'}: ${error?.message ?? 'no result for this record'}`;
+            const createOnly = createOnlyRefused(error, input, options.createOnly);
+            if (createOnly !== undefined) updates.push({ ...input, fields: without(input.fields, createOnly) });
+            else if (error !== undefined && TRANSIENT_RECORD_CODES.has(error.statusCode)) again.push({ input, reason });
+            else outcome.rejected.push({ input, reason });
           }
-          const error = result?.errors?.[0];
-          const reason = `salesforce: ${error?.statusCode ?? 'NO_RESULT'}: ${error?.message ?? 'no result for this record'}`;
-          if (error !== undefined && TRANSIENT_RECORD_CODES.has(error.statusCode)) again.push({ input, reason });
-          else outcome.rejected.push({ input, reason });
         }
       }
+      sending = updates;
     }
     if (again.length === 0) break;
     if (round >= options.retry.maxAttempts) {
@@ -80,9 +95,34 @@ export async function upsertTasks<T>(inputs: readonly TaskInput<T>[], options: U
   return outcome;
 }
 
+interface RecordError {
+  readonly statusCode: string;
+  readonly message?: string;
+  readonly fields?: readonly string[];
+}
+
 interface RecordResult {
   readonly success?: boolean;
-  readonly errors?: readonly { readonly statusCode: string; readonly message?: string }[];
+  readonly errors?: readonly RecordError[];
+}
+
+/**
+ * The fields to leave out when Salesforce refused an update only for create-only fields this
+ * record carries (`INVALID_FIELD_FOR_INSERT_UPDATE`, "Unable to create/update fields: …"); else
+ * undefined, so a field refused for another reason (no edit access) stays a dead letter.
+ */
+function createOnlyRefused(error: RecordError | undefined, input: TaskInput<unknown>, createOnly: ReadonlySet<string> | undefined): string[] | undefined {
+  if (error?.statusCode !== 'INVALID_FIELD_FOR_INSERT_UPDATE' || createOnly === undefined || createOnly.size === 0) return undefined;
+  const named = error.fields !== undefined && error.fields.length > 0 ? error.fields : /fields: ([^.]+)\./.exec(error.message ?? '')?.[1]?.split(/,\s*/);
+  if (named === undefined || named.length === 0) return undefined;
+  const sent = Object.keys(input.fields);
+  const fields = named.map((name) => sent.find((field) => field.toLowerCase() === name.trim().toLowerCase()));
+  if (fields.some((field) => field === undefined || !createOnly.has(field.toLowerCase()))) return undefined;
+  return fields as string[];
+}
+
+function without(fields: Readonly<Record<string, TaskFieldValue>>, names: readonly string[]): Record<string, TaskFieldValue> {
+  return Object.fromEntries(Object.entries(fields).filter(([name]) => !names.includes(name)));
 }
 
 /** The results of each chunk's upsert, in order; a refusal of a whole chunk throws, naming the config keys when it is a missing field. */
@@ -112,7 +152,10 @@ function results(status: number, body: unknown, options: UpsertOptions): readonl
     throw new SalesforceError(
       'setup',
       `salesforce: sink.externalIdField ${options.externalIdField} holds the same value on several Tasks (300 Multiple Choices); make the field Unique (README: one-time org setup, step 3)`,
-      { status: 300 },
+      {
+        status: 300,
+        fix: 'merge the duplicate Tasks, then tick "Unique" on the Task field that sink.externalIdField names (README: one-time org setup, step 3)',
+      },
     );
   }
   if (!Array.isArray(body)) {

@@ -5,15 +5,17 @@ import { NumberCache } from '../crm/number-cache.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
 import type { WhoConfig } from './config.js';
 import type { SalesforceHttp } from './http.js';
-import { runQueries, sendCollections } from './queries.js';
+import { MAX_QUERY_URL, runQueries, sendCollections } from './queries.js';
 
-/** Caller numbers per SOQL query at most. */
-export const NUMBERS_PER_QUERY = 200;
+/** Caller numbers per SOQL query at most: a page of 500 calls asks one query per object. */
+export const NUMBERS_PER_QUERY = 500;
 /**
- * Longest query URL (`/services/data/vNN.0/query?q=…`, encoded). SOQL allows 100,000 characters,
- * but Salesforce refuses request URIs past 16,384; a chunk of numbers stops before this.
+ * Longest phone query. Salesforce allows SOQL statements of 100,000 characters ("SOQL and SOSL
+ * Limits"), but expands a statement internally and may answer `QUERY_TOO_COMPLICATED` below that,
+ * so a chunk of numbers stops at half. Such a query does not fit a request URI (16,384 bytes with
+ * the headers), so it travels in a composite request's body, as Salesforce advises.
  */
-export const MAX_QUERY_URL = 15_000;
+export const MAX_SOQL_CHARS = 50_000;
 /** Records per sObject Collections request. */
 const COLLECTION_MAX = 200;
 /** The state-store "business" under which the Leads callsync created are kept, one entry per number. */
@@ -134,15 +136,22 @@ export class WhoResolver {
 
   async #sosl(chunk: readonly PhoneForms[]): Promise<Found[]> {
     const { who, http } = this.#options;
-    const terms = [...new Set(chunk.map((form) => form.national))].join(' OR ');
     const returning = who.objects.map((object) => `${object}(Id, ${who.phoneFields.join(', ')})`).join(', ');
-    const { body } = await http.send('GET', `/search?q=${encodeURIComponent(`FIND {${terms}} IN PHONE FIELDS RETURNING ${returning}`)}`);
-    const records = (body as { searchRecords?: unknown } | undefined)?.searchRecords;
-    if (!Array.isArray(records)) return [];
-    return (records as Record<string, unknown>[]).flatMap((row) => {
-      const type = (row.attributes as { type?: unknown } | undefined)?.type;
-      return typeof row.Id === 'string' && typeof type === 'string' ? [{ id: row.Id, type, row }] : [];
-    });
+    const search = (terms: readonly string[]): string =>
+      `/search?q=${encodeURIComponent(`FIND {${terms.join(' OR ')}} IN PHONE FIELDS RETURNING ${returning}`)}`;
+    const found: Found[] = [];
+    // A search goes in the URL, so a long chunk of numbers is split to fit it.
+    const terms = [...new Set(chunk.map((form) => form.national))];
+    for (const part of sized(terms, (term) => encodeURIComponent(`${term} OR `).length, search([]).length, MAX_QUERY_URL, terms.length)) {
+      const { body } = await http.send('GET', search(part));
+      const records = (body as { searchRecords?: unknown } | undefined)?.searchRecords;
+      if (!Array.isArray(records)) continue;
+      for (const row of records as Record<string, unknown>[]) {
+        const type = (row.attributes as { type?: unknown } | undefined)?.type;
+        if (typeof row.Id === 'string' && typeof type === 'string') found.push({ id: row.Id, type, row });
+      }
+    }
+    return found;
   }
 
   #best(rows: readonly Found[], form: PhoneForms): string | null {
@@ -196,23 +205,29 @@ function phoneConditions(phoneFields: readonly string[], forms: readonly PhoneFo
   return patterns.flatMap((pattern) => phoneFields.map((field) => `${field} LIKE ${pattern}`));
 }
 
-/** The numbers in chunks whose query URL (for the longest object name) stays within {@link MAX_QUERY_URL}. */
+/** The numbers in chunks of at most {@link NUMBERS_PER_QUERY} whose query (for the longest object name) stays within {@link MAX_SOQL_CHARS}. */
 export function phoneChunks(forms: readonly PhoneForms[], phoneFields: readonly string[]): PhoneForms[][] {
-  const base = `/services/data/v99.0/query?q=${encodeURIComponent(phoneQuery('Contact', phoneFields, []))}`.length;
-  const chunks: PhoneForms[][] = [];
-  let chunk: PhoneForms[] = [];
+  const base = phoneQuery('Contact', phoneFields, []).length;
+  // What one more number adds: its conditions and their " OR " separators.
+  const added = (form: PhoneForms): number => `${phoneConditions(phoneFields, [form]).join(' OR ')} OR `.length;
+  return sized(forms, added, base, MAX_SOQL_CHARS, NUMBERS_PER_QUERY);
+}
+
+/** Consecutive parts of `items` whose summed `size` (plus `base`) stays within `max`, at most `count` items each. */
+function sized<T>(items: readonly T[], size: (item: T) => number, base: number, max: number, count: number): T[][] {
+  const parts: T[][] = [];
+  let part: T[] = [];
   let length = base;
-  for (const form of forms) {
-    // What one more number adds: its conditions and their " OR " separators, encoded.
-    const added = encodeURIComponent(`${phoneConditions(phoneFields, [form]).join(' OR ')} OR `).length;
-    if (chunk.length > 0 && (length + added > MAX_QUERY_URL || chunk.length >= NUMBERS_PER_QUERY)) {
-      chunks.push(chunk);
-      chunk = [];
+  for (const item of items) {
+    const grows = size(item);
+    if (part.length > 0 && (length + grows > max || part.length >= count)) {
+      parts.push(part);
+      part = [];
       length = base;
     }
-    chunk.push(form);
-    length += added;
+    part.push(item);
+    length += grows;
   }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
+  if (part.length > 0) parts.push(part);
+  return parts;
 }

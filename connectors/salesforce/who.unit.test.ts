@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { phoneForms, typedPhoneMatches } from '../hubspot/phone-match.js';
-import { MAX_QUERY_URL, NUMBERS_PER_QUERY, phoneChunks, phoneQuery } from './who.js';
+import { MAX_SOQL_CHARS, NUMBERS_PER_QUERY, phoneChunks, phoneQuery } from './who.js';
 
 const form = (e164: string) => {
   const forms = phoneForms(e164);
@@ -28,16 +28,20 @@ describe('phone lookups', () => {
     expect(like(pattern, '(415) 555-0124')).toBe(false);
   });
 
-  it('chunks numbers so every query URL stays within the bound, at most NUMBERS_PER_QUERY each, keeping all numbers', () => {
+  it('chunks numbers so every query stays within the SOQL bound, at most NUMBERS_PER_QUERY each, keeping all numbers', () => {
     const forms = Array.from({ length: 1000 }, (_, index) => form(`+1415${String(2_000_000 + index)}`));
-    const chunks = phoneChunks(forms, ['Phone', 'MobilePhone', 'Other_Phone__c']);
+    const fields = ['Phone', 'MobilePhone', 'Other_Phone__c'];
+    const chunks = phoneChunks(forms, fields);
     expect(chunks.flat()).toEqual(forms);
     for (const chunk of chunks) {
       expect(chunk.length).toBeLessThanOrEqual(NUMBERS_PER_QUERY);
-      expect(
-        `/services/data/v62.0/query?q=${encodeURIComponent(phoneQuery('Contact', ['Phone', 'MobilePhone', 'Other_Phone__c'], chunk))}`.length,
-      ).toBeLessThanOrEqual(MAX_QUERY_URL);
+      expect(phoneQuery('Contact', fields, chunk).length).toBeLessThanOrEqual(MAX_SOQL_CHARS);
     }
-    expect(chunks.length).toBeLessThan(40);
+    expect(chunks.length).toBe(3);
+  });
+
+  it('asks a page of 500 new numbers (two phone fields) in one query per object', () => {
+    const forms = Array.from({ length: 500 }, (_, index) => form(`+1415${String(2_000_000 + index)}`));
+    expect(phoneChunks(forms, ['Phone', 'MobilePhone'])).toEqual([forms]);
   });
 });

@@ -1,4 +1,5 @@
 import type { FailureKind } from '../http-policy/index.js';
+import { connectorFix } from '../sink.js';
 import { isUpstreamError } from '../upstream/index.js';
 import { PayloadShapeError } from '../sync/walkers/index.js';
 
@@ -36,6 +37,9 @@ export function describeStreamFailure(error: unknown): StreamFailure {
     return { scope: 'stream', kind: 'contract', message: error.message, ...(error.fix === undefined ? {} : { fix: error.fix }) };
   // Connector errors (HubSpot, webhook, SQL) carry their own `kind`; they concern the target, not the business.
   const kind = error instanceof Error ? (error as Error & { kind?: unknown }).kind : undefined;
-  if (error instanceof Error && typeof kind === 'string') return { scope: 'stream', kind: 'sink', message: `${kind}: ${error.message}` };
+  if (error instanceof Error && typeof kind === 'string') {
+    const fix = connectorFix(error);
+    return { scope: 'stream', kind: 'sink', message: `${kind}: ${error.message}`, ...(fix === undefined ? {} : { fix }) };
+  }
   return { scope: 'stream', kind: 'internal', message: error instanceof Error ? error.message : String(error) };
 }

@@ -9,7 +9,7 @@ export function failureFix(failure: StreamFailure, business: string, index: numb
     case 'forbidden':
       return `fix: give the credentials of business ${business} (${at}) access to this data, or remove the stream from ${at}.streams`;
     case 'sink':
-      return 'fix: check the sink named in the message (sink.url or sink.path) and run again; what was stored is kept';
+      return `fix: ${failure.fix ?? 'check the sink named in the message (sink.url or sink.path) and run again'}; what was stored is kept`;
     default:
       return upstreamUnreachable(failure)
         ? 'fix: start the upstream API or correct upstream.baseUrl / upstream.v2BaseUrl, then run again (it resumes)'

@@ -1,6 +1,6 @@
 import { describeThrown } from '../../http-policy/network-errors.js';
 import { outsideText, redactUrlCredentials, showUrl, type Redact } from '../../redact/index.js';
-import type { SinkFailureExplanation } from '../../sink.js';
+import { connectorFix, type SinkFailureExplanation } from '../../sink.js';
 import { EXIT, OperatorError } from './exit-codes.js';
 
 /** What a command was using when it failed, as the operator wrote it in the config. */
@@ -84,7 +84,7 @@ export function explainFailure(error: unknown, target: Target, redact: Redact = 
   }
   if (thrown.kind === 'tls') return say(`${at}: TLS failed (${thrown.label})`, `fix the certificate, or correct ${target.key}`, EXIT.unreachable);
   const text = outsideText(messageOf(error), redact, 300).split('\n')[0] ?? '';
-  return say(`${at}: ${text}`, 'run again with --verbose to see where it failed', EXIT.failed);
+  return say(`${at}: ${text}`, connectorFix(error) ?? 'run again with --verbose to see where it failed', EXIT.failed);
 }
 
 /** Runs `work`, turning what it throws into the operator's message about `target`. */

@@ -14,6 +14,10 @@ import { type FakeField, type FakeOrgStore, type FieldValue } from './store.js';
  *   `300 Multiple Choices`; for a collection the docs are silent, so the fake plays both readings:
  *   a per-record `DUPLICATE_EXTERNAL_ID` error (default) or the whole request answered 300.
  * - the same external id twice in one request: both records fail with `DUPLICATE_VALUE`.
+ * - a record that matches an existing one and carries a field that is createable but not
+ *   updateable (Task's `TaskSubtype`) fails with `INVALID_FIELD_FOR_INSERT_UPDATE` naming the
+ *   fields ("Unable to create/update fields: …"), whatever the value: an upsert that updates is an
+ *   update ("Object Reference: Task"; "Status Codes and Error Responses").
  */
 
 export type DuplicateExternalIdReading = 'record-error' | 'status-300';
@@ -71,6 +75,8 @@ export function upsertTasks(context: CollectionContext, externalField: string, b
     const fields = withoutAttributes(record);
     const holder = holders[0];
     if (holder !== undefined) {
+      const fixed = notUpdateable(context, fields);
+      if (fixed.length > 0) return failure('INVALID_FIELD_FOR_INSERT_UPDATE', unableToUpdate(fixed), fixed);
       context.store.update(holder, fields, context.now);
       return { id: holder.Id, success: true, errors: [], created: false };
     }
@@ -193,6 +199,18 @@ function validateTask(context: CollectionContext, record: Readonly<Record<string
     }
   }
   return undefined;
+}
+
+/** Fields of the record (sent with any value, null too) that Salesforce sets only on create. */
+function notUpdateable(context: CollectionContext, fields: Readonly<Record<string, unknown>>): string[] {
+  return Object.keys(fields)
+    .map((name) => context.store.taskFields.get(name.toLowerCase()))
+    .filter((field): field is FakeField => field !== undefined && field.updateable === false)
+    .map((field) => field.name);
+}
+
+function unableToUpdate(fields: readonly string[]): string {
+  return `Unable to create/update fields: ${fields.join(', ')}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`;
 }
 
 function valueFor(record: Readonly<Record<string, unknown>>, field: string): string | null {

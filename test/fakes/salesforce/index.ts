@@ -61,6 +61,8 @@ export interface LoggedRequest {
 export interface FakeTask {
   readonly Id: string;
   readonly fields: Readonly<Record<string, FieldValue>>;
+  /** Times an update changed it since it was created. */
+  readonly updates: number;
 }
 
 export interface FakeSalesforce {
@@ -204,7 +206,7 @@ export async function startFakeSalesforce(options: FakeSalesforceOptions = {}): 
   const view = (type: string, deleted: boolean): FakeTask[] =>
     [...store.records.values()]
       .filter((record) => record.type === type && record.deleted === deleted)
-      .map((record) => ({ Id: record.Id, fields: structuredClone(record.fields) }));
+      .map((record) => ({ Id: record.Id, fields: structuredClone(record.fields), updates: record.updates }));
   return {
     baseUrl,
     consumerKey,

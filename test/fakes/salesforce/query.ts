@@ -8,15 +8,20 @@ import { valueOf, type FakeOrgStore } from './store.js';
  * Reads ("Query", "Query More Results", "Search", "sObject Describe"):
  * - `GET …/query?q=SOQL` answers `{ totalSize, done, records, nextRecordsUrl? }`; a result larger
  *   than the batch size comes in batches, the rest at `nextRecordsUrl` (`…/query/<locator>-<n>`).
- *   SOQL reads the database: a record is visible the moment it is written.
+ *   SOQL reads the database: a record is visible the moment it is written. A statement longer than
+ *   100,000 characters is refused (`MALFORMED_QUERY`); a long one fits only in a composite
+ *   subrequest's body, since a request line and headers past 16,384 bytes get 431/414.
  * - `GET …/search?q=SOSL` answers `{ searchRecords: [...] }` from the search index, which sees a
  *   record only `indexLagMs` after it was written ("records are indexed asynchronously; a newly
  *   created record may not be searchable for up to 15 minutes"). `IN PHONE FIELDS` matches phone
  *   fields by their digits, however they were typed.
- * - `GET …/sobjects/Task/describe` lists the Task fields with `externalId`, `unique`, `idLookup`.
+ * - `GET …/sobjects/Task/describe` lists the Task fields with `externalId`, `unique`, `idLookup`,
+ *   `createable` and `updateable`.
  */
 
 const LOCATOR_PREFIX = '01gFAKE';
+/** "SOQL and SOSL Limits for Search Queries": a SOQL statement is at most 100,000 characters by default. */
+const MAX_SOQL_LENGTH = 100_000;
 
 export class FakeQueries {
   readonly #cursors = new Map<string, Record<string, unknown>[]>();
@@ -30,6 +35,7 @@ export class FakeQueries {
   ) {}
 
   query(version: string, text: string): Reply {
+    if (text.length > MAX_SOQL_LENGTH) return apiError(400, 'MALFORMED_QUERY', `SOQL statements cannot be longer than ${MAX_SOQL_LENGTH} characters`);
     let parsed;
     try {
       parsed = parseSoql(text);
@@ -94,7 +100,7 @@ export class FakeQueries {
       externalId: field.externalId === true,
       unique: field.unique === true,
       idLookup: field.type === 'id' || field.externalId === true,
-      updateable: field.type !== 'id',
+      updateable: field.type !== 'id' && field.updateable !== false,
       createable: field.type !== 'id',
       ...(field.picklist === undefined ? {} : { picklistValues: field.picklist.map((value) => ({ value, label: value, active: true })) }),
     }));

@@ -9,6 +9,8 @@ export interface FakeRecord {
   /** When the search index (SOSL) will see this record's current values; SOQL sees them at once. */
   indexedAt: number;
   deleted: boolean;
+  /** Times an update changed it since it was created. */
+  updates: number;
 }
 
 /** A Task field as `describe` reports it (the subset the fake keeps). */
@@ -20,6 +22,8 @@ export interface FakeField {
   readonly unique?: boolean;
   readonly custom?: boolean;
   readonly picklist?: readonly string[];
+  /** False for a field Salesforce sets only on create (the Object Reference lists Create but not Update). @defaultValue true */
+  readonly updateable?: boolean;
 }
 
 /** Task's standard fields the connector writes (Salesforce's "Object Reference": Task). */
@@ -29,7 +33,8 @@ export const STANDARD_TASK_FIELDS: readonly FakeField[] = [
   { name: 'Status', type: 'picklist', picklist: ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'] },
   { name: 'Priority', type: 'picklist', picklist: ['High', 'Normal', 'Low'] },
   { name: 'ActivityDate', type: 'date' },
-  { name: 'TaskSubtype', type: 'picklist', picklist: ['Task', 'Email', 'ListEmail', 'Cadence', 'Call', 'LinkedIn'] },
+  // Properties: Create, Filter, Group, Nillable, Restricted picklist, Sort: no Update.
+  { name: 'TaskSubtype', type: 'picklist', picklist: ['Task', 'Email', 'ListEmail', 'Cadence', 'Call', 'LinkedIn'], updateable: false },
   { name: 'CallType', type: 'picklist', picklist: ['Internal', 'Inbound', 'Outbound'] },
   { name: 'CallDurationInSeconds', type: 'int' },
   { name: 'CallObject', type: 'string', length: 255 },
@@ -67,7 +72,7 @@ export class FakeOrgStore {
   }
 
   insert(type: string, fields: Record<string, FieldValue>, now: number): FakeRecord {
-    const record: FakeRecord = { Id: this.newId(type), type, fields: { ...fields }, indexedAt: now + this.indexLagMs, deleted: false };
+    const record: FakeRecord = { Id: this.newId(type), type, fields: { ...fields }, indexedAt: now + this.indexLagMs, deleted: false, updates: 0 };
     this.records.set(record.Id, record);
     this.#index(record, true);
     return record;
@@ -77,6 +82,7 @@ export class FakeOrgStore {
     this.#index(record, false);
     record.fields = { ...record.fields, ...fields };
     record.indexedAt = now + this.indexLagMs;
+    record.updates += 1;
     this.#index(record, true);
   }
 

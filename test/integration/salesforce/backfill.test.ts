@@ -43,7 +43,7 @@ describe.each<OutboundToNumber>(['customer', 'tracked'])('backfill into Salesfor
     await org.close();
   });
 
-  it('writes every call and voicemail as exactly one Task with the right WhoId, and a rerun creates nothing', async () => {
+  it('writes every call and voicemail as exactly one Task with the right WhoId and Subject, and a rerun creates nothing', async () => {
     const businesses = reading === 'customer' ? 2 : 1;
     simulator = await startSimulator({
       businesses,
@@ -74,6 +74,8 @@ describe.each<OutboundToNumber>(['customer', 'tracked'])('backfill into Salesfor
       const task = byExternalId.get(externalId);
       expect(task?.fields.TaskSubtype).toBe('Call');
       expect(task?.fields.WhoId ?? null, `${externalId} (customer ${number})`).toBe(people.get(number) ?? null);
+      // The Subject names the customer as the WhoId does, never the business's own number.
+      expect(task?.fields.Subject, externalId).toMatch(new RegExp(`^(Inbound call from|Outbound call to|Voicemail from) \\${number}$`));
       if (people.has(number)) withWho += 1;
     }
     expect(withWho).toBeGreaterThanOrEqual(50);
