@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { sinkConfigSchema } from '../../../connectors/registry.js';
 import { ConfigError, formatConfigError, loadConfig } from '../../../src/config/index.js';
+import { runCli } from '../support/cli-process.js';
 
 // Every file in config/ is checked with the loader and sink schemas `callsync` itself uses, under
 // the environment its header comment documents ("Needs A, B and C"): a user who sets exactly those
@@ -46,6 +47,9 @@ const SAMPLES: Record<string, string> = {
   WEBHOOK_SECRET: 'hmac-key',
   POSTGRES_PASSWORD: 'postgres-password',
   CALLSYNC_STATUS_TOKEN: 'status-token-value',
+  GLOBEX_API_KEY: `ctk_live_${'c3'.repeat(20)}`,
+  ACME_WEBHOOK_SECRET: 'whsec_acme_0123456789abcdef',
+  GLOBEX_WEBHOOK_SECRET: 'whsec_globex_0123456789abcdef',
 };
 
 function environment(name: string, shorten?: string): Record<string, string> {
@@ -77,6 +81,7 @@ const EXPECTED_SINK: Record<string, string> = {
   'demo.yaml': 'sqlite',
   'hubspot.yaml': 'hubspot',
   'postgres.yaml': 'postgres',
+  'run-hooks.yaml': 'postgres',
   'salesforce.yaml': 'salesforce',
   'sqlite.yaml': 'sqlite',
   'webhook.yaml': 'webhook',
@@ -107,6 +112,19 @@ describe('the example configs in config/', () => {
       expect(formatConfigError(error as ConfigError)).toMatch(new RegExp(`at least ${minimum} characters`));
     },
   );
+
+  // Issue 30 item 21: no example showed a `hooks` section, and none went through check-config itself.
+  it('include a run config that receives webhooks', () => {
+    const withHooks = callsyncConfigs.filter((name) => 'hooks' in (parse(text(name)) as Record<string, unknown>));
+    expect(withHooks).toEqual(['run-hooks.yaml']);
+  });
+
+  it.each(callsyncConfigs)('%s passes callsync check-config without a warning', async (name) => {
+    const result = await runCli(['check-config', '--config', join(CONFIG_DIR, name)], environment(name));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(`${name}: valid (sink ${EXPECTED_SINK[name]})`);
+    expect(result.code).toBe(0);
+  });
 
   it('compose.yaml passes the callsync replicas exactly the variables their mounted config needs', async () => {
     const compose = parse(text('compose.yaml')) as { services: { callsync: { environment: Record<string, string>; volumes: string[] } } };
