@@ -52,6 +52,12 @@ export const hooksSchema = z.strictObject({
   debounce: durationMs('250ms'),
   minInterval: durationMs('1s'),
   maxBodyBytes: z.int().positive().default(1_048_576),
+  // The receiver faces the internet: deliveries in progress (connections on its own port), in all
+  // and per client address; bytes of bodies kept in memory at once; the time a body may take.
+  maxConnections: z.int().positive().default(256),
+  maxConnectionsPerClient: z.int().positive().default(64),
+  maxBytesInFlight: z.int().positive().default(16_777_216),
+  bodyTimeout: durationMs('10s'),
   // Per client address, in the receiver's memory.
   rateLimit: z.strictObject({ requests: z.int().positive().default(100), perMs: z.int().positive().default(1_000) }).prefault({}),
 });

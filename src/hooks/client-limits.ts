@@ -54,3 +54,125 @@ export class LogThrottle {
     return true;
   }
 }
+
+/**
+ * Concurrent deliveries, in all and per client address: one address holding `perClient` of them
+ * leaves the rest to the others. Past either cap a delivery is answered 503 before its body is read.
+ */
+export class Slots {
+  readonly #max: number;
+  readonly #perClient: number;
+  readonly #held = new Map<string, number>();
+  #total = 0;
+
+  constructor(max: number, perClient: number) {
+    this.#max = max;
+    this.#perClient = perClient;
+  }
+
+  /** Takes a slot for `source`; false when none is free (nothing is taken then). */
+  take(source: string): boolean {
+    const mine = this.#held.get(source) ?? 0;
+    if (this.#total >= this.#max || mine >= this.#perClient) return false;
+    this.#held.set(source, mine + 1);
+    this.#total += 1;
+    return true;
+  }
+
+  release(source: string): void {
+    const mine = this.#held.get(source) ?? 0;
+    if (mine <= 1) this.#held.delete(source);
+    else this.#held.set(source, mine - 1);
+    this.#total -= 1;
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+}
+
+/** Bytes of bodies one delivery keeps while it is read; given back with `release`. */
+interface BudgetHold {
+  /** Makes the hold `bytes` large (never smaller); false when the budget cannot take it (the hold stays as it was). */
+  grow(bytes: number): boolean;
+  release(): void;
+}
+
+/**
+ * Bytes of webhook bodies kept in memory at once, by every connection together: a body needed
+ * after its signature (for a payload field) holds its declared length, or what has arrived,
+ * until it is handled. One client address may hold a quarter of the budget (never less than one
+ * body), so stalled bodies from one address cannot leave the others a 503.
+ */
+export class ByteBudget {
+  readonly #capacity: number;
+  readonly #perClient: number;
+  readonly #byClient = new Map<string, number>();
+  #used = 0;
+
+  constructor(capacity: number, maxBodyBytes: number) {
+    this.#capacity = Math.max(capacity, maxBodyBytes);
+    this.#perClient = Math.max(Math.floor(capacity / 4), maxBodyBytes);
+  }
+
+  /** An empty hold for `source`. */
+  hold(source: string): BudgetHold {
+    let held = 0;
+    const add = (delta: number): void => {
+      this.#used += delta;
+      const next = (this.#byClient.get(source) ?? 0) + delta;
+      if (next <= 0) this.#byClient.delete(source);
+      else this.#byClient.set(source, next);
+    };
+    return {
+      grow: (bytes) => {
+        const delta = bytes - held;
+        if (delta <= 0) return true;
+        if (this.#used + delta > this.#capacity || (this.#byClient.get(source) ?? 0) + delta > this.#perClient) return false;
+        add(delta);
+        held = bytes;
+        return true;
+      },
+      release: () => {
+        add(-held);
+        held = 0;
+      },
+    };
+  }
+
+  /** Bytes held now, by every delivery together. */
+  get used(): number {
+    return this.#used;
+  }
+}
+
+/**
+ * Counts an event and says so in one log line per interval: the first at once, then one line with
+ * the count at the end of each interval in which more arrived. A flood costs one line a minute.
+ */
+export class CountedLine {
+  readonly #say: (count: number) => void;
+  readonly #intervalMs: number;
+  #count = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(say: (count: number) => void, intervalMs = 60_000) {
+    this.#say = say;
+    this.#intervalMs = intervalMs;
+  }
+
+  add(): void {
+    this.#count += 1;
+    if (this.#timer === undefined) this.#flush();
+  }
+
+  #flush(): void {
+    const count = this.#count;
+    this.#count = 0;
+    this.#timer = undefined;
+    if (count === 0) return;
+    this.#say(count);
+    this.#timer = setTimeout(() => this.#flush(), this.#intervalMs);
+    this.#timer.unref();
+  }
+}

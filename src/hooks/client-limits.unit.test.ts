@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { ClientRateLimit, LogThrottle } from './client-limits.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ByteBudget, ClientRateLimit, CountedLine, LogThrottle, Slots } from './client-limits.js';
 
 describe('ClientRateLimit', () => {
   it('lets `requests` through per window and per client, then refuses until the window ends', () => {
@@ -27,5 +27,59 @@ describe('LogThrottle', () => {
     expect(throttle.allow('a', 59_999)).toBe(false);
     expect(throttle.allow('b', 1)).toBe(true);
     expect(throttle.allow('a', 60_000)).toBe(true);
+  });
+});
+
+describe('Slots', () => {
+  it('caps deliveries in all and per client, and gives a released slot back', () => {
+    const slots = new Slots(3, 2);
+    expect([slots.take('a'), slots.take('a'), slots.take('a')]).toEqual([true, true, false]);
+    expect(slots.take('b')).toBe(true);
+    expect(slots.take('c')).toBe(false);
+    slots.release('a');
+    expect(slots.take('c')).toBe(true);
+    expect(slots.total).toBe(3);
+  });
+});
+
+describe('ByteBudget', () => {
+  it('keeps the bytes of every hold within the capacity and a quarter of it per client, and frees them on release', () => {
+    const budget = new ByteBudget(1_000, 100);
+    const [a1, a2, a3] = [budget.hold('a'), budget.hold('a'), budget.hold('a')];
+    expect([a1.grow(100), a2.grow(100), a3.grow(100)]).toEqual([true, true, false]);
+    // A hold grows by what it adds: 200 held by `a`, 250 is its share.
+    expect(a2.grow(150)).toBe(true);
+    expect(a2.grow(151)).toBe(false);
+    expect([budget.hold('b').grow(250), budget.hold('c').grow(250), budget.hold('d').grow(250)]).toEqual([true, true, true]);
+    expect(budget.used).toBe(1_000);
+    expect(budget.hold('e').grow(1)).toBe(false);
+    a1.release();
+    a1.release();
+    expect(budget.used).toBe(900);
+    expect(budget.hold('e').grow(100)).toBe(true);
+  });
+
+  it('always has room for one body of the largest size', () => {
+    expect(new ByteBudget(10, 100).hold('a').grow(100)).toBe(true);
+  });
+});
+
+describe('CountedLine', () => {
+  it('says the first event at once, then one line with the count per interval while more come', () => {
+    vi.useFakeTimers();
+    try {
+      const said: number[] = [];
+      const line = new CountedLine((count) => said.push(count), 60_000);
+      for (let i = 0; i < 500; i++) line.add();
+      expect(said).toEqual([1]);
+      vi.advanceTimersByTime(60_000);
+      expect(said).toEqual([1, 499]);
+      vi.advanceTimersByTime(60_000);
+      expect(said).toEqual([1, 499]);
+      line.add();
+      expect(said).toEqual([1, 499, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

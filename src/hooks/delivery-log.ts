@@ -44,3 +44,23 @@ export class DeliveryLog {
     return out;
   }
 }
+
+/**
+ * Signed deliveries already accepted, one Redis key each for a while
+ * (`{redis.prefix}:hooks:seen:{business}:{digest}`, `SET NX PX`), shared by every replica: a
+ * delivery sent again within its timestamp's tolerance is a replay, answered without a sync.
+ */
+export class SeenDeliveries {
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
+
+  constructor(redis: RedisClient, prefix: string) {
+    this.#redis = redis;
+    this.#prefix = `${prefix}:hooks:seen:`;
+  }
+
+  /** True when no delivery of `business` with this digest was seen within `ttlMs`; marks it seen. */
+  async first(business: string, digest: string, ttlMs: number): Promise<boolean> {
+    return (await this.#redis.set(`${this.#prefix}${encodeURIComponent(business)}:${digest}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+}

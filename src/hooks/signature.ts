@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** The signature settings of `hooks.signature` (see the config section for defaults). */
@@ -11,26 +11,36 @@ export interface SignatureSettings {
   readonly toleranceMs: number;
 }
 
-/** Why a delivery was refused, or `ok`. */
-export type Verdict = 'ok' | 'missing' | 'bad_signature' | 'stale';
+/** Why a delivery was refused. */
+type Refusal = 'missing' | 'bad_signature' | 'stale';
+
+/** What an HMAC delivery's headers claim, checked before any body byte is read. */
+export interface SignedClaim {
+  /** The decoded digests of the header, each of the configured encoding and length. */
+  readonly candidates: readonly Buffer[];
+  /** The signed time as sent, when a timestamp header binds it. */
+  readonly timestamp: string | undefined;
+}
 
 const DIGEST_BYTES = { sha256: 32, sha1: 20 } as const;
 /** Below this a timestamp reads as seconds, above as milliseconds (year 5138 in seconds): the spec names neither. */
 const MILLISECONDS_FROM = 100_000_000_000;
+/** More candidates than a sender rotating its secret needs; past it the header is junk. */
+const MAX_CANDIDATES = 4;
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** What is signed: the raw body, or `timestamp.body` when a timestamp header binds the time. */
-function signedContent(body: Buffer, timestamp: string | undefined): Buffer {
-  return timestamp === undefined ? body : Buffer.concat([Buffer.from(`${timestamp}.`, 'utf8'), body]);
+/** What is signed ahead of the raw body: nothing, or `timestamp.` when a timestamp header binds the time. */
+function signedPrefix(timestamp: string | undefined): Buffer {
+  return timestamp === undefined ? Buffer.alloc(0) : Buffer.from(`${timestamp}.`, 'utf8');
 }
 
 /** The header value a sender puts on `body` (the simulator's sender and tests use it). */
 export function signBody(settings: SignatureSettings, secret: string, body: Buffer, timestamp?: string): string {
-  const digest = createHmac(settings.algorithm, secret).update(signedContent(body, timestamp)).digest(settings.encoding);
+  const digest = createHmac(settings.algorithm, secret).update(signedPrefix(timestamp)).update(body).digest(settings.encoding);
   return `${settings.prefix}${digest}`;
 }
 
@@ -52,12 +62,13 @@ function timestampMs(text: string): number | undefined {
 }
 
 /**
- * Checks a delivery's HMAC over its raw body (and timestamp), in constant time per candidate.
- * The header may carry several signatures separated by commas or spaces (a sender rotating its
- * secret signs with both); one match is enough. A timestamp further than the tolerance from now,
- * either way, is `stale`: a replay of an old delivery, or a sender whose clock is off.
+ * Reads the signature and timestamp headers without the body: a missing header, a digest of the
+ * wrong form or a time further than the tolerance from now (either way: a replay of an old
+ * delivery, or a sender whose clock is off) is refused before a byte of the body is read. The
+ * header may carry several signatures separated by commas or spaces (a sender rotating its secret
+ * signs with both).
  */
-export function verifySignature(settings: SignatureSettings, secret: string, headers: IncomingHttpHeaders, body: Buffer, nowMs: number): Verdict {
+export function readClaim(settings: SignatureSettings, headers: IncomingHttpHeaders, nowMs: number): SignedClaim | Refusal {
   const header = headerValue(headers, settings.header);
   if (header === undefined || header.trim() === '') return 'missing';
   let timestamp: string | undefined;
@@ -68,24 +79,57 @@ export function verifySignature(settings: SignatureSettings, secret: string, hea
     if (atMs === undefined) return 'bad_signature';
     if (Math.abs(nowMs - atMs) > settings.toleranceMs) return 'stale';
   }
-  const expected = createHmac(settings.algorithm, secret).update(signedContent(body, timestamp)).digest();
-  let match = false;
-  for (const candidate of header.split(/[\s,]+/)) {
-    const bytes = decodeCandidate(settings, candidate);
-    // Every candidate is compared (no early exit), so timing says nothing about which one matched.
-    if (bytes !== undefined && timingSafeEqual(bytes, expected)) match = true;
-  }
-  return match ? 'ok' : 'bad_signature';
+  const texts = header.split(/[\s,]+/).filter((text) => text !== '');
+  if (texts.length > MAX_CANDIDATES) return 'bad_signature';
+  const candidates = texts.map((text) => decodeCandidate(settings, text)).filter((bytes) => bytes !== undefined);
+  return candidates.length === 0 ? 'bad_signature' : { candidates, timestamp };
+}
+
+/** The secret a delivery was signed with, and the digest it matched (the delivery's identity for replays). */
+interface SignedBy {
+  readonly secret: string;
+  readonly digest: Buffer;
 }
 
 /**
- * Checks a shared token: `Bearer <token>` or the bare token in the header. Both sides are hashed
- * first so the comparison takes the same time whatever the length of the guess.
+ * The HMAC of a body as it streams in, under each secret it may be signed with (one when the
+ * business is known from the path or a header), so the body need not be kept to check it and
+ * nothing of it is parsed before it is.
  */
-export function verifyToken(header: string, secret: string, headers: IncomingHttpHeaders): Verdict {
+export class BodyDigest {
+  readonly #signers: readonly { readonly secret: string; readonly hmac: Hmac }[];
+
+  constructor(settings: SignatureSettings, secrets: readonly string[], timestamp: string | undefined) {
+    const prefix = signedPrefix(timestamp);
+    this.#signers = secrets.map((secret) => ({ secret, hmac: createHmac(settings.algorithm, secret).update(prefix) }));
+  }
+
+  update(chunk: Buffer): void {
+    for (const { hmac } of this.#signers) hmac.update(chunk);
+  }
+
+  /** The secret one of the claim's candidates matches; every pair is compared in constant time, with no early exit. */
+  match(claim: SignedClaim): SignedBy | undefined {
+    let found: SignedBy | undefined;
+    for (const { secret, hmac } of this.#signers) {
+      const digest = hmac.digest();
+      for (const candidate of claim.candidates) if (timingSafeEqual(candidate, digest) && found === undefined) found = { secret, digest };
+    }
+    return found;
+  }
+}
+
+/**
+ * The secret whose shared token the header carries (undefined: none, or no header) (`Bearer <token>` or the bare token). Both
+ * sides are hashed first so the comparison takes the same time whatever the length of the guess.
+ */
+export function matchToken(header: string, secrets: readonly string[], headers: IncomingHttpHeaders): string | undefined {
   const value = headerValue(headers, header)?.trim();
-  if (value === undefined || value === '') return 'missing';
+  if (value === undefined || value === '') return undefined;
   const token = /^Bearer\s+(\S+)$/i.exec(value)?.[1] ?? value;
   const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(token), digest(secret)) ? 'ok' : 'bad_signature';
+  const guess = digest(token);
+  let found: string | undefined;
+  for (const secret of secrets) if (timingSafeEqual(guess, digest(secret)) && found === undefined) found = secret;
+  return found;
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signBody, verifySignature, verifyToken, type SignatureSettings } from './signature.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { BodyDigest, matchToken, readClaim, signBody, type SignatureSettings } from './signature.js';
 
 const SECRET = 'whsec-test-1';
 const BODY = Buffer.from('{"event":"call.created","id":42}');
@@ -14,6 +15,17 @@ const settings: SignatureSettings = {
   toleranceMs: 300_000,
 };
 const seconds = String(NOW / 1000);
+
+/** The receiver's two steps: the headers before the body, then the HMAC of the body as it streams in (here in two chunks). */
+function verifySignature(settings: SignatureSettings, secret: string, headers: IncomingHttpHeaders, body: Buffer, nowMs: number): string {
+  const claim = readClaim(settings, headers, nowMs);
+  if (typeof claim === 'string') return claim;
+  const digest = new BodyDigest(settings, ['another-secret', secret], claim.timestamp);
+  digest.update(body.subarray(0, 5));
+  digest.update(body.subarray(5));
+  const signed = digest.match(claim);
+  return signed === undefined ? 'bad_signature' : signed.secret === secret ? 'ok' : 'wrong_secret';
+}
 
 /** Computed here by hand, so a change to the scheme itself (not only to both sides) fails. */
 function reference(algorithm: string, encoding: 'hex' | 'base64', content: string): string {
@@ -77,14 +89,36 @@ describe('verifySignature', () => {
   });
 });
 
-describe('verifyToken', () => {
+describe('readClaim', () => {
+  it('refuses a junk header before the body: no digest of the configured form, or too many candidates', () => {
+    const at = { 'x-webhook-timestamp': seconds };
+    expect(readClaim(settings, { ...at, 'x-webhook-signature': 'aa' }, NOW)).toBe('bad_signature');
+    expect(readClaim(settings, { ...at, 'x-webhook-signature': 'z'.repeat(64) }, NOW)).toBe('bad_signature');
+    expect(readClaim(settings, { ...at, 'x-webhook-signature': Array(5).fill('0'.repeat(64)).join(',') }, NOW)).toBe('bad_signature');
+    expect(readClaim(settings, { 'x-webhook-timestamp': '1', 'x-webhook-signature': '0'.repeat(64) }, NOW)).toBe('stale');
+    expect(readClaim(settings, { ...at, 'x-webhook-signature': `aa, ${'0'.repeat(64)}` }, NOW)).toEqual({ candidates: [Buffer.alloc(32)], timestamp: seconds });
+  });
+});
+
+describe('BodyDigest', () => {
+  it('names the secret that signed the body among several, and its digest', () => {
+    const digest = new BodyDigest(settings, ['one', SECRET, 'three'], seconds);
+    digest.update(BODY);
+    const claim = readClaim(settings, { 'x-webhook-signature': signBody(settings, SECRET, BODY, seconds), 'x-webhook-timestamp': seconds }, NOW);
+    if (typeof claim === 'string') throw new Error(claim);
+    expect(digest.match(claim)).toEqual({ secret: SECRET, digest: Buffer.from(reference('sha256', 'hex', `${seconds}.${BODY.toString()}`), 'hex') });
+  });
+});
+
+describe('matchToken', () => {
   it.each([
-    [{ authorization: 'Bearer tok-12345' }, 'ok'],
-    [{ authorization: 'tok-12345' }, 'ok'],
-    [{ authorization: 'Bearer tok-1234' }, 'bad_signature'],
-    [{ authorization: 'Basic tok-12345' }, 'bad_signature'],
-    [{}, 'missing'],
-  ])('%j → %s', (headers, verdict) => {
-    expect(verifyToken('authorization', 'tok-12345', headers)).toBe(verdict);
+    [{ authorization: 'Bearer tok-12345' }, 'tok-12345'],
+    [{ authorization: 'tok-12345' }, 'tok-12345'],
+    [{ authorization: 'Bearer tok-67890' }, 'tok-67890'],
+    [{ authorization: 'Bearer tok-1234' }, undefined],
+    [{ authorization: 'Basic tok-12345' }, undefined],
+    [{}, undefined],
+  ])('%j → %s', (headers, secret) => {
+    expect(matchToken('authorization', ['tok-12345', 'tok-67890'], headers)).toBe(secret);
   });
 });

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CallsyncConfig } from '../config/index.js';
 import type { CallsyncMetrics } from '../metrics/index.js';
 import type { ExtraRoutes } from '../server/index.js';
-import { DeliveryLog } from './delivery-log.js';
+import { DeliveryLog, SeenDeliveries } from './delivery-log.js';
 import { startHookServer, type HookServer } from './hook-server.js';
 import { createHookReceiver, type HookBusiness } from './receiver.js';
 import type { RedisClient } from '../redis/index.js';
@@ -40,10 +40,12 @@ export async function startHooks(options: HooksOptions): Promise<RunningHooks> {
     if (secret !== undefined) businesses.set(business.name, { secret, streams: options.streams.get(business.name) ?? [] });
   }
   const deliveries = new DeliveryLog(options.redis, options.prefix);
+  const seen = new SeenDeliveries(options.redis, options.prefix);
   const receiver = createHookReceiver({
-    settings: { ...hooks, signature: { ...hooks.signature, toleranceMs: hooks.signature.tolerance } },
+    settings: { ...hooks, signature: { ...hooks.signature, toleranceMs: hooks.signature.tolerance }, bodyTimeoutMs: hooks.bodyTimeout },
     businesses,
     trigger: options.trigger,
+    firstSighting: (business, id, ttlMs) => seen.first(business, id, ttlMs),
     onDelivery: (outcome, business, atMs) => {
       options.metrics.webhookDelivery(business, outcome);
       if (business !== undefined) deliveries.record(business, outcome, atMs);

@@ -83,6 +83,41 @@ describe('callsync run with webhooks from the simulator', () => {
     expect(summarizeDiffs(diffSqliteAgainstSimulator(ws.dbPath, sim, ['calls']))['biz-1/calls']).toBe(EXACT_MIRROR);
   });
 
+  it('answers 100 replays of one signed delivery as duplicates: one webhook sync, at most 6 upstream requests', async () => {
+    const webhookRuns = await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' });
+    const before = await scheduled();
+    sim.resetCounters();
+    const body = '{"event":"call.created","id":"evt_replayed"}';
+    const at = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'x-webhook-timestamp': String(at),
+      'x-webhook-signature': createHmac('sha256', SECRETS['biz-1']!).update(`${at}.${body}`).digest('hex'),
+    };
+    const replayer = new Agent({ connect: { localAddress: '127.0.0.3' } });
+    const statuses: number[] = [];
+    try {
+      // 20 a second, as the replays of issue 30 came: spread over several minIntervals, so coalescing alone cannot absorb them.
+      for (let i = 0; i < 100; i++) {
+        const response = await request(`${url}/hooks/biz-1`, { method: 'POST', body, headers, dispatcher: replayer });
+        await response.body.dump();
+        statuses.push(response.statusCode);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await replayer.close();
+    }
+    expect(statuses[0]).toBe(202);
+    expect(statuses.slice(1)).toEqual(Array(99).fill(200));
+    await waitFor('the webhook run to count', async () =>
+      (await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) > webhookRuns ? true : undefined,
+    );
+    const extraScheduled = (await scheduled()) - before;
+    expect(upstreamRequests(sim, 'biz-1')).toBeLessThanOrEqual(6 + 3 * extraScheduled);
+    expect((await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' })) - webhookRuns).toBe(1);
+    expect(await metricValue(url, 'callsync_webhook_deliveries_total', { business: 'biz-1', outcome: 'duplicate' })).toBe(99);
+  });
+
   it('refuses forged, replayed, unknown, oversized and flooding deliveries without a sync, while another business still gets its call', async () => {
     const webhookRuns = await metricValue(url, 'callsync_sync_runs_total', { trigger: 'webhook' });
     const before = await scheduled();
