@@ -74,6 +74,12 @@ export interface CallsyncMetrics {
   syncEnded(trigger: SyncTrigger, written: number, secondsSinceTrigger: number): void;
   /** `callsync_sink_notes_total{business,stream,code}` += count: what a sink noted (`SinkNote`), e.g. `party_by_direction`. */
   sinkNoted(labels: StreamLabels, code: string, count: number): void;
+  /**
+   * `callsync_records_rewritten_total{business,stream,reason}` += count: records changed on their
+   * way to the sink, each also named in a warning (reason `invalid_utf8`: bytes that were not
+   * UTF-8 stored as U+FFFD in `raw`; `merged_id`: records that differ sharing an id on one page).
+   */
+  recordsRewritten(labels: StreamLabels, reason: string, count: number): void;
 }
 
 /** Which path started a sync. */
@@ -229,6 +235,11 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
     'Records a sink stored with a note a person should see, by code (party_by_direction: a CRM chose the customer by the direction).',
     withBusiness(['stream', 'code']),
   );
+  const rewrites = counter(
+    'callsync_records_rewritten_total',
+    'Records changed on their way to the sink, each named in a warning, by reason (invalid_utf8: stored with U+FFFD in raw; merged_id: records that differ shared an id on one page, one row kept).',
+    withBusiness(['stream', 'reason']),
+  );
 
   return {
     registry,
@@ -251,6 +262,7 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
       triggerToSynced.observe({ trigger }, Math.max(0, seconds));
     },
     sinkNoted: (labels, code, count) => sinkNotes.inc({ ...byStream(labels), code }, count),
+    recordsRewritten: (labels, reason, count) => rewrites.inc({ ...byStream(labels), reason: label('reason', reason) }, count),
   };
 }
 

@@ -17,6 +17,7 @@ describe('callsync metrics', () => {
     metrics.deadLettered({ business: 'acme', stream: 'voicemails' }, 2);
     metrics.sinkNoted({ business: 'acme', stream: 'calls' }, 'party_by_direction', 3);
     metrics.sinkNoted({ business: 'acme', stream: 'calls' }, 'party_by_direction', 1);
+    metrics.recordsRewritten({ business: 'acme', stream: 'calls' }, 'invalid_utf8', 2);
     const text = await metrics.registry.metrics();
     expect(text).toContain('callsync_records_written_total{business="acme",stream="calls"} 42');
     expect(text).toContain('callsync_upstream_requests_total{business="acme",status="200"} 1');
@@ -28,6 +29,7 @@ describe('callsync metrics', () => {
     expect(text).toContain('callsync_job_duration_seconds_bucket{le="2",stream="calls"} 0');
     expect(text).toContain('callsync_dead_letters_total{business="acme",stream="voicemails"} 2');
     expect(text).toContain('callsync_sink_notes_total{business="acme",stream="calls",code="party_by_direction"} 4');
+    expect(text).toContain('callsync_records_rewritten_total{business="acme",stream="calls",reason="invalid_utf8"} 2');
     expect(text).toContain('# TYPE callsync_lag_seconds gauge');
     metrics.setLag({ business: 'acme', stream: 'calls' }, null);
     expect(await metrics.registry.metrics()).not.toContain('callsync_lag_seconds{');

@@ -61,6 +61,8 @@ export class JobReporter {
         return this.#page(event.page);
       case 'warning':
         return this.#warn(event.message);
+      case 'rewrite':
+        return metrics.recordsRewritten(this.#labels, event.reason, event.count);
       case 'response':
         metrics.upstreamRequest(business, event.status ?? 'error');
         if (event.status === 429) metrics.upstreamRateLimited(business);

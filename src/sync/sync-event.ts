@@ -1,6 +1,7 @@
 import type { SinkNote } from '../sink.js';
 import type { StreamFailure } from '../state/index.js';
 import type { FetchEvent } from '../upstream/index.js';
+import type { RewriteReason } from './store-page.js';
 
 /** One stored page, as the reporters count it. */
 export interface PageProgress {
@@ -62,6 +63,8 @@ export type SyncEvent =
   | { readonly type: 'page-stored'; readonly page: PageProgress }
   /** Something an operator should know that did not stop the stream (a possible gap, a server's page cap). */
   | { readonly type: 'warning'; readonly businessId: string; readonly stream: string; readonly message: string }
+  /** `count` records were rewritten on their way to the sink (said in a warning too); see `RewriteReason`. */
+  | { readonly type: 'rewrite'; readonly businessId: string; readonly stream: string; readonly reason: RewriteReason; readonly count: number }
   /** A business's streams are all done, failed or stopped: its outcome, as `syncBusiness` returns it. */
   | { readonly type: 'business-end'; readonly outcome: BusinessOutcome }
   | FetchEvent;

@@ -1,10 +1,12 @@
 import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, type NormalizeContext } from '../normalize/index.js';
 import type { Json, JsonObject, Sink, SinkNote, WriteResult } from '../sink.js';
+import { hadInvalidUtf8 } from '../upstream/index.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
 import type { StreamRunResult, SyncEventHandler } from './sync-event.js';
-import { addNotes, storePage } from './store-page.js';
+import { addNotes, mergedIds, replacedUtf8, storePage, type RewriteReason } from './store-page.js';
 import { walkerFor, type Query, type RevisitSettings, type WalkPage, type WalkSettings } from './walkers/index.js';
+import type { NormalizeResult } from '../normalize/index.js';
 
 /** Fetches one page's payload for this business; budget, retries and auth live behind it. */
 export type FetchPayload = (descriptor: StreamDescriptor, query: Query) => Promise<JsonObject>;
@@ -42,6 +44,22 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     warnings.push(message);
     emit({ type: 'warning', businessId, stream, message });
   };
+  // Every rewrite of a record on its way to the sink is said: a warning naming it, and a count.
+  const rewritten = (reason: RewriteReason, said: { ids: readonly string[]; message: string } | undefined): void => {
+    if (said === undefined || said.ids.length === 0) return;
+    warn(said.message);
+    emit({ type: 'rewrite', businessId, stream, reason, count: said.ids.length });
+  };
+  const normalize = (raw: Json) => descriptor.normalize(raw, options.normalizeContext);
+  const fetch = async (query: Query): Promise<JsonObject> => {
+    const payload = await options.fetchPayload(descriptor, query);
+    if (hadInvalidUtf8(payload))
+      rewritten(
+        'invalid_utf8',
+        replacedUtf8(payload, descriptor, (raw) => idOf(normalize(raw))),
+      );
+    return payload;
+  };
   const totals = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
   let notes: readonly SinkNote[] = [];
   // The sink's notes are summed over the run and shown once each, not once per page.
@@ -55,8 +73,8 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
         descriptor,
         ...options.paging,
         revisit: options.revisit,
-        fetch: (query) => options.fetchPayload(descriptor, query),
-        normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
+        fetch,
+        normalize,
         ...(createdAt === undefined ? {} : { createdAt: (raw: Json) => createdAt(raw, options.normalizeContext) }),
         warn,
       },
@@ -81,6 +99,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
         if (!nothingToStore) await requestOnTheWire();
       }
       if (page.warning !== undefined) warn(page.warning);
+      rewritten('merged_id', mergedIds(page.items, descriptor));
       const result = nothingToStore ? NOTHING_WRITTEN : await storePage(sink, businessId, descriptor, page, position);
       position = page.position;
       totals.pages += 1;
@@ -115,6 +134,10 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     if (aborted()) return ended(true);
     throw error;
   }
+}
+
+function idOf(result: NormalizeResult): string | undefined {
+  return result.ok ? result.id : undefined;
 }
 
 const NOTHING_WRITTEN: WriteResult = Object.freeze({ written: 0, unchanged: 0, deadLettered: 0 });

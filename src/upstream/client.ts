@@ -111,7 +111,10 @@ function toAttempt(raw: RawResponse, context: RequestContext, settings: Exchange
   const body = parseJson(raw.text);
   if (raw.status >= 200 && raw.status < 300) {
     const unwrapped = unwrapSuccess(body);
-    if (unwrapped) return { response: { status: raw.status, payload: unwrapped, ...rateLimit } };
+    if (unwrapped) {
+      if (raw.replacedBytes) REPLACED.add(unwrapped);
+      return { response: { status: raw.status, payload: unwrapped, ...rateLimit } };
+    }
     return failure(classifyFailure({ status: raw.status, bodyProblem: 'bad_json' }, now(), policy), context, { status: raw.status, ...rateLimit }, redact);
   }
   const parsed = body ?? raw.text;
@@ -122,6 +125,17 @@ function toAttempt(raw: RawResponse, context: RequestContext, settings: Exchange
     { status: raw.status, ...(serverMessage === undefined ? {} : { serverMessage }), ...rateLimit },
     redact,
   );
+}
+
+// Payloads decoded from bytes that were not valid UTF-8, beside the payload so its JSON shape stays as sent.
+const REPLACED = new WeakSet<JsonObject>();
+
+/**
+ * Whether this payload (as `get` returned it) was decoded from a body that was not valid UTF-8:
+ * its strings then hold U+FFFD where the bad bytes were, a rewrite of what upstream sent.
+ */
+export function hadInvalidUtf8(payload: JsonObject): boolean {
+  return REPLACED.has(payload);
 }
 
 function failure(classification: Classification, context: RequestContext, details: FailureDetails, redact: Redact): UpstreamFailure {

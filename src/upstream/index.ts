@@ -1,4 +1,4 @@
-export { apiKeyAuth, createUpstreamClient, DEFAULT_MAX_BODY_BYTES, v2BearerAuth } from './client.js';
+export { apiKeyAuth, createUpstreamClient, DEFAULT_MAX_BODY_BYTES, hadInvalidUtf8, v2BearerAuth } from './client.js';
 export type { QueryParams, UpstreamApi, UpstreamClient, UpstreamClientOptions, UpstreamCredentials, UpstreamGetOptions, UpstreamResponse } from './client.js';
 export { fetchWithRetry, upstreamFetch, waitCappedMessage } from './fetch-with-retry.js';
 export type { FetchEvent, FetchPage, FetchPlan, FetchTarget, FetchWithRetryOptions, RetryPolicy, UpstreamFetchOptions } from './fetch-with-retry.js';

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { BodyTooLargeError, capRateLimitInfo, parseRateLimitHeaders } from '../http-policy/index.js';
 import type { CappedWaitNote, ExchangeHead, ExchangeOutcome, ServicePolicy } from '../http-policy/index.js';
 import { INEXACT_NUMBER_KEY, isJsonObject } from '../normalize/index.js';
@@ -15,6 +16,8 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: ExchangeHead['headers'];
   readonly text: string;
+  /** The body was not valid UTF-8: `text` holds U+FFFD where its bad bytes were. */
+  readonly replacedBytes: boolean;
   /** `X-RateLimit-*`, the reset cut to `maxWaitMs` from now. */
   readonly rateLimit?: RateLimitInfo;
   /** Set when the reset was further ahead than `maxWaitMs`. */
@@ -58,7 +61,8 @@ export function readOutcome(outcome: ExchangeOutcome, context: RequestContext, s
   const { redact, now, policy, timeoutMs, maxBodyBytes } = settings;
   if ('response' in outcome) {
     const { status, headers, body } = outcome.response;
-    return { raw: { status, headers, text: body.toString('utf8'), ...rateLimitOf(headers, settings) } };
+    // One native pass over the bytes (simdutf): decoding alone would hide bad bytes as U+FFFD.
+    return { raw: { status, headers, text: body.toString('utf8'), replacedBytes: !isUtf8(body), ...rateLimitOf(headers, settings) } };
   }
   const { error, head } = outcome;
   const timedOut: Classification = {
