@@ -106,9 +106,15 @@ const TRANSIENT = new Set([429, 500, 502, 503, 504]);
 export class SalesforceHttp {
   readonly #options: SalesforceHttpOptions;
   #waitingSince: number | undefined;
+  #answeredAt: number | undefined;
 
   constructor(options: SalesforceHttpOptions) {
     this.#options = options;
+  }
+
+  /** When the REST API last answered a request with success (epoch ms); undefined before the first. */
+  get answeredAt(): number | undefined {
+    return this.#answeredAt;
   }
 
   /** `path` relative to `/services/data/vNN.0` (`/query?q=…`), or absolute from the instance (`/services/data/…`, as `nextRecordsUrl` is). */
@@ -150,6 +156,7 @@ export class SalesforceHttp {
         if ('error' in outcome && isSalesforceError(outcome.error)) return { action: 'fail', error: outcome.error };
         if (answer !== undefined && ((answer.status >= 200 && answer.status < 300) || answer.status === 300)) {
           logger.debug({ ...label, status: answer.status }, 'salesforce request');
+          this.#answeredAt = clock.now();
           return { action: 'accept', value: { status: answer.status, body: answer.body } };
         }
         if (answer?.status === 401 && !renewed) {

@@ -10,6 +10,9 @@ import { checkTaskFields, type TaskFieldFacts } from './task-fields.js';
 import { upsertTasks, type TaskInput } from './upsert.js';
 import { WhoResolver } from './who.js';
 
+/** An answer from Salesforce younger than this proves it reachable: a ping sends no request. */
+const PING_FRESH_MS = 60_000;
+
 interface SalesforceTargetOptions {
   readonly config: SalesforceConfig;
   readonly http: SalesforceHttp;
@@ -29,7 +32,7 @@ interface SalesforceTargetOptions {
  * acknowledged, the tracked numbers (the `numbers` stream) and the Leads callsync created.
  */
 export class SalesforceTarget implements Target {
-  /** Five upserts of 200 and one composite lookup per write: fewest API requests per record. */
+  /** Five upserts of 200 in one composite request, and one composite of phone queries, per write: fewest API requests per record. */
   readonly capabilities = { maxBatchSize: 1000 } as const;
   readonly writes = TASK_STREAMS;
   readonly #options: SalesforceTargetOptions;
@@ -129,8 +132,16 @@ export class SalesforceTarget implements Target {
     logger.info({ businessId, stream: table.stream, requested: ids.length, affected, onDelete: config.onDelete }, 'salesforce tasks deleted upstream applied');
   }
 
+  /**
+   * Resolves when Salesforce answered within {@link PING_FRESH_MS}, else asks `/limits`: every
+   * request counts against the org's allocation, and a readiness probe every few seconds would
+   * spend thousands a day to learn what the writes already show.
+   */
   async ping(): Promise<void> {
-    await this.#options.http.send('GET', '/limits');
+    const { http, clock } = this.#options;
+    const answeredAt = http.answeredAt;
+    if (answeredAt !== undefined && clock.now() - answeredAt < PING_FRESH_MS) return;
+    await http.send('GET', '/limits');
   }
 
   async close(): Promise<void> {

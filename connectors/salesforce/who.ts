@@ -36,7 +36,7 @@ type Found = { readonly id: string; readonly type: string; readonly row: Record<
 /**
  * The Contact or Lead (the `WhoId`) of each caller number. Numbers not known yet are looked up
  * in batches: the Leads callsync created itself (state store), then one SOQL query per object
- * and up to 100 numbers, all queries of a batch in one composite request, each number matched by
+ * and up to 500 numbers, all queries of a batch in the body of one composite request, each number matched by
  * a LIKE pattern that allows any punctuation between its digits, and each row then checked
  * against what the person typed (the HubSpot connector's typed-phone rule). SOQL reads the
  * database, so a Lead created a minute ago is found; SOSL (`FIND … IN PHONE FIELDS`), whose index
