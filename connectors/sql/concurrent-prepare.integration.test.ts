@@ -34,6 +34,7 @@ async function expectMigratedOnce(config: SinkConfig): Promise<void> {
     '003_deleted_at',
     '004_call_details',
     '005_report_views',
+    '006_deleted_at_index',
   ]);
 }
 

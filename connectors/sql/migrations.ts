@@ -1,7 +1,7 @@
 import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { StreamTable } from '../../src/sink.js';
-import { addMissingColumns, createStreamTable, fillFromRaw, qualifiedTable } from './schema.js';
+import { addMissingColumns, createStreamTable, fillFromRaw, indexDeletedAt, qualifiedTable } from './schema.js';
 import type { SqlAdapter } from './sql-dialect.js';
 
 /**
@@ -120,6 +120,18 @@ async function createBookkeeping(db: Kysely<unknown>, adapter: SqlAdapter): Prom
     .execute();
 }
 
+/** Migration 006: the `deleted_at` index of every table that has the column (custom stream tables too). */
+async function indexDeletedAt006(db: Kysely<unknown>, adapter: SqlAdapter): Promise<void> {
+  const tables = (await db.introspection.getTables())
+    .filter((table) => !table.isView && (adapter.schema === undefined || table.schema === adapter.schema))
+    .filter((table) => table.columns.some((column) => column.name === 'deleted_at'));
+  await indexDeletedAt(
+    db,
+    adapter,
+    tables.map((table) => table.name),
+  );
+}
+
 /** Every migration in run order; the test of upgrades runs a prefix of them. */
 class SinkMigrationProvider implements MigrationProvider {
   readonly #adapter: SqlAdapter;
@@ -147,6 +159,7 @@ class SinkMigrationProvider implements MigrationProvider {
         },
       },
       '005_report_views': { up: (db: Kysely<unknown>) => createViews005(db, adapter) },
+      '006_deleted_at_index': { up: (db: Kysely<unknown>) => indexDeletedAt006(db, adapter) },
     });
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { RESERVED_COLUMNS, type StreamTable } from '../../src/sink.js';
@@ -85,6 +86,38 @@ export async function addMissingColumns<DB>(db: Kysely<DB>, adapter: SqlAdapter,
       declared.map((column) => ({ name: column.name, sources: [column.from ?? []], conversion: column.type })),
     );
   }
+}
+
+/**
+ * The index name of `table`'s `deleted_at`: `<table>_deleted_at_idx`, within the 63-byte limit (a
+ * long table name is cut and told apart by a hash of it).
+ */
+function deletedAtIndexName(table: string): string {
+  const name = `${table}_deleted_at_idx`;
+  return name.length <= 63 ? name : `${table.slice(0, 39)}_${createHash('sha256').update(table).digest('hex').slice(0, 8)}_deleted_at_idx`;
+}
+
+/**
+ * Indexes `(business_id, deleted_at)` of each table: every read of stored records asks for one
+ * business's rows that are (or are not) marked deleted, and the count reads the index alone.
+ * Each table must have `deleted_at` (see {@link addMissingColumns}).
+ */
+export async function indexDeletedAt<DB>(db: Kysely<DB>, adapter: SqlAdapter, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    const name = quoteIdentifier(deletedAtIndexName(assertIdentifier(table, 'table')));
+    await sql.raw(`create index if not exists ${name} on ${qualifiedTable(adapter, table)} (business_id, deleted_at)`).execute(db);
+  }
+}
+
+/** Creates the tables that are missing, adds the columns they lack and indexes their `deleted_at`. */
+export async function prepareStreamTables<DB>(db: Kysely<DB>, adapter: SqlAdapter, tables: readonly StreamTable[]): Promise<void> {
+  for (const table of tables) await createStreamTable(db, adapter, table);
+  await addMissingColumns(db, adapter, tables);
+  await indexDeletedAt(
+    db,
+    adapter,
+    tables.map((table) => table.table),
+  );
 }
 
 /** How {@link fillFromRaw} computes one column: the first of `sources` (paths into `raw`) that converts. */

@@ -103,9 +103,11 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
       // The report views of migration 005 read deleted_at; a database from before 003 had neither.
       `drop view ${t('calls_daily')}`,
       `drop view ${t('calls_by_tracking_number')}`,
+      `drop index ${t('calls_deleted_at_idx')}`,
+      `drop index ${t('sms_deleted_at_idx')}`,
       `alter table ${t('calls')} drop column deleted_at`,
       `alter table ${t('sms')} drop column deleted_at`,
-      `delete from ${t('kysely_migration')} where name in ('003_deleted_at', '004_call_details', '005_report_views')`,
+      `delete from ${t('kysely_migration')} where name in ('003_deleted_at', '004_call_details', '005_report_views', '006_deleted_at_index')`,
     ]);
     const second = await open(config);
     await second.prepare([sms]);

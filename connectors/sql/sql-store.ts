@@ -8,7 +8,7 @@ import type { StateStore, StoreBatch, TargetCounts } from '../parts.js';
 import { SqlCheckpointStore, SqlDeadLetterStore, SqlStateStoreRecords } from './bookkeeping.js';
 import { migrateToLatest } from './migrations.js';
 import { named, type NamedStatement } from './named-statement.js';
-import { addMissingColumns, assertStreamTable, createStreamTable, qualifiedTable, quoteIdentifier } from './schema.js';
+import { assertStreamTable, prepareStreamTables, qualifiedTable, quoteIdentifier } from './schema.js';
 import type { SqlAdapter, SqlDriver, SqlExecutor } from './sql-dialect.js';
 
 /**
@@ -47,8 +47,7 @@ export class SqlStore implements StateStore {
     try {
       await this.#driver.withSchemaLock(async (db) => {
         await migrateToLatest(db, adapter);
-        for (const table of tables) await createStreamTable(db, adapter, table);
-        await addMissingColumns(db, adapter, tables);
+        await prepareStreamTables(db, adapter, tables);
       });
     } finally {
       this.records.wroteAnywhere();
