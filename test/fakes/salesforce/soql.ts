@@ -33,6 +33,8 @@ export class QuerySyntaxError extends Error {}
 
 type Token = { kind: 'word'; text: string } | { kind: 'string'; text: string } | { kind: 'punct'; text: string };
 
+const WORD = /[A-Za-z0-9_.\-+:]+/y;
+
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let index = 0;
@@ -58,7 +60,9 @@ function tokenize(text: string): Token[] {
       tokens.push({ kind: 'punct', text: char });
       index += 1;
     } else {
-      const match = /^[A-Za-z0-9_.\-+:]+/.exec(text.slice(index));
+      // Sticky, so a long statement is not copied at every token.
+      WORD.lastIndex = index;
+      const match = WORD.exec(text);
       if (match === null) throw new QuerySyntaxError(`unexpected token '${char}'`);
       tokens.push({ kind: 'word', text: match[0] });
       index += match[0].length;
