@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job, type Processor } from 'bullmq';
 import type { Logger } from 'pino';
-import type { RedisClient } from '../../redis/index.js';
+import type { RedisClient, RedisOutageLog } from '../../redis/index.js';
 import type { SyncJobResult } from '../../queue/job-deps.js';
 import { keepSchedulers } from '../../queue/keep-schedulers.js';
 import { oneAtATime } from '../../queue/one-at-a-time.js';
@@ -14,6 +14,8 @@ const EVENTS_KEPT = 100;
 interface ShardQueuesOptions {
   /** BullMQ's connection: retries forever (`maxRetriesPerRequest: null`), single Redis or Cluster. */
   readonly connection: RedisClient;
+  /** Hears the queues' and workers' `error` events (BullMQ prints them to the console when nothing listens). */
+  readonly outage: RedisOutageLog;
   readonly keys: QueueKeys;
   /** The shards this process consumes (`queue.consume`, default every one). */
   readonly consume: readonly number[];
@@ -55,14 +57,12 @@ interface ShardQueues {
 export async function openShardQueues(options: ShardQueuesOptions): Promise<ShardQueues> {
   const { keys, logger } = options;
   // Nothing reads BullMQ's event stream; it is written on every job step, so it is kept short.
-  const queues = Array.from(
-    { length: keys.space.shards },
-    (_, shard) =>
-      new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, {
-        connection: options.connection,
-        prefix: keys.bullOf(shard),
-        streams: { events: { maxLen: EVENTS_KEPT } },
-      }),
+  const queues = Array.from({ length: keys.space.shards }, (_, shard) =>
+    new Queue<SyncJobData, SyncJobResult>(SYNC_QUEUE, {
+      connection: options.connection,
+      prefix: keys.bullOf(shard),
+      streams: { events: { maxLen: EVENTS_KEPT } },
+    }).on('error', (error) => options.outage.error('queue', error)),
   );
   const queueAt = (shard: number): Queue<SyncJobData, SyncJobResult> => {
     const queue = queues[shard];
@@ -118,7 +118,7 @@ export async function openShardQueues(options: ShardQueuesOptions): Promise<Shar
           // A job whose worker died twice is failed rather than retried forever; the next scheduled run retries.
           maxStalledCount: 2,
         });
-        worker.on('error', (error) => logger.error({ shard, err: error.message }, 'worker error'));
+        worker.on('error', (error) => options.outage.error('worker', error));
         worker.on('completed', workerOptions.onCompleted);
         worker.on('failed', (job, error) => logger.debug({ shard, jobId: job?.id, err: error.message }, 'job failed'));
         workers.push(worker);

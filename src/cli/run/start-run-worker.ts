@@ -13,7 +13,7 @@ import { createSyncProcessor } from '../../queue/sync-job.js';
 import { upstreamClients } from '../../queue/upstream-clients.js';
 import { triggerSync, WEBHOOK_JOB } from '../../queue/trigger-sync.js';
 import { startHooks } from '../../hooks/start-hooks.js';
-import { configKeySpace, connectRedis } from '../../redis/index.js';
+import { configKeySpace, connectRedis, redisOutageLog } from '../../redis/index.js';
 import { openShardQueues } from './shard-queues.js';
 
 interface RunWorkerOptions {
@@ -57,10 +57,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   if (lifted.length > 0) logger.info({ businesses: lifted }, 'config changed: failed businesses resumed');
   await sink.prepare([...new Map(plans.flatMap((plan) => plan.streams.map((s) => [s.table.table, s.table]))).values()]);
 
-  // Without listeners ioredis prints raw stack traces while Redis is away; one log line says it.
-  for (const client of [redis, bullRedis]) client.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis unavailable; retrying'));
+  // Without listeners ioredis and BullMQ print raw stack traces while Redis is away; throttled JSON lines say it.
+  const outage = redisOutageLog(logger);
+  for (const client of [redis, bullRedis]) client.on('error', (error: Error) => outage.error('redis', error)).on('ready', () => outage.ready());
   const shards = await openShardQueues({
     connection: bullRedis,
+    outage,
     keys,
     consume: config.queue.consume ?? Array.from({ length: space.shards }, (_, shard) => shard),
     plans,
