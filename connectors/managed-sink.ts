@@ -8,6 +8,7 @@ import type {
   JsonObject,
   Sink,
   SinkCapabilities,
+  SinkFailureExplanation,
   StoredRecords,
   StreamTable,
   SyncRecord,
@@ -15,7 +16,7 @@ import type {
 } from '../src/sink.js';
 import { jsonText } from './json-text.js';
 import { defaultCapabilities, type StateStore, type Target, type TargetOutcome } from './parts.js';
-import { InvalidBatchError, SinkClosedError } from './sink-errors.js';
+import { InvalidBatchError, SinkClosedError, SinkUnavailableError } from './sink-errors.js';
 
 declare global {
   interface String {
@@ -32,6 +33,12 @@ interface SinkParts {
   readonly type: string;
   readonly store: StateStore;
   readonly target?: Target;
+  /**
+   * The connector's reading of a failure the operator can fix (its service unreachable, a full
+   * disk); such a failure is thrown as a {@link SinkUnavailableError} naming the sink's config key.
+   * @defaultValue none: failures are thrown as they come
+   */
+  readonly explain?: (error: unknown) => SinkFailureExplanation | undefined;
 }
 
 /**
@@ -152,11 +159,20 @@ export class ManagedSink implements Sink {
   #track<T>(operation: string, body: () => Promise<T>): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(new SinkClosedError(this.#parts.type, operation));
     // A part that throws synchronously still yields a rejected promise, never a throw.
-    const pending = (async () => body())();
+    const pending = (async () => body())().catch((error: unknown) => {
+      throw this.#explained(error);
+    });
     this.#inFlight.add(pending);
     const forget = (): void => void this.#inFlight.delete(pending);
     pending.then(forget, forget);
     return pending;
+  }
+
+  /** A failure the connector explains, unless it already says what it is (its own `kind`). */
+  #explained(error: unknown): unknown {
+    if (this.#parts.explain === undefined || typeof (error as { kind?: unknown } | null)?.kind === 'string') return error;
+    const explanation = this.#parts.explain(error);
+    return explanation === undefined ? error : new SinkUnavailableError(explanation, error);
   }
 
   #ensurePrepared(tables: readonly StreamTable[]): Promise<void> {

@@ -4,7 +4,7 @@ import type { Batch, StreamTable, SyncRecord } from '../src/sink.js';
 import { MemoryStateStore } from '../test/fakes/memory-state-store.js';
 import { ManagedSink } from './managed-sink.js';
 import type { StoreBatch, Target, TargetOutcome } from './parts.js';
-import { InvalidBatchError, SinkClosedError } from './sink-errors.js';
+import { InvalidBatchError, SinkClosedError, SinkUnavailableError } from './sink-errors.js';
 
 const calls: StreamTable = { stream: 'calls', table: 'calls', columns: [] };
 const record = (id: string, raw: SyncRecord['raw'] = {}, businessId = 'acme'): SyncRecord => ({ businessId, id, source: 'v1', fields: {}, raw });
@@ -195,5 +195,26 @@ describe('ManagedSink', () => {
     target.send = async (sent, revived) => ({ ...(await send(sent, revived)), notes: [note] });
     const sink = new ManagedSink({ type: 'memory', store, target }, logger);
     expect(await sink.write(batch(2), {})).toEqual({ written: 2, unchanged: 0, deadLettered: 0, notes: [note] });
+  });
+
+  it('throws a failure the connector explains as its explanation, and one with a kind of its own as it is', async () => {
+    const store = new MemoryStateStore();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const explain = (error: unknown) =>
+      (error as { code?: unknown }).code === 'ECONNREFUSED'
+        ? {
+            what: 'cannot reach PostgreSQL at postgres://db/x (sink.url): connection refused',
+            fix: 'start PostgreSQL there, or correct sink.url',
+            cause: 'unreachable' as const,
+          }
+        : undefined;
+    const sink = new ManagedSink({ type: 'memory', store, explain }, logger);
+    store.commit = () => Promise.reject(refused);
+    const thrown: unknown = await sink.write(batch(1), {}).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(SinkUnavailableError);
+    expect(thrown).toMatchObject({ kind: 'unreachable', fix: 'start PostgreSQL there, or correct sink.url', cause: refused });
+    const own = Object.assign(new Error('429'), { kind: 'rate_limited', code: 'ECONNREFUSED' });
+    store.commit = () => Promise.reject(own);
+    await expect(sink.write(batch(1), {})).rejects.toBe(own);
   });
 });

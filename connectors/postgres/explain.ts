@@ -1,4 +1,11 @@
 import type { SinkDescription, SinkFailureExplanation } from '../../src/sink.js';
+import { errorCodes, explainUnreachable } from '../sink-errors.js';
+
+/**
+ * pg's own errors for a connection that ended under it, which carry no code: the socket closed
+ * (a server crash, a restart, a proxy gone) mid-query, or a later query on that client.
+ */
+const CONNECTION_LOST = /^Connection terminated|^Client has encountered a connection error|^Client was closed and is not queryable/;
 
 /** PostgreSQL's SQLSTATE codes an operator can fix: a missing database, rejected credentials, no CREATE right, a full disk. */
 export function explainPostgresFailure(codes: readonly string[], sink: SinkDescription): SinkFailureExplanation | undefined {
@@ -16,6 +23,8 @@ export function explainPostgresFailure(codes: readonly string[], sink: SinkDescr
       cause: 'unreachable',
     };
   }
+  // 57P01-57P03: the server is shutting down, crashed or is starting; class 08: the connection failed.
+  if (has('57P01', '57P02', '57P03') || codes.some((code) => code.startsWith('08'))) return connectionLost(at, sink);
   if (has('53100')) {
     return {
       what: `${at}: the disk is full`,
@@ -24,4 +33,23 @@ export function explainPostgresFailure(codes: readonly string[], sink: SinkDescr
     };
   }
   return undefined;
+}
+
+function connectionLost(at: string, sink: SinkDescription): SinkFailureExplanation {
+  return {
+    what: `${at}: the connection was lost (the server stopped, restarted or crashed)`,
+    fix: `start ${sink.service} there, or correct ${sink.key}`,
+    cause: 'unreachable',
+  };
+}
+
+/**
+ * A failure under a run, read as the operator's two lines when they can fix it: the server's
+ * codes, a connection pg saw end, or one that could not be made. Undefined for anything else.
+ */
+export function explainPostgresError(error: unknown, sink: SinkDescription): SinkFailureExplanation | undefined {
+  const own = explainPostgresFailure(errorCodes(error), sink);
+  if (own !== undefined) return own;
+  if (error instanceof Error && CONNECTION_LOST.test(error.message)) return connectionLost(`${sink.service} at ${sink.shown} (${sink.key})`, sink);
+  return explainUnreachable(error, sink);
 }

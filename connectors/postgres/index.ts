@@ -1,10 +1,14 @@
 import { showUrl, urlPlace } from '../../src/redact/index.js';
-import type { SinkDeps, SinkFactory } from '../../src/sink.js';
-import { explainPostgresFailure } from './explain.js';
+import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink.js';
+import { explainPostgresError, explainPostgresFailure } from './explain.js';
 import { ManagedSink } from '../managed-sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { postgresConfigSchema } from './postgres-config.js';
 import type { PostgresSinkConfig } from './postgres-config.js';
+
+function describePostgres(config: PostgresSinkConfig): SinkDescription {
+  return { key: 'sink.url', service: 'PostgreSQL', shown: showUrl(config.url), lockName: `postgres:${urlPlace(config.url)}#${config.schema}` };
+}
 
 /** `sink: { type: postgres, url, schema?, poolSize? }`: a shared warehouse; the schema and tables come with `prepare`. */
 export const postgresSinkFactory = {
@@ -12,13 +16,9 @@ export const postgresSinkFactory = {
   configSchema: postgresConfigSchema,
   create: async (config: PostgresSinkConfig, deps: SinkDeps) => {
     const logger = deps.logger.child({ schema: config.schema });
-    return new ManagedSink({ type: 'postgres', store: await openSqlStore(config, logger) }, logger);
+    const sink = describePostgres(config);
+    return new ManagedSink({ type: 'postgres', store: await openSqlStore(config, logger), explain: (error) => explainPostgresError(error, sink) }, logger);
   },
-  describe: (config: PostgresSinkConfig) => ({
-    key: 'sink.url',
-    service: 'PostgreSQL',
-    shown: showUrl(config.url),
-    lockName: `postgres:${urlPlace(config.url)}#${config.schema}`,
-  }),
+  describe: describePostgres,
   explain: explainPostgresFailure,
 } satisfies SinkFactory<PostgresSinkConfig>;

@@ -16,6 +16,10 @@ export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): 
   });
   // An idle client losing its server emits 'error' on the pool; unhandled, that would end the process.
   pool.on('error', (error) => logger.warn({ err: error }, 'postgres idle connection failed; the pool replaces it'));
+  // A client in use emits 'error' too when its connection fails, and the pool listens only while it
+  // is idle: unheard, the process would end. The query in flight gets the same error, and a later
+  // query on that client fails, so the write that used it fails and the client is not reused.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new PostgresDriver(pool, config.schema);
 }
 

@@ -3,7 +3,7 @@ import { backfillOutput } from './backfill/output.js';
 import { runBackfill } from './backfill/run-backfill.js';
 import { failedBusinesses, formatSummary } from './backfill/summary.js';
 import type { BusinessOutcome } from '../sync/sync-event.js';
-import { failureFix, upstreamUnreachable } from './backfill/failure-fix.js';
+import { failedExit, failureFix } from './backfill/failure-fix.js';
 import { stoppedLines } from './backfill/stopped.js';
 import { lockStreams } from './backfill/stream-locks.js';
 import { EXIT, type ExitCode } from './failure/exit-codes.js';
@@ -80,5 +80,5 @@ function reportEnd(outcomes: readonly BusinessOutcome[], names: readonly string[
   for (const line of stopped) process.stderr.write(`${line}\n`);
   if (stopped.length > 0) return EXIT.signal;
   if (failed.length === 0) return EXIT.ok;
-  return failed.every(({ failure }) => upstreamUnreachable(failure)) ? EXIT.unreachable : EXIT.failed;
+  return failedExit(failed.map(({ failure }) => failure));
 }

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
 import { revisitSettings } from '../../sync/plan-businesses.js';
 import { syncBusiness } from '../../sync/sync-business.js';
-import type { BusinessOutcome, SyncEventHandler } from '../../sync/sync-event.js';
+import type { BusinessOutcome, StreamRunResult, SyncEvent, SyncEventHandler } from '../../sync/sync-event.js';
 import { walkSettings } from '../../sync/walkers/index.js';
 import { createUpstreamAgent, createUpstreamClient, upstreamFetch } from '../../upstream/index.js';
 import { planTables } from '../failure/preflight.js';
@@ -34,7 +34,11 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
       options.plans.map((plan) =>
         limit(async () => {
           const client = createUpstreamClient({ ...upstream, credentials: plan.credentials, dispatcher });
-          const onEvent: SyncEventHandler = (event) => reporter.event(plan.name, event);
+          const stored = new StoredTally();
+          const onEvent: SyncEventHandler = (event) => {
+            stored.hear(event);
+            reporter.event(plan.name, event);
+          };
           const fetchPayload = upstreamFetch({
             plan,
             client,
@@ -46,7 +50,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
           });
           const outcome = await syncBusiness({ plan, fetchPayload, sink, paging, revisit: revisitSettings(config), signal: options.signal, onEvent });
           await client.close();
-          return outcome;
+          return stored.countFailed(outcome);
         }),
       ),
     );
@@ -54,5 +58,36 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
     reporter.stop();
     await limiter.close();
     if (options.dispatcher === undefined) await dispatcher.close();
+  }
+}
+
+/**
+ * What a business's streams stored, page by page: a stream that fails has no result of its own,
+ * yet the pages stored before the failure are in the sink, and the summary counts them.
+ */
+class StoredTally {
+  readonly #streams = new Map<string, { pages: number; records: number; written: number; deadLettered: number }>();
+
+  hear(event: SyncEvent): void {
+    if (event.type !== 'page-stored') return;
+    const { stream, records, written, deadLettered } = event.page;
+    const sum = this.#streams.get(stream) ?? { pages: 0, records: 0, written: 0, deadLettered: 0 };
+    this.#streams.set(stream, {
+      pages: sum.pages + 1,
+      records: sum.records + records,
+      written: sum.written + written,
+      deadLettered: sum.deadLettered + deadLettered,
+    });
+  }
+
+  /** `outcome` with each failed stream's stored pages as its result. */
+  countFailed(outcome: BusinessOutcome): BusinessOutcome {
+    const streams = outcome.streams.map((stream) => {
+      if (stream.failure === undefined || stream.result !== undefined) return stream;
+      const sum = this.#streams.get(stream.stream) ?? { pages: 0, records: 0, written: 0, deadLettered: 0 };
+      const result: StreamRunResult = { ...sum, unchanged: Math.max(0, sum.records - sum.written - sum.deadLettered), warnings: [], stopped: false };
+      return { ...stream, result };
+    });
+    return { ...outcome, streams };
   }
 }

@@ -1,6 +1,7 @@
 import { describeThrown } from '../../http-policy/network-errors.js';
 import { outsideText, redactUrlCredentials, showUrl, type Redact } from '../../redact/index.js';
 import { connectorFix, type SinkFailureExplanation } from '../../sink.js';
+import { errorCodes, explainUnreachable, SinkUnavailableError } from '../../../connectors/sink-errors.js';
 import { EXIT, OperatorError } from './exit-codes.js';
 
 /** What a command was using when it failed, as the operator wrote it in the config. */
@@ -15,28 +16,6 @@ export interface Target {
   readonly explain?: (codes: readonly string[]) => SinkFailureExplanation | undefined;
 }
 
-const NETWORK_WORDS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  ETIMEDOUT: 'connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ECONNRESET: 'connection reset',
-};
-
-/** Every `code` along the `cause` chain (Node, undici and the connectors' drivers alike), outermost first. */
-function codesOf(error: unknown): string[] {
-  const codes: string[] = [];
-  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 6; depth += 1) {
-    const { code, cause } = current as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string') codes.push(code);
-    current = cause;
-  }
-  return codes;
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -49,14 +28,15 @@ export { showUrl };
  */
 export function explainFailure(error: unknown, target: Target, redact: Redact = redactUrlCredentials): OperatorError {
   if (error instanceof OperatorError) return error;
-  const codes = codesOf(error);
+  const codes = errorCodes(error);
   const at = `${target.service} at ${target.shown} (${target.key})`;
   const say = (what: string, fix: string, code: OperatorError['exitCode']): OperatorError => new OperatorError(`${what}\nfix: ${fix}`, code, { cause: error });
   const has = (...wanted: string[]): boolean => codes.some((code) => wanted.includes(code));
 
   // The connector already wrote the operator's two lines (which key, which choice).
   if (has('ENDPOINT_CHANGED') && error instanceof Error) return new OperatorError(error.message, EXIT.config, { cause: error });
-  const own = target.explain?.(codes);
+  // The sink already explained a failure under way, naming its key.
+  const own = error instanceof SinkUnavailableError ? { what: error.message, fix: error.fix, cause: error.kind } : target.explain?.(codes);
   if (own !== undefined) return say(own.what, own.fix, own.cause === 'filesystem' ? EXIT.filesystem : EXIT.unreachable);
   if (has('EADDRINUSE', 'EADDRNOTAVAIL'))
     return say(`${at}: the address is in use or not available`, `stop what listens there, or change ${target.key}`, EXIT.unreachable);
@@ -77,11 +57,9 @@ export function explainFailure(error: unknown, target: Target, redact: Redact = 
   if (has('ENOSPC', 'EDQUOT')) {
     return say(`${at}: the disk is full`, `free space on that disk, or move ${target.key} to another one; then run again (it resumes)`, EXIT.filesystem);
   }
+  const unreachable = explainUnreachable(error, target);
+  if (unreachable !== undefined) return say(unreachable.what, unreachable.fix, EXIT.unreachable);
   const thrown = describeThrown(error);
-  if (thrown.kind === 'network' || thrown.kind === 'timeout') {
-    const why = NETWORK_WORDS[thrown.code ?? thrown.label] ?? thrown.label;
-    return say(`cannot reach ${at}: ${why}`, `start ${target.service} there, or correct ${target.key}`, EXIT.unreachable);
-  }
   if (thrown.kind === 'tls') return say(`${at}: TLS failed (${thrown.label})`, `fix the certificate, or correct ${target.key}`, EXIT.unreachable);
   const text = outsideText(messageOf(error), redact, 300).split('\n')[0] ?? '';
   return say(`${at}: ${text}`, connectorFix(error) ?? 'run again with --verbose to see where it failed', EXIT.failed);
