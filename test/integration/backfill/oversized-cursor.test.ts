@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { backfillOnce, testConfig } from '../support/backfill-harness.js';
+import { backfillOnce, configDocument, testConfig } from '../support/backfill-harness.js';
+import { runCli } from '../support/cli-process.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
 
@@ -72,6 +73,21 @@ describe('an upstream that sends a 2 MiB next_cursor', () => {
     const next = await backfillOnce(config);
     expect(next.outcomes[0]?.streams[0]?.failure).toBeUndefined();
     expect(missing(databasePath, simulator)).toEqual([]);
+  });
+
+  it('`callsync backfill` names the stream and prints the fix line', async () => {
+    const configPath = join(directory, 'cli.json');
+    writeFileSync(configPath, JSON.stringify(configDocument(simulator, join(directory, 'cli.db'), { streams: ['calls'], rateLimit: false })));
+    simulator.setHostile({ hugeCursorBytes: TWO_MIB });
+    try {
+      const result = await runCli(['backfill', '--config', configPath, '--no-progress']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /business biz-1 failed: contract: stream "calls": GET \/calls sent a next_cursor of 2097152 bytes.*\n {2}fix: the upstream's cursors are too long/,
+      );
+    } finally {
+      simulator.setHostile({ hugeCursorBytes: 0 });
+    }
   });
 
   it('a stored cursor too long to send (as an older version stored it) is dropped: the run resumes by offset', async () => {
