@@ -75,8 +75,14 @@ export interface HookReceiver {
   readonly settings: HookSettings;
 }
 
-/** A refused body is discarded up to this many times the limit, or for this long, then the connection is cut. */
+/**
+ * After a refusal the rest of the body is read and thrown away, so the sender reads the answer,
+ * then the connection is cut: for a body over the limit up to this many times the limit, for any
+ * other refusal up to `DISCARD_BYTES` (a delivery is a few kilobytes; junk need not be read).
+ * Never for longer than `DISCARD_MS`.
+ */
 const DISCARD_FACTOR = 16;
+const DISCARD_BYTES = 65_536;
 const DISCARD_MS = 2_000;
 /** Refusals that end the connection once the body is drained: a sender over a limit gets no second request on it. */
 const SHED: ReadonlySet<DeliveryOutcome> = new Set(['too_large', 'busy']);
@@ -161,7 +167,8 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
   // The body is kept only when something in it is read after the signature.
   const keepsBody = settings.streamField !== undefined || bodyField !== undefined;
   const everySecret = [...new Set([...businesses.values()].map((b) => b.secret))];
-  const drain = { capBytes: settings.maxBodyBytes * DISCARD_FACTOR, capMs: DISCARD_MS };
+  const drainLarge = { capBytes: settings.maxBodyBytes * DISCARD_FACTOR, capMs: DISCARD_MS };
+  const drainOther = { capBytes: DISCARD_BYTES, capMs: DISCARD_MS };
 
   function counted(outcome: DeliveryOutcome, business: string | undefined): void {
     options.onDelivery?.(outcome, business, now());
@@ -175,7 +182,7 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
     if (outcome === 'rate_limited') headers['retry-after'] = String(Math.ceil(settings.rateLimit.perMs / 1000));
     if (outcome === 'busy') headers['retry-after'] = '1';
     if (outcome === 'timeout') return answerThenCut(req, res, STATUS[outcome], headers, body);
-    answerThenDrain(req, res, { status: STATUS[outcome], headers, body, close: SHED.has(outcome) }, drain);
+    answerThenDrain(req, res, { status: STATUS[outcome], headers, body, close: SHED.has(outcome) }, outcome === 'too_large' ? drainLarge : drainOther);
   }
 
   function claimOf(req: IncomingMessage, secrets: readonly string[]): Claim | DeliveryOutcome {

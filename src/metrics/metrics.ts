@@ -214,7 +214,7 @@ export function createMetrics(options: MetricsOptions = {}): CallsyncMetrics {
   const deadLetters = counter('callsync_dead_letters_total', 'Records sent to the dead-letter table.', withBusiness(['stream']));
   const deliveries = counter(
     'callsync_webhook_deliveries_total',
-    'Webhook deliveries received, by outcome (accepted, unauthorized, replayed, unknown_business, too_large, rate_limited, bad_request).',
+    'Webhook deliveries received, by outcome (accepted, duplicate, unauthorized, replayed, wrong_business, unknown_business, too_large, rate_limited, busy, timeout, aborted, bad_request).',
     withBusiness(['outcome']),
   );
   const runs = counter('callsync_sync_runs_total', 'Sync runs that reached the end of their stream, by what started them.', ['trigger']);
