@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { Logger } from 'pino';
+import { boundConnections, CONNECTIONS_CHECKING_INTERVAL_MS, type ConnectionLimits } from '../server/connection-limits.js';
 import { listen, type Listening } from '../server/listen.js';
 import type { HookReceiver, HookSettings } from './receiver.js';
 
@@ -9,26 +10,16 @@ export type HookServer = Listening;
 const BACKSTOP_MS = 5_000;
 
 /**
- * Caps connections: `maxConnections` in all (Node closes the ones past it) and
- * `maxConnectionsPerClient` per address (closed on arrival), so one address cannot take every
- * socket; headers must arrive within the body deadline, and Node checks its timeouts every second.
+ * The receiver's connection limits, wherever it listens: headers within the body deadline, and
+ * whatever is left of a request cut after the receiver's own deadline and drain.
  */
-function bound(server: Server, settings: HookSettings): void {
-  server.maxConnections = settings.maxConnections;
-  server.headersTimeout = settings.bodyTimeoutMs;
-  server.requestTimeout = settings.bodyTimeoutMs + BACKSTOP_MS;
-  const open = new Map<string, number>();
-  server.on('connection', (socket) => {
-    const address = socket.remoteAddress ?? 'unknown';
-    const count = open.get(address) ?? 0;
-    if (count >= settings.maxConnectionsPerClient) return void socket.destroy();
-    open.set(address, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left <= 0) open.delete(address);
-      else open.set(address, left);
-    });
-  });
+export function receiverConnectionLimits(settings: HookSettings): ConnectionLimits {
+  return {
+    maxConnections: settings.maxConnections,
+    maxConnectionsPerClient: settings.maxConnectionsPerClient,
+    headersTimeoutMs: settings.bodyTimeoutMs,
+    requestTimeoutMs: settings.bodyTimeoutMs + BACKSTOP_MS,
+  };
 }
 
 /** The receiver on a port of its own (`hooks.port`), so the operators' port can stay private. */
@@ -39,7 +30,7 @@ export async function startHookServer(options: {
   readonly logger: Logger;
 }): Promise<HookServer> {
   const { receiver, logger } = options;
-  const server = createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
+  const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS }, (req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     if (!receiver.owns(path)) {
       res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
@@ -50,7 +41,7 @@ export async function startHookServer(options: {
       res.destroy();
     });
   });
-  bound(server, receiver.settings);
+  boundConnections(server, receiverConnectionLimits(receiver.settings));
   const listening = await listen(server, options.host, options.port);
   logger.info({ url: listening.url }, 'webhook receiver listening');
   return listening;

@@ -3,7 +3,7 @@ import type { CallsyncConfig } from '../config/index.js';
 import type { CallsyncMetrics } from '../metrics/index.js';
 import type { ExtraRoutes } from '../server/index.js';
 import { DeliveryLog, SeenDeliveries } from './delivery-log.js';
-import { startHookServer, type HookServer } from './hook-server.js';
+import { receiverConnectionLimits, startHookServer, type HookServer } from './hook-server.js';
 import { createHookReceiver, type HookBusiness } from './receiver.js';
 import type { RedisClient } from '../redis/index.js';
 
@@ -52,7 +52,14 @@ export async function startHooks(options: HooksOptions): Promise<RunningHooks> {
     },
     logger: options.logger,
   });
-  if (hooks.port === undefined) return { routes: receiver, deliveries, close: () => Promise.resolve() };
+  if (hooks.port === undefined) {
+    const routes: ExtraRoutes = {
+      owns: (path) => receiver.owns(path),
+      handle: (req, res, path) => receiver.handle(req, res, path),
+      connectionLimits: receiverConnectionLimits(receiver.settings),
+    };
+    return { routes, deliveries, close: () => Promise.resolve() };
+  }
   const server = await startHookServer({ host: hooks.host, port: hooks.port, receiver, logger: options.logger });
   return { server, deliveries, close: () => server.close() };
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createHostCheck } from './allowed-hosts.js';
+import { boundConnections, CONNECTIONS_CHECKING_INTERVAL_MS, STATUS_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.js';
 import { createBearerCheck } from './bearer-auth.js';
 import { PAGE_CSP, send, sendJson } from './http-response.js';
 import { DEFAULT_READINESS_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './readiness.js';
@@ -65,6 +66,11 @@ export interface StatusServerOptions {
 export interface ExtraRoutes {
   owns(path: string): boolean;
   handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>;
+  /**
+   * The port's limits while it serves these routes (they face the internet, the status routes do
+   * not). @defaultValue STATUS_CONNECTION_LIMITS
+   */
+  readonly connectionLimits?: ConnectionLimits;
 }
 
 export type StatusServer = Listening;
@@ -173,13 +179,14 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
     }
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS }, (req, res) => {
     res.on('finish', () => logger.debug({ method: req.method, path: pathOf(req), status: res.statusCode }, 'status server request'));
     handle(req, res).catch((error: unknown) => {
       logger.error({ err: redact(error instanceof Error ? error.message : String(error)) }, 'status server could not answer');
       res.destroy();
     });
   });
+  boundConnections(server, options.extraRoutes?.connectionLimits ?? STATUS_CONNECTION_LIMITS);
   const listening = await listen(server, host, options.port);
   logger.info({ url: listening.url, auth: options.token !== undefined }, 'status server listening');
   return listening;
