@@ -104,7 +104,7 @@ export class SalesforceAuth implements TokenSource {
         this.#key = undefined;
         const why = isMissing(error) ? 'the file cannot be read' : 'it is not a PEM RSA private key';
         throw new SalesforceError('auth', `sink.auth.privateKeyPath: ${why} (${path}); point it to the private key whose certificate the connected app holds`, {
-          fix: 'point sink.auth.privateKeyPath to the PEM private key whose certificate the connected app holds (README: one-time org setup, step 1)',
+          fix: 'point sink.auth.privateKeyPath to the PEM private key whose certificate the connected app holds (connectors/salesforce/README.md, one-time org setup, step 1)',
         });
       });
     return this.#key;
@@ -129,7 +129,7 @@ export class SalesforceAuth implements TokenSource {
               "set sink.auth.consumerKey and sink.auth.consumerSecret to the connected app's key and secret",
             ];
     } else if (auth.flow === 'jwt' && /approved|user/i.test(message ?? '')) {
-      why = 'sink.auth.username is not pre-authorized for the connected app (README: one-time org setup, step 2)';
+      why = 'sink.auth.username is not pre-authorized for the connected app (connectors/salesforce/README.md, one-time org setup, step 2)';
       fix = "pre-authorize sink.auth.username: the app's Edit Policies → Admin approved users are pre-authorized, and add the user's profile or permission set";
     } else if (auth.flow === 'jwt' && /audience/i.test(message ?? '')) {
       why = "sink.loginUrl is not the org's login URL (login.salesforce.com, test.salesforce.com or My Domain)";
@@ -138,7 +138,7 @@ export class SalesforceAuth implements TokenSource {
       why = 'sink.auth.privateKeyPath does not hold the private key of the certificate uploaded to the connected app';
       fix = 'point sink.auth.privateKeyPath to the private key of the certificate uploaded to the connected app, or upload the matching certificate';
     } else {
-      why = 'the connected app does not allow the client credentials flow, or has no "Run As" user (README: one-time org setup)';
+      why = 'the connected app does not allow the client credentials flow, or has no "Run As" user (connectors/salesforce/README.md, one-time org setup)';
       fix = 'tick "Enable Client Credentials Flow" on the connected app, set its Run As user, and use the org\'s My Domain URL as sink.loginUrl';
     }
     return new SalesforceError('auth', this.#options.clean(`salesforce refused the token request (${said}): ${why}`), {

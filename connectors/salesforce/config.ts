@@ -7,7 +7,7 @@ const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}(__c)?$/, { error
 
 /**
  * OAuth 2.0 JWT bearer flow: the connected app's consumer key, the integration user, and the
- * private key whose certificate is uploaded to the connected app (README: one-time org setup).
+ * private key whose certificate is uploaded to the connected app (connectors/salesforce/README.md, one-time org setup).
  */
 const jwtAuthSchema = z.strictObject({
   flow: z.literal('jwt'),

@@ -70,15 +70,15 @@ export function salesforceFix(problem: SalesforceErrorKind, status: number | und
   switch (problem) {
     case 'auth':
       return status === 401
-        ? "Salesforce refused a new session at once: check that the integration user (sink.auth.username, or the connected app's Run As user) is active and the app allows the api scope (README: one-time org setup, step 2)"
-        : 'check sink.auth (consumerKey, username and privateKeyPath, or consumerSecret) against the connected app, and sink.loginUrl (README: one-time org setup, step 2)';
+        ? "Salesforce refused a new session at once: check that the integration user (sink.auth.username, or the connected app's Run As user) is active and the app allows the api scope (connectors/salesforce/README.md, one-time org setup, step 2)"
+        : 'check sink.auth (consumerKey, username and privateKeyPath, or consumerSecret) against the connected app, and sink.loginUrl (connectors/salesforce/README.md, one-time org setup, step 2)';
     case 'setup':
-      return 'create or correct the Task fields named by sink.externalIdField, sink.recordField, sink.recordingUrlField and sink.mapping.fields (README: one-time org setup, step 3)';
+      return 'create or correct the Task fields named by sink.externalIdField, sink.recordField, sink.recordingUrlField and sink.mapping.fields (connectors/salesforce/README.md, one-time org setup, step 3)';
     case 'allocation':
       return "writing goes on by itself when the window has room; to give callsync more of the org's allocation raise sink.limits.share (or sink.limits.requestsPer24h), or let it wait longer with sink.limits.maxWaitSeconds";
     case 'refused':
       if (status === 403 || (errorCode !== undefined && ACCESS_CODES.has(errorCode)))
-        return "give the integration user (sink.auth.username, or the connected app's Run As user) API access and edit access to Tasks (README: one-time org setup)";
+        return "give the integration user (sink.auth.username, or the connected app's Run As user) API access and edit access to Tasks (connectors/salesforce/README.md, one-time org setup)";
       if (status === 404 || errorCode === 'NOT_FOUND' || errorCode === 'UNSUPPORTED_API_VERSION')
         return 'set sink.apiVersion to a version the org offers (46.0 or later)';
       return 'Salesforce refused the request as sent: check that sink.mapping.fields, sink.recordField and sink.recordingUrlField name Task fields of the right type, and sink.apiVersion; the message says what it refused';

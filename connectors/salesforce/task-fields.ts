@@ -28,7 +28,7 @@ export async function checkTaskFields(http: SalesforceHttp, config: SalesforceCo
   const list = (body as { fields?: unknown } | undefined)?.fields;
   const fields = new Map((Array.isArray(list) ? (list as DescribedField[]) : []).map((field) => [field.name.toLowerCase(), field]));
   const id = fields.get(config.externalIdField.toLowerCase());
-  const step = 'README: one-time org setup, step 3';
+  const step = 'connectors/salesforce/README.md, one-time org setup, step 3';
   if (id === undefined)
     throw new SalesforceError(
       'setup',

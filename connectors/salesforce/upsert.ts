@@ -151,10 +151,10 @@ function results(status: number, body: unknown, options: UpsertOptions): readonl
   if (status === 300) {
     throw new SalesforceError(
       'setup',
-      `salesforce: sink.externalIdField ${options.externalIdField} holds the same value on several Tasks (300 Multiple Choices); make the field Unique (README: one-time org setup, step 3)`,
+      `salesforce: sink.externalIdField ${options.externalIdField} holds the same value on several Tasks (300 Multiple Choices); make the field Unique (connectors/salesforce/README.md, one-time org setup, step 3)`,
       {
         status: 300,
-        fix: 'merge the duplicate Tasks, then tick "Unique" on the Task field that sink.externalIdField names (README: one-time org setup, step 3)',
+        fix: 'merge the duplicate Tasks, then tick "Unique" on the Task field that sink.externalIdField names (connectors/salesforce/README.md, one-time org setup, step 3)',
       },
     );
   }
@@ -174,7 +174,7 @@ function setupProblem(error: unknown): SalesforceError | undefined {
     return undefined;
   return new SalesforceError(
     'setup',
-    `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; README: one-time org setup)`,
+    `${error.message} (check sink.mapping.fields, sink.recordingUrlField, sink.recordField and sink.externalIdField against the Task fields; connectors/salesforce/README.md, one-time org setup)`,
     { ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }) },
     { cause: error },
   );

@@ -64,7 +64,7 @@ const CALL_DETAILS_004 = Object.freeze({
   ] as const,
 });
 
-/** Migration 005: the reporting views (README "SQL schema"). Missed = any status but `completed`. */
+/** Migration 005: the reporting views (docs/schema.md). Missed = any status but `completed`. */
 async function createViews005(db: Kysely<unknown>, adapter: SqlAdapter): Promise<void> {
   const calls = qualifiedTable(adapter, 'calls');
   const figures =

@@ -12,7 +12,7 @@ function fixLine(command: Command): string {
 
 /**
  * Makes a command line mistake of `program` or any of its commands (an unknown option or command,
- * a missing or invalid argument) end with {@link EXIT.config}, as README "Exit codes" says,
+ * a missing or invalid argument) end with {@link EXIT.config}, as docs/commands.md "Exit codes and messages" says,
  * instead of commander's exit 1; commander's `error: …` line is followed by a `fix:` line naming
  * that command's help. Call once every command is registered: each gets its own fix line.
  * Returns what to do with anything `parseAsync` throws: the exit code for commander's errors

@@ -28,7 +28,7 @@ const businessFromSchema = z.union([z.strictObject({ header: headerName }), z.st
   error: 'expected { header: NAME } or { field: NAME }',
 });
 
-/** The webhook receiver of `run` (README "Webhooks"); absent, `run` receives none. */
+/** The webhook receiver of `run` (docs/operations.md "Webhooks"); absent, `run` receives none. */
 export const hooksSchema = z.strictObject({
   // Its own port; absent, the receiver is a route of the operators' server (`server.port`).
   port: z.int().min(0).max(65_535).optional(),

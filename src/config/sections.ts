@@ -216,7 +216,7 @@ export const serverSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: z.int().min(0).max(65_535).default(9464),
   token: z.string().min(1).optional(),
-  // Names the status server answers to besides IP literals and localhost (DNS rebinding: README "Status server").
+  // Names the status server answers to besides IP literals and localhost (DNS rebinding: docs/operations.md "Health, metrics and the status page").
   allowedHosts: z.array(hostNameSetting, { error: 'expected a list of host names' }).default([]),
 });
 
@@ -230,7 +230,7 @@ export const metricsSchema = z.strictObject({
 
 export const backfillSchema = z.strictObject({ concurrency: z.int().min(1).max(64).default(4) });
 
-/** Settings of `run`'s BullMQ workers; see README "Run settings". */
+/** Settings of `run`'s BullMQ workers; see docs/configuration.md "Run settings". */
 export const workerSchema = z.strictObject({
   concurrency: z.int().min(1).max(256).default(8),
   maxBudgetWaitMs: z.int().min(0).default(2_000),

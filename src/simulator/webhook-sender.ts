@@ -7,7 +7,7 @@ type WebhookEvent = 'call.created' | 'call.updated' | 'call.deleted' | 'voicemai
 
 /**
  * The simulator as a webhook sender (`SimulatorOptions.webhooks`, `--webhooks URL`). The spec
- * names webhooks but no scheme, so it signs the way callsync's defaults read (README "Webhooks"):
+ * names webhooks but no scheme, so it signs the way callsync's defaults read (docs/operations.md "Webhooks"):
  * `X-Webhook-Timestamp` = Unix seconds, `X-Webhook-Signature` = hex HMAC-SHA256 of `timestamp.body`.
  */
 export interface WebhookSenderOptions {

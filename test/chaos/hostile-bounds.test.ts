@@ -13,7 +13,7 @@ import { chaosRunConfig, collectLogs, readStatus, spawnRun, stopAll, waitFor, wa
 import { sleep } from './support/seeded.js';
 import { countRows, diffSqlite } from './support/sqlite-figures.js';
 
-// Bounds small enough for a test, the defaults' roles unchanged (README, config reference).
+// Bounds small enough for a test, the defaults' roles unchanged (docs/configuration.md).
 const TIMEOUT_MS = 2_000;
 const MAX_WAIT_MS = 2_000;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;

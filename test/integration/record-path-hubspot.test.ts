@@ -12,7 +12,7 @@ describe('the HubSpot upsert path', () => {
   beforeAll(async () => void (fake = await startFakeHubSpot()));
   afterAll(() => fake.close());
 
-  it('crosses the files the README lists, and no more', async () => {
+  it('crosses the files docs/architecture.md lists, and no more', async () => {
     // The path ends at HubSpot's batch upsert answer: the state store that then keeps the
     // acknowledged copy and the checkpoint is test code here (not counted), and contact
     // association, which follows the answer, is off.

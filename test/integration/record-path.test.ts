@@ -11,7 +11,7 @@ describe('the record path', () => {
   beforeAll(async () => void (dir = await mkdtemp(join(tmpdir(), 'callsync-record-path-'))));
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('crosses the files the README lists, and no more', async () => {
+  it('crosses the files docs/architecture.md lists, and no more', async () => {
     const traced = await traceRecordPath((upstream, run) => {
       const sinkConfig: SinkConfig = { type: 'sqlite', path: join(dir, `${run}.db`) };
       return backfillCalls(upstream, sinkConfig, (config) => createSink(config, { logger: silentLogger() }));

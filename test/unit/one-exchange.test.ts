@@ -21,7 +21,7 @@ const BODY_READ = /\.body\.(?:text|json|arrayBuffer|blob|dump)\(|for\s+await\s*\
 
 const matching = (pattern: { test: (source: string) => boolean }): string[] => code.filter((file) => pattern.test(text(file)));
 
-describe('one HTTP exchange (README "One HTTP exchange")', () => {
+describe('one HTTP exchange (docs/architecture.md "One HTTP exchange")', () => {
   it('scans the code base (so the checks below cannot pass on an empty list)', () => {
     expect(code).toContain('src/http-policy/exchange.ts');
     expect(code).toContain('connectors/hubspot/http-client.ts');

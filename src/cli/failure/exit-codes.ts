@@ -1,5 +1,5 @@
 /**
- * The exit codes every command uses (README "Exit codes"); scripts and supervisors branch on them,
+ * The exit codes every command uses (docs/commands.md "Exit codes and messages"); scripts and supervisors branch on them,
  * so a code keeps its meaning across releases.
  */
 export const EXIT = {

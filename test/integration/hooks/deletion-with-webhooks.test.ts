@@ -8,7 +8,7 @@ import { hooksRunConfig, metricValue, SECRETS } from './run-hooks.js';
 /**
  * With webhooks and a schedule far longer than the test (1 h), every run after the first start is
  * a webhook's. A deletion upstream is not data a webhook carries: it reaches the mirror through
- * reconciliation after runs, which needs three of them (README "In `run`, with no operator"):
+ * reconciliation after runs, which needs three of them (docs/how-sync-works.md "In `run`, with no operator"):
  * the `call.deleted` delivery's run sees the difference, the next confirms the drift and walks,
  * the one after walks again past `deleteAfter` and marks it.
  */

@@ -4,7 +4,7 @@ import pino, { type Logger } from 'pino';
 import { startHookServer, type HookServer } from '../../../src/hooks/hook-server.js';
 import { createHookReceiver, type DeliveryOutcome, type HookBusiness, type HookReceiver, type HookSettings } from '../../../src/hooks/receiver.js';
 
-/** The receiver's settings with the config's defaults (README "Webhooks"), paths by business. */
+/** The receiver's settings with the config's defaults (docs/operations.md "Webhooks"), paths by business. */
 export const DEFAULTS: HookSettings = {
   path: '/hooks',
   auth: 'hmac',
@@ -19,7 +19,7 @@ export const DEFAULTS: HookSettings = {
   bodyTimeoutMs: 10_000,
 };
 
-/** Signed by hand (README "Webhooks"), not with the receiver's own signer. */
+/** Signed by hand (docs/operations.md "Webhooks"), not with the receiver's own signer. */
 export function signed(secret: string, body: string, atSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
   const signature = createHmac('sha256', secret).update(`${atSeconds}.${body}`).digest('hex');
   return { 'content-type': 'application/json', 'x-webhook-signature': signature, 'x-webhook-timestamp': String(atSeconds) };

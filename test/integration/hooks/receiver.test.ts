@@ -16,7 +16,7 @@ const SETTINGS: HookSettings = {
 };
 const SECRETS = { acme: 'acme-secret-1', globex: 'globex-secret-2' } as const;
 
-/** Signed here by hand (README "Webhooks"), not with the receiver's own signer. */
+/** Signed here by hand (docs/operations.md "Webhooks"), not with the receiver's own signer. */
 function signed(business: keyof typeof SECRETS, body: string, atSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
   const signature = createHmac('sha256', SECRETS[business]).update(`${atSeconds}.${body}`).digest('hex');
   return { 'content-type': 'application/json', 'x-webhook-signature': signature, 'x-webhook-timestamp': String(atSeconds) };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-process.js';
 
-// Issue 30 item 19: commander ended these with exit 1 (and the whole help), though README "Exit codes" gives 2 to a bad command line.
+// Issue 30 item 19: commander ended these with exit 1 (and the whole help), though docs/commands.md "Exit codes and messages" gives 2 to a bad command line.
 describe('a command line mistake', () => {
   it.each([
     ['an unknown command', ['nosuch'], "error: unknown command 'nosuch'", 'callsync'],
