@@ -1,3 +1,5 @@
+import { ClientShares } from '../server/connection-limits.js';
+
 /** Sources remembered at most; past it the oldest window is dropped (a flood of addresses must not grow memory). */
 const MAX_SOURCES = 10_000;
 
@@ -55,42 +57,6 @@ export class LogThrottle {
   }
 }
 
-/**
- * Concurrent deliveries, in all and per client address: one address holding `perClient` of them
- * leaves the rest to the others. Past either cap a delivery is answered 503 before its body is read.
- */
-export class Slots {
-  readonly #max: number;
-  readonly #perClient: number;
-  readonly #held = new Map<string, number>();
-  #total = 0;
-
-  constructor(max: number, perClient: number) {
-    this.#max = max;
-    this.#perClient = perClient;
-  }
-
-  /** Takes a slot for `source`; false when none is free (nothing is taken then). */
-  take(source: string): boolean {
-    const mine = this.#held.get(source) ?? 0;
-    if (this.#total >= this.#max || mine >= this.#perClient) return false;
-    this.#held.set(source, mine + 1);
-    this.#total += 1;
-    return true;
-  }
-
-  release(source: string): void {
-    const mine = this.#held.get(source) ?? 0;
-    if (mine <= 1) this.#held.delete(source);
-    else this.#held.set(source, mine - 1);
-    this.#total -= 1;
-  }
-
-  get total(): number {
-    return this.#total;
-  }
-}
-
 /** Bytes of bodies one delivery keeps while it is read; given back with `release`. */
 interface BudgetHold {
   /** Makes the hold `bytes` large (never smaller); false when the budget cannot take it (the hold stays as it was). */
@@ -105,36 +71,25 @@ interface BudgetHold {
  * body), so stalled bodies from one address cannot leave the others a 503.
  */
 export class ByteBudget {
-  readonly #capacity: number;
-  readonly #perClient: number;
-  readonly #byClient = new Map<string, number>();
-  #used = 0;
+  readonly #shares: ClientShares;
 
   constructor(capacity: number, maxBodyBytes: number) {
-    this.#capacity = Math.max(capacity, maxBodyBytes);
-    this.#perClient = Math.max(Math.floor(capacity / 4), maxBodyBytes);
+    this.#shares = new ClientShares(Math.max(capacity, maxBodyBytes), Math.max(Math.floor(capacity / 4), maxBodyBytes));
   }
 
   /** An empty hold for `source`. */
   hold(source: string): BudgetHold {
     let held = 0;
-    const add = (delta: number): void => {
-      this.#used += delta;
-      const next = (this.#byClient.get(source) ?? 0) + delta;
-      if (next <= 0) this.#byClient.delete(source);
-      else this.#byClient.set(source, next);
-    };
     return {
       grow: (bytes) => {
         const delta = bytes - held;
         if (delta <= 0) return true;
-        if (this.#used + delta > this.#capacity || (this.#byClient.get(source) ?? 0) + delta > this.#perClient) return false;
-        add(delta);
+        if (!this.#shares.tryAdd(source, delta)) return false;
         held = bytes;
         return true;
       },
       release: () => {
-        add(-held);
+        this.#shares.remove(source, held);
         held = 0;
       },
     };
@@ -142,7 +97,7 @@ export class ByteBudget {
 
   /** Bytes held now, by every delivery together. */
   get used(): number {
-    return this.#used;
+    return this.#shares.used;
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ByteBudget, ClientRateLimit, CountedLine, LogThrottle, Slots } from './client-limits.js';
+import { ByteBudget, ClientRateLimit, CountedLine, LogThrottle } from './client-limits.js';
+import { ClientShares } from '../server/connection-limits.js';
 
 describe('ClientRateLimit', () => {
   it('lets `requests` through per window and per client, then refuses until the window ends', () => {
@@ -30,15 +31,15 @@ describe('LogThrottle', () => {
   });
 });
 
-describe('Slots', () => {
+describe('ClientShares (deliveries in progress)', () => {
   it('caps deliveries in all and per client, and gives a released slot back', () => {
-    const slots = new Slots(3, 2);
-    expect([slots.take('a'), slots.take('a'), slots.take('a')]).toEqual([true, true, false]);
-    expect(slots.take('b')).toBe(true);
-    expect(slots.take('c')).toBe(false);
-    slots.release('a');
-    expect(slots.take('c')).toBe(true);
-    expect(slots.total).toBe(3);
+    const slots = new ClientShares(3, 2);
+    expect([slots.tryAdd('a', 1), slots.tryAdd('a', 1), slots.tryAdd('a', 1)]).toEqual([true, true, false]);
+    expect(slots.tryAdd('b', 1)).toBe(true);
+    expect(slots.tryAdd('c', 1)).toBe(false);
+    slots.remove('a', 1);
+    expect(slots.tryAdd('c', 1)).toBe(true);
+    expect(slots.used).toBe(3);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { ByteBudget, ClientRateLimit, CountedLine, LogThrottle, Slots } from './client-limits.js';
+import { ByteBudget, ClientRateLimit, CountedLine, LogThrottle } from './client-limits.js';
+import { ClientShares } from '../server/connection-limits.js';
 import { answerThenCut, answerThenDrain, fieldText, readBody } from './read-body.js';
 import { BodyDigest, matchToken, readClaim, type SignatureSettings, type SignedClaim } from './signature.js';
 
@@ -157,7 +158,8 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
   const { settings, businesses, logger } = options;
   const now = options.now ?? Date.now;
   const limit = new ClientRateLimit(settings.rateLimit.requests, settings.rateLimit.perMs);
-  const slots = new Slots(settings.maxConnections, settings.maxConnectionsPerClient);
+  // Deliveries in progress: past either cap a delivery is answered 503 before its body is read.
+  const slots = new ClientShares(settings.maxConnections, settings.maxConnectionsPerClient);
   const budget = new ByteBudget(settings.maxBytesInFlight, settings.maxBodyBytes);
   const logged = new LogThrottle();
   const aborted = new CountedLine((count) => logger.warn({ count }, 'webhook bodies cut off by their senders (one line a minute at most)'));
@@ -280,7 +282,7 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
   return {
     settings,
     owns: (path) => path === base || (path.startsWith(`${base}/`) && path.length > base.length + 1 && !path.slice(base.length + 1).includes('/')),
-    inFlight: () => ({ deliveries: slots.total, bytes: budget.used }),
+    inFlight: () => ({ deliveries: slots.used, bytes: budget.used }),
     async handle(req, res, path) {
       const source = req.socket.remoteAddress ?? 'unknown';
       if (req.method !== 'POST') {
@@ -293,11 +295,11 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
       if (Number(req.headers['content-length'] ?? '0') > settings.maxBodyBytes) return refuse(req, res, source, 'too_large', known);
       const claim = claimOf(req, known === undefined ? everySecret : [businesses.get(known)?.secret ?? '']);
       if (typeof claim === 'string') return refuse(req, res, source, claim, known);
-      if (!slots.take(source)) return refuse(req, res, source, 'busy', known);
+      if (!slots.tryAdd(source, 1)) return refuse(req, res, source, 'busy', known);
       try {
         await receive(req, res, source, known, claim);
       } finally {
-        slots.release(source);
+        slots.remove(source, 1);
       }
     },
   };

@@ -29,21 +29,54 @@ export const STATUS_CONNECTION_LIMITS: ConnectionLimits = {
  */
 export const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
+/**
+ * A capacity shared by client addresses, capped in all and per address so one address cannot take
+ * it all: connections, deliveries in progress, bytes of bodies held.
+ */
+export class ClientShares {
+  readonly #capacity: number;
+  readonly #perClient: number;
+  readonly #byClient = new Map<string, number>();
+  #used = 0;
+
+  constructor(capacity: number, perClient: number) {
+    this.#capacity = capacity;
+    this.#perClient = perClient;
+  }
+
+  /** Adds `amount` for `source`; false, with nothing added, when either cap would be passed. */
+  tryAdd(source: string, amount: number): boolean {
+    const mine = this.#byClient.get(source) ?? 0;
+    if (this.#used + amount > this.#capacity || mine + amount > this.#perClient) return false;
+    this.#byClient.set(source, mine + amount);
+    this.#used += amount;
+    return true;
+  }
+
+  /** Gives back `amount` that `source` added. */
+  remove(source: string, amount: number): void {
+    const left = (this.#byClient.get(source) ?? 0) - amount;
+    if (left <= 0) this.#byClient.delete(source);
+    else this.#byClient.set(source, left);
+    this.#used -= amount;
+  }
+
+  /** What every address holds together, now. */
+  get used(): number {
+    return this.#used;
+  }
+}
+
 /** Applies the limits to a server before it listens: every port callsync opens is bounded alike. */
 export function boundConnections(server: Server, limits: ConnectionLimits): void {
   server.maxConnections = limits.maxConnections;
   server.headersTimeout = limits.headersTimeoutMs;
   server.requestTimeout = limits.requestTimeoutMs;
-  const open = new Map<string, number>();
+  // Node itself enforces the total (server.maxConnections); this counts per address.
+  const open = new ClientShares(Number.POSITIVE_INFINITY, limits.maxConnectionsPerClient);
   server.on('connection', (socket) => {
     const address = socket.remoteAddress ?? 'unknown';
-    const count = open.get(address) ?? 0;
-    if (count >= limits.maxConnectionsPerClient) return void socket.destroy();
-    open.set(address, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left <= 0) open.delete(address);
-      else open.set(address, left);
-    });
+    if (!open.tryAdd(address, 1)) return void socket.destroy();
+    socket.once('close', () => open.remove(address, 1));
   });
 }

@@ -100,12 +100,24 @@ export function replacedUtf8(payload: JsonObject, descriptor: StreamDescriptor, 
   return { ids, message };
 }
 
+/** True when two stored records of the page share an id: nearly never, so this is a set insertion per record. */
+function repeatsAnId(items: readonly WalkItem[]): boolean {
+  const ids = new Set<string>();
+  for (const { result } of items) {
+    if (!result.ok) continue;
+    const before = ids.size;
+    if (ids.add(result.id).size === before) return true;
+  }
+  return false;
+}
+
 /**
  * Ids shared on one page by records that differ (`1` and `"1"` both read as id "1"): the sink
- * keeps one row, the later record. Exact copies lose nothing and are not named. One map entry
- * per record; records are compared only when an id repeats.
+ * keeps one row, the later record. Exact copies lose nothing and are not named. Records are kept
+ * and compared only on a page where an id repeats.
  */
 export function mergedIds(items: readonly WalkItem[], descriptor: StreamDescriptor): { ids: string[]; message: string } | undefined {
+  if (!repeatsAnId(items)) return undefined;
   const first = new Map<string, Json>();
   let merged: Set<string> | undefined;
   for (const { raw, result } of items) {
