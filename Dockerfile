@@ -17,6 +17,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY connectors ./connectors
+COPY simulator ./simulator
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
@@ -33,4 +34,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.CALLSYNC_HEALTH_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM from `docker stop` is a graceful shutdown (worker.shutdownTimeoutMs, default 25 s).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/cli/main.js", "run", "--config", "/config/callsync.yaml"]
+CMD ["node", "dist/src/entry/cli/main.js", "run", "--config", "/config/callsync.yaml"]

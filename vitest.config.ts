@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.unit.test.ts', 'connectors/**/*.unit.test.ts', 'test/unit/**/*.test.ts', 'test/docs/**/*.test.ts'],
+          include: ['src/**/*.unit.test.ts', 'connectors/**/*.unit.test.ts', 'simulator/**/*.unit.test.ts', 'test/unit/**/*.test.ts', 'test/docs/**/*.test.ts'],
           testTimeout: 10_000,
         },
       },

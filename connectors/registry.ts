@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanation } from '../src/sink.js';
+import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanation } from '../src/sink/sink.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
 import { salesforceSinkFactory } from './salesforce/index.js';

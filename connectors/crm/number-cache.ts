@@ -1,4 +1,4 @@
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 
 /** How long "nobody has this number" is believed before the CRM is asked again. */
 export const NEGATIVE_CACHE_MS = 10 * 60_000;

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { parsePhone } from '../../src/normalize/index.js';
-import type { SinkNote } from '../../src/sink.js';
+import type { SinkNote } from '../../src/sink/sink.js';
 
 /**
  * The rule every CRM connector uses to find the customer on a call or voicemail. The upstream

@@ -1,5 +1,5 @@
-import type { StreamTable } from '../../src/sink.js';
-import type { StateStoreRecords } from '../parts.js';
+import type { StreamTable } from '../../src/sink/sink.js';
+import type { StateStoreRecords } from '../../src/sink/parts.js';
 import { toE164 } from './other-party.js';
 
 /** The built-in stream of a business's tracked numbers and its column holding the number. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamTable } from '../../src/sink.js';
+import type { StreamTable } from '../../src/sink/sink.js';
 import { MemoryStateStore } from '../../test/fakes/memory-state-store.js';
 import { TrackedNumbers } from './tracked-numbers.js';
 

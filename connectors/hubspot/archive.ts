@@ -1,4 +1,4 @@
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 import { invalidAnswer } from './classify.js';
 import { batchParts, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, readCallIdsByUnique } from './batch-answer.js';
 import { HubSpotError } from './errors.js';

@@ -1,5 +1,5 @@
-import { chunks } from '../../src/chunks.js';
-import { backoffDelayMs, type BackoffOptions } from '../../src/http-policy/index.js';
+import { chunks } from '../../src/base/chunks.js';
+import { backoffDelayMs, type BackoffOptions } from '../../src/http/index.js';
 import { batchParts, errorMessageFor } from './batch-answer.js';
 import type { HubSpotHttp } from './http-client.js';
 import type { Clock } from './budget.js';

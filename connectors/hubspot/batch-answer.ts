@@ -3,7 +3,7 @@
  * (`results[]`, `errors[]`, `numErrors`), their size limit, and reading calls back by the unique
  * property (upserts whose results do not name it, archives, conflicts).
  */
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 import { isHubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
 

@@ -1,4 +1,4 @@
-import { abortableSleep } from '../../src/http-policy/index.js';
+import { abortableSleep } from '../../src/http/index.js';
 import type { HubSpotLimits } from './config.js';
 
 /** Time source of the limiters; injected so tests need no real waiting. */

@@ -1,6 +1,6 @@
-import { classifyHttp, servicePolicy, type ServiceTraits } from '../../src/http-policy/index.js';
-import type { FailureKind, HttpFailureKind } from '../../src/http-policy/index.js';
-import { truncate } from '../../src/redact/index.js';
+import { classifyHttp, servicePolicy, type ServiceTraits } from '../../src/http/index.js';
+import type { FailureKind, HttpFailureKind } from '../../src/http/index.js';
+import { truncate } from '../../src/base/redact/index.js';
 import type { HubSpotRetryPolicy } from './config.js';
 
 /** HubSpot: at least a second after an unexplained 429; server waits get jitter (portal-wide limits). */
@@ -68,7 +68,7 @@ const KINDS: Partial<Record<HttpFailureKind, HubSpotErrorKind>> = {
 };
 
 /**
- * What a HubSpot failure means, by the shared HTTP policy (`src/http-policy/`) with HubSpot's own
+ * What a HubSpot failure means, by the shared HTTP policy (`src/http/`) with HubSpot's own
  * 429 policies: DAILY stops (no retry: the portal's quota is gone until HubSpot resets it),
  * SECONDLY waits a second, TEN_SECONDLY_ROLLING waits the advertised interval; `Retry-After` wins
  * when present, on any status. 5xx and network errors retry with full-jitter backoff. 400/409 are

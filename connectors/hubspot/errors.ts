@@ -1,4 +1,4 @@
-import { HttpError } from '../../src/http-policy/index.js';
+import { HttpError } from '../../src/http/index.js';
 import type { Classification, HubSpotErrorKind } from './classify.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { send } from '../../src/http-policy/index.js';
-import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/index.js';
-import { createRedactor, forTerminal } from '../../src/redact/index.js';
+import { send } from '../../src/http/index.js';
+import type { ExchangeDecision, ExchangeOutcome } from '../../src/http/index.js';
+import { createRedactor, forTerminal } from '../../src/base/redact/index.js';
 import type { Dispatcher } from 'undici';
 import type { Clock, HubSpotBudget, RequestKind } from './budget.js';
 import { classifyHubSpotFailure, stopAnswer, type Classification, type HubSpotFailure } from './classify.js';
@@ -39,7 +39,7 @@ interface HubSpotResponse {
 }
 
 /**
- * Every HubSpot request goes through here, as one exchange (`send()` of `src/http-policy`): the
+ * Every HubSpot request goes through here, as one exchange (`send()` of `src/http`): the
  * budget before every attempt, one deadline over headers and body, the size bound, redaction of
  * the token. HubSpot brings its decide hook: learn from the rate-limit headers, retry what the
  * classifier says to retry; anything else becomes a {@link HubSpotError}.

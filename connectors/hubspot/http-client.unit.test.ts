@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { trickling } from '../../src/http-policy/trickle.unit.js';
+import { trickling } from '../../src/http/trickle.unit.js';
 import type { HubSpotHttp, HubSpotHttpOptions } from './http-client.js';
 import { fakeClock, mockedHubSpotHttp, ORIGIN } from './mock-portal.unit.js';
 

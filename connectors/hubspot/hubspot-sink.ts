@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { Sink, SinkDeps } from '../../src/sink.js';
-import { ManagedSink } from '../managed-sink.js';
-import type { StateStore } from '../parts.js';
+import type { Sink, SinkDeps } from '../../src/sink/sink.js';
+import { ManagedSink } from '../../src/sink/managed-sink.js';
+import type { StateStore } from '../../src/sink/parts.js';
 import type { HubSpotConfig } from './config.js';
 import { HubSpotTarget } from './hubspot-target.js';
 import type { Clock } from './budget.js';

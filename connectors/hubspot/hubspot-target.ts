@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
+import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { directionDecidedNote, TrackedNumbers } from '../crm/index.js';
-import type { StateStoreRecords, Target, TargetOutcome } from '../parts.js';
+import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import { archiveCalls } from './archive.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
 import { HubSpotBudget, systemClock, type Clock } from './budget.js';

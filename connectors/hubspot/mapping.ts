@@ -1,4 +1,4 @@
-import type { ColumnValue, Json, SyncRecord } from '../../src/sink.js';
+import type { ColumnValue, Json, SyncRecord } from '../../src/sink/sink.js';
 import { otherParty, type PartyBasis } from '../crm/index.js';
 import type { HubSpotMappingOverrides } from './config.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnValue, Json, SyncRecord } from '../../src/sink.js';
+import type { ColumnValue, Json, SyncRecord } from '../../src/sink/sink.js';
 import { CALL_STATUS, defaultCallMapping, hubspotCallStatus, LEFT_VOICEMAIL_DISPOSITION, mapRecordToCall, resolveMapping } from './mapping.js';
 
 const call = (fields: Record<string, ColumnValue>, raw: Json = {}): SyncRecord => ({

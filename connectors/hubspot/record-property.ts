@@ -1,4 +1,4 @@
-import type { SyncRecord } from '../../src/sink.js';
+import type { SyncRecord } from '../../src/sink/sink.js';
 import { isHubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';
 

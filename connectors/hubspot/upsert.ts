@@ -1,4 +1,4 @@
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 import { batchParts, errorCategoryFor, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, propertyOf, readCallIdsByUnique } from './batch-answer.js';
 import { isHubSpotError, type HubSpotError } from './errors.js';
 import type { HubSpotHttp } from './http-client.js';

@@ -1,5 +1,5 @@
-import type { SinkDescription, SinkFailureExplanation } from '../../src/sink.js';
-import { errorCodes, explainUnreachable } from '../sink-errors.js';
+import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sink.js';
+import { errorCodes, explainUnreachable } from '../../src/sink/sink-errors.js';
 
 /**
  * pg's own errors for a connection that ended under it, which carry no code: the socket closed

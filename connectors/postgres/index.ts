@@ -1,7 +1,7 @@
-import { showUrl, urlPlace } from '../../src/redact/index.js';
-import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink.js';
+import { showUrl, urlPlace } from '../../src/base/redact/index.js';
+import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
 import { explainPostgresError, explainPostgresFailure } from './explain.js';
-import { ManagedSink } from '../managed-sink.js';
+import { ManagedSink } from '../../src/sink/managed-sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { postgresConfigSchema } from './postgres-config.js';
 import type { PostgresSinkConfig } from './postgres-config.js';

@@ -1,5 +1,5 @@
 import type { ColumnDefinitionBuilder } from 'kysely';
-import type { ColumnType, Json } from '../../src/sink.js';
+import type { ColumnType, Json } from '../../src/sink/sink.js';
 import type { SqlAdapter } from '../sql/sql-dialect.js';
 import { postgresRawValue } from './postgres-raw-value.js';
 

@@ -1,4 +1,4 @@
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 import type { SalesforceConfig } from './config.js';
 import type { SalesforceHttp } from './http.js';
 import { runQueries, soqlString } from './queries.js';

@@ -1,4 +1,4 @@
-import { HttpError, type FailureKind } from '../../src/http-policy/index.js';
+import { HttpError, type FailureKind } from '../../src/http/index.js';
 
 /**
  * What went wrong with Salesforce, as the engine and a person need it:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { failureFix } from '../../src/cli/backfill/failure-fix.js';
-import { explainFailure } from '../../src/cli/failure/explain.js';
-import { describeStreamFailure } from '../../src/state/index.js';
+import { failureFix } from '../../src/entry/cli/backfill/failure-fix.js';
+import { explainFailure } from '../../src/entry/cli/failure/explain.js';
+import { describeStreamFailure } from '../../src/engine/state/index.js';
 import { describeSink } from '../registry.js';
 import { salesforceConfigSchema } from './config.js';
 import { SalesforceError, salesforceFix } from './errors.js';

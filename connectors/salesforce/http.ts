@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { backoffDelayMs, describeThrown, send, type ExchangeOutcome, type ExchangeResponse } from '../../src/http-policy/index.js';
+import { backoffDelayMs, describeThrown, send, type ExchangeOutcome, type ExchangeResponse } from '../../src/http/index.js';
 import type { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits, SalesforceRetry } from './config.js';
 import { isSalesforceError, SalesforceError, salesforceProblem } from './errors.js';
 
 /**
- * Every HTTP exchange with Salesforce goes through the one exchange of `src/http-policy`
+ * Every HTTP exchange with Salesforce goes through the one exchange of `src/http`
  * (`send()`: the loop, the deadline, the bounded read, redaction); this file brings Salesforce's
  * requests and its `decide` hooks.
  */

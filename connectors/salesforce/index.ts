@@ -1,5 +1,5 @@
-import { showUrl, urlPlace } from '../../src/redact/index.js';
-import type { Sink, SinkDeps, SinkFactory } from '../../src/sink.js';
+import { showUrl, urlPlace } from '../../src/base/redact/index.js';
+import type { Sink, SinkDeps, SinkFactory } from '../../src/sink/sink.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
 import { createSalesforceSink } from './salesforce-sink.js';

@@ -1,5 +1,5 @@
-import type { ColumnValue, SyncRecord } from '../../src/sink.js';
-import { jsonText } from '../json-text.js';
+import type { ColumnValue, SyncRecord } from '../../src/sink/sink.js';
+import { jsonText } from '../../src/sink/json-text.js';
 
 /** Streams written as Tasks; the others are kept by the state store alone (the `numbers` stream feeds the other-party rule). */
 export const TASK_STREAMS: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);

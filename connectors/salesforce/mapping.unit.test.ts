@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnValue, SyncRecord } from '../../src/sink.js';
+import type { ColumnValue, SyncRecord } from '../../src/sink/sink.js';
 import { mapRecordToTask, type TaskMappingOptions } from './mapping.js';
 
 const options: TaskMappingOptions = {

@@ -1,4 +1,4 @@
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
 import type { SalesforceHttp } from './http.js';
 

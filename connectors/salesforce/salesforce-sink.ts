@@ -1,8 +1,8 @@
 import { Agent, type Dispatcher } from 'undici';
-import { createRedactor, forTerminal } from '../../src/redact/index.js';
-import type { Sink, SinkDeps } from '../../src/sink.js';
-import { ManagedSink } from '../managed-sink.js';
-import type { StateStore } from '../parts.js';
+import { createRedactor, forTerminal } from '../../src/base/redact/index.js';
+import type { Sink, SinkDeps } from '../../src/sink/sink.js';
+import { ManagedSink } from '../../src/sink/managed-sink.js';
+import type { StateStore } from '../../src/sink/parts.js';
 import { ApiAllocation } from './allocation.js';
 import { SalesforceAuth } from './auth.js';
 import type { SalesforceConfig } from './config.js';

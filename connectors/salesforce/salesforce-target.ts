@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink.js';
+import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { directionDecidedNote, otherParty, TrackedNumbers } from '../crm/index.js';
-import type { StateStoreRecords, Target, TargetOutcome } from '../parts.js';
+import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
 import type { SalesforceHttp } from './http.js';

@@ -1,5 +1,5 @@
-import { chunks } from '../../src/chunks.js';
-import { backoffDelayMs } from '../../src/http-policy/index.js';
+import { chunks } from '../../src/base/chunks.js';
+import { backoffDelayMs } from '../../src/http/index.js';
 import type { SalesforceRetry } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
 import type { SalesforceHttp } from './http.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { chunks } from '../../src/chunks.js';
-import type { CheckpointStore } from '../../src/sink.js';
+import { chunks } from '../../src/base/chunks.js';
+import type { CheckpointStore } from '../../src/sink/sink.js';
 import { NumberCache } from '../crm/number-cache.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
 import type { WhoConfig } from './config.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import { chunks } from '../../src/chunks.js';
+import { chunks } from '../../src/base/chunks.js';
 import {
   DEFAULT_ID_PAGE,
   type Checkpoint,
@@ -10,10 +10,10 @@ import {
   type JsonObject,
   type StoredDeadLetter,
   type StreamTable,
-} from '../../src/sink.js';
+} from '../../src/sink/sink.js';
 import { named, type NamedStatement } from './named-statement.js';
 import { qualifiedTable, quoteIdentifier } from './schema.js';
-import type { StateStoreRecords } from '../parts.js';
+import type { StateStoreRecords } from '../../src/sink/parts.js';
 import type { SinkDatabase, SqlAdapter, SqlDriver } from './sql-dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */

@@ -1,4 +1,4 @@
-import type { StreamTable, SyncRecord } from '../../src/sink.js';
+import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';
 
 /** A custom stream whose table `prepare` creates and then grows by one column. */
 export const customStream: StreamTable = {

@@ -1,6 +1,6 @@
 import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
-import type { StreamTable } from '../../src/sink.js';
+import type { StreamTable } from '../../src/sink/sink.js';
 import { addMissingColumns, createStreamTable, fillFromRaw, indexDeletedAt, qualifiedTable } from './schema.js';
 import type { SqlAdapter } from './sql-dialect.js';
 

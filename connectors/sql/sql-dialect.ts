@@ -1,5 +1,5 @@
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
-import type { ColumnType, Json } from '../../src/sink.js';
+import type { ColumnType, Json } from '../../src/sink/sink.js';
 import type { NamedStatement } from './named-statement.js';
 
 /** How a value read from `raw` becomes a column value: a column type, or seconds from a duration. */

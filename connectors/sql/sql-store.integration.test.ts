@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sink, StreamTable, SyncRecord } from '../../src/sink.js';
+import type { Sink, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { createSink } from '../registry.js';
 import { openSqlStore } from './open-sql-store.js';
 import { freshSqlConfig, querySql } from './sql-test.fixtures.js';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { chunks } from '../../src/chunks.js';
-import type { DeadLetter, JsonObject, StreamTable, SyncRecord, WriteResult } from '../../src/sink.js';
+import { chunks } from '../../src/base/chunks.js';
+import type { DeadLetter, JsonObject, StreamTable, SyncRecord, WriteResult } from '../../src/sink/sink.js';
 import { canonicalJson } from '../../src/normalize/index.js';
-import { jsonText } from '../json-text.js';
-import type { StateStore, StoreBatch, TargetCounts } from '../parts.js';
+import { jsonText } from '../../src/sink/json-text.js';
+import type { StateStore, StoreBatch, TargetCounts } from '../../src/sink/parts.js';
 import { SqlCheckpointStore, SqlDeadLetterStore, SqlStateStoreRecords } from './bookkeeping.js';
 import { migrateToLatest } from './migrations.js';
 import { named, type NamedStatement } from './named-statement.js';

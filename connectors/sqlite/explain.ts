@@ -1,4 +1,4 @@
-import type { SinkDescription, SinkFailureExplanation } from '../../src/sink.js';
+import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sink.js';
 
 /** better-sqlite3's codes an operator can fix: a file it cannot open or write, a full disk. */
 export function explainSqliteFailure(codes: readonly string[], sink: SinkDescription): SinkFailureExplanation | undefined {

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink.js';
+import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
 import { explainSqliteFailure } from './explain.js';
-import { ManagedSink } from '../managed-sink.js';
-import { errorCodes } from '../sink-errors.js';
+import { ManagedSink } from '../../src/sink/managed-sink.js';
+import { errorCodes } from '../../src/sink/sink-errors.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import { sqliteConfigSchema } from './sqlite-config.js';
 import type { SqliteSinkConfig } from './sqlite-config.js';

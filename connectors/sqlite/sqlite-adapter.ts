@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { ColumnDefinitionBuilder } from 'kysely';
-import type { ColumnType, Json } from '../../src/sink.js';
+import type { ColumnType, Json } from '../../src/sink/sink.js';
 import type { SqlAdapter } from '../sql/sql-dialect.js';
 import { sqliteRawValue } from './sqlite-raw-value.js';
 

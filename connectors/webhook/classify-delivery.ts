@@ -1,6 +1,6 @@
-import { classifyHttp } from '../../src/http-policy/index.js';
-import type { ServicePolicy, ServiceTraits } from '../../src/http-policy/index.js';
-import { truncate } from '../../src/redact/index.js';
+import { classifyHttp } from '../../src/http/index.js';
+import type { ServicePolicy, ServiceTraits } from '../../src/http/index.js';
+import { truncate } from '../../src/base/redact/index.js';
 
 /** A webhook receiver: attempts are timed out by signal, so an abort is a timeout to retry. */
 export const WEBHOOK_TRAITS: ServiceTraits = {
@@ -46,7 +46,7 @@ interface DeliveryContext {
 }
 
 /**
- * How a delivery attempt ends, by the shared HTTP policy (`src/http-policy/`). 2xx: delivered.
+ * How a delivery attempt ends, by the shared HTTP policy (`src/http/`). 2xx: delivered.
  * 5xx, 408 and 429: retry (honouring `Retry-After`). Any other status: reject, with the status and
  * the first 500 characters of the response as the reason. Network errors and timeouts: retry; any
  * other thrown error is a bug on our side and fails the write.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servicePolicy } from '../../src/http-policy/index.js';
+import { servicePolicy } from '../../src/http/index.js';
 import { classifyDelivery, WEBHOOK_TRAITS, type AttemptResult, type DeliveryDecision } from './classify-delivery.js';
 
 const now = Date.parse('2025-01-01T00:00:00Z');

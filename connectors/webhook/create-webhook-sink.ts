@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
-import type { Sink, SinkDeps } from '../../src/sink.js';
-import { ManagedSink } from '../managed-sink.js';
-import type { StateStore } from '../parts.js';
+import type { Sink, SinkDeps } from '../../src/sink/sink.js';
+import { ManagedSink } from '../../src/sink/managed-sink.js';
+import type { StateStore } from '../../src/sink/parts.js';
 import { openSqlStore } from '../sql/open-sql-store.js';
 import type { WebhookConfig } from './config.js';
 import { bindEndpoint } from './endpoint-binding.js';

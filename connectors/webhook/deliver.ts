@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
-import { send, servicePolicy } from '../../src/http-policy/index.js';
-import type { ExchangeDecision, ExchangeOutcome } from '../../src/http-policy/index.js';
-import { createRedactor, forTerminal } from '../../src/redact/index.js';
+import { send, servicePolicy } from '../../src/http/index.js';
+import type { ExchangeDecision, ExchangeOutcome } from '../../src/http/index.js';
+import { createRedactor, forTerminal } from '../../src/base/redact/index.js';
 import { classifyDelivery, WEBHOOK_TRAITS } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import type { PreparedDelivery } from './payload.js';
@@ -22,7 +22,7 @@ type DeliveryOutcome =
   | { readonly delivered: false; readonly attempts: number; readonly reason: string };
 
 /**
- * Sends one batch, as one exchange (`send()` of `src/http-policy`: one deadline per attempt, the
+ * Sends one batch, as one exchange (`send()` of `src/http`: one deadline per attempt, the
  * answer's first 16 KiB, redaction), until the receiver acknowledges (2xx) or refuses it for good (other 4xx).
  * Throws {@link WebhookDeliveryError} when retries run out, when the receiver asks to wait longer
  * than `retry.maxDelayMs`, or when the request cannot be made; the caller then keeps its checkpoint.

@@ -1,4 +1,4 @@
-import type { StateStore } from '../parts.js';
+import type { StateStore } from '../../src/sink/parts.js';
 import type { WebhookConfig } from './config.js';
 import { describeEndpoint } from './webhook-errors.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SyncRecord } from '../../src/sink.js';
+import type { SyncRecord } from '../../src/sink/sink.js';
 import { canonicalJson } from '../../src/normalize/index.js';
 
 /**

@@ -1,5 +1,5 @@
-import { showUrl, urlPlace } from '../../src/redact/index.js';
-import type { SinkDeps, SinkFactory } from '../../src/sink.js';
+import { showUrl, urlPlace } from '../../src/base/redact/index.js';
+import type { SinkDeps, SinkFactory } from '../../src/sink/sink.js';
 import { webhookConfigSchema, type WebhookConfig } from './config.js';
 import { createWebhookSink } from './create-webhook-sink.js';
 export { webhookConfigSchema } from './config.js';

@@ -1,4 +1,4 @@
-import type { Batch, ColumnValue, Json, RecordSource } from '../../src/sink.js';
+import type { Batch, ColumnValue, Json, RecordSource } from '../../src/sink/sink.js';
 import { deletionIdempotencyKey, idempotencyKey } from './idempotency-key.js';
 
 /** One record as the receiver sees it: the normalized columns flattened beside the reserved keys. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Batch, SyncRecord } from '../../src/sink.js';
+import type { Batch, SyncRecord } from '../../src/sink/sink.js';
 import { idempotencyKey } from './idempotency-key.js';
 import { buildDelivery } from './payload.js';
 

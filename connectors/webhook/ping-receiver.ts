@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { reachHttp, servicePolicy } from '../../src/http-policy/index.js';
+import { reachHttp, servicePolicy } from '../../src/http/index.js';
 import { WEBHOOK_TRAITS } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
 import { describeEndpoint } from './webhook-errors.js';

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ExchangeOutcome, ExchangeRequest } from '../../src/http-policy/index.js';
+import type { ExchangeOutcome, ExchangeRequest } from '../../src/http/index.js';
 import type { AttemptResult } from './classify-delivery.js';
 import type { PreparedDelivery } from './payload.js';
 import { signWebhookPayload } from './sign.js';

@@ -1,4 +1,4 @@
-import { HttpError } from '../../src/http-policy/index.js';
+import { HttpError } from '../../src/http/index.js';
 
 /**
  * A batch could not be delivered in this write: the checkpoint did not move and the engine should

@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Batch, Checkpoint, DeadLetter, JsonObject, Sink, SyncRecord } from '../../src/sink.js';
+import type { Batch, Checkpoint, DeadLetter, JsonObject, Sink, SyncRecord } from '../../src/sink/sink.js';
 import { MemoryStateStore } from '../../test/fakes/memory-state-store.js';
 import { webhookConfigSchema } from './config.js';
 import { createWebhookSink } from './create-webhook-sink.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { chunks } from '../../src/chunks.js';
-import type { Batch, StreamTable } from '../../src/sink.js';
+import { chunks } from '../../src/base/chunks.js';
+import type { Batch, StreamTable } from '../../src/sink/sink.js';
 import { isoSeconds } from '../../src/normalize/index.js';
-import type { Target, TargetOutcome } from '../parts.js';
+import type { Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { WebhookConfig } from './config.js';
 import { deliver } from './deliver.js';
 import { buildDeletion, buildDelivery, type PreparedDelivery } from './payload.js';

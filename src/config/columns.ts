@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { genericColumns } from '../normalize/columns.js';
-import { RESERVED_COLUMNS } from '../sink.js';
-import { builtinStreams } from '../sync/builtin-streams.js';
+import { RESERVED_COLUMNS } from '../sink/sink.js';
+import { builtinStreams } from '../source/streams/builtin-streams.js';
 
 /** Names of the reporting views the SQL sinks create (migration `005_report_views`); no table may take them. */
 export const VIEW_NAMES: readonly string[] = ['calls_daily', 'calls_by_tracking_number'];

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { createRedactor } from '../redact/index.js';
+import { createRedactor } from '../base/redact/index.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { deepFreeze } from './freeze.js';
 import { problemsOf } from './issues.js';

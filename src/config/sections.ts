@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../normalize/zone-offset.js';
-import { BUILT_IN_STREAMS, DEFAULT_STREAMS } from '../sync/builtin-streams.js';
+import { BUILT_IN_STREAMS, DEFAULT_STREAMS } from '../source/streams/builtin-streams.js';
 import { VIEW_NAMES } from './columns.js';
 import { parseDurationMs } from './duration.js';
 
 /** Stream names come from the one catalogue of built-in streams. */
-export { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from '../sync/builtin-streams.js';
+export { BUILT_IN_STREAMS, DEFAULT_STREAMS, V2_STREAMS } from '../source/streams/builtin-streams.js';
 
 /** Table names an extra stream may not take: the built-ins, the bookkeeping tables and the report views. */
 const RESERVED_STREAM_NAMES: readonly string[] = [...BUILT_IN_STREAMS, 'sync_state', 'dead_letters', ...VIEW_NAMES];

@@ -1,4 +1,4 @@
-import type { ColumnSpec, ColumnType, ColumnValue, Json } from '../sink.js';
+import type { ColumnSpec, ColumnType, ColumnValue, Json } from '../sink/sink.js';
 import { parseIsoTimestamp } from './primitives.js';
 import type { Normalizer } from './records.js';
 

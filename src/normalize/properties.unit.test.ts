@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ColumnSpec, Json } from '../sink.js';
+import type { ColumnSpec, Json } from '../sink/sink.js';
 import {
   callColumns,
   genericColumns,

@@ -1,4 +1,4 @@
-import type { ColumnValue, Json } from '../sink.js';
+import type { ColumnValue, Json } from '../sink/sink.js';
 import {
   jsonType,
   parsed,

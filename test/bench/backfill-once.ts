@@ -1,9 +1,9 @@
 import type { SinkConfig } from '../../connectors/registry.js';
 import { createSink } from '../../connectors/registry.js';
-import { createLogReporter } from '../../src/cli/backfill/log-reporter.js';
-import { runBackfill } from '../../src/cli/backfill/run-backfill.js';
+import { createLogReporter } from '../../src/entry/cli/backfill/log-reporter.js';
+import { runBackfill } from '../../src/entry/cli/backfill/run-backfill.js';
 import type { CallsyncConfig } from '../../src/config/index.js';
-import { planBusinesses } from '../../src/sync/plan-businesses.js';
+import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
 import { silentLogger } from './silent-logger.js';
 
 export interface BackfillRun {

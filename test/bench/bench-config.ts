@@ -1,5 +1,5 @@
 import type { SinkConfig } from '../../connectors/registry.js';
-import { inlineConfig, simulatorConfigDocument, type SimulatorEndpoint } from '../../src/cli/demo/demo-config.js';
+import { inlineConfig, simulatorConfigDocument, type SimulatorEndpoint } from '../../src/entry/cli/demo/demo-config.js';
 import type { CallsyncConfig } from '../../src/config/index.js';
 
 /** What a simulator (in-process or child) tells a client: URLs and credentials. */

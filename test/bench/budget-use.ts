@@ -1,4 +1,4 @@
-import type { RateWindow } from '../../src/simulator/index.js';
+import type { RateWindow } from '../../simulator/index.js';
 
 export interface BudgetUse {
   /** Requests admitted in the windows counted. */

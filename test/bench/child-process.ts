@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** The checkout root: children run `src/cli/main.ts` and bench scripts relative to it. */
+/** The checkout root: children run `src/entry/cli/main.ts` and bench scripts relative to it. */
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 /** `node --import tsx <script> ...args` from the checkout root; by default stderr is passed through for crashes. */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../simulator/index.js';
 import { backfillOnce } from './backfill-once.js';
 import { benchConfig } from './bench-config.js';
 import { budgetUse } from './budget-use.js';

@@ -5,7 +5,7 @@ import { hubspotConfigSchema } from '../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../connectors/hubspot/hubspot-sink.js';
 import { openSqlStore } from '../../connectors/sql/open-sql-store.js';
 import { callColumns } from '../../src/normalize/index.js';
-import type { StreamTable, SyncRecord } from '../../src/sink.js';
+import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { startFakeHubSpot } from '../fakes/hubspot/index.js';
 import { fixed, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 

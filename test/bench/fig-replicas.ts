@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createSink } from '../../connectors/registry.js';
-import { startSimulator } from '../../src/simulator/index.js';
-import { planBusinesses } from '../../src/sync/plan-businesses.js';
+import { startSimulator } from '../../simulator/index.js';
+import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
 import { benchConfig } from './bench-config.js';
 import { budgetUse } from './budget-use.js';
 import { fixed, verdict, type BenchContext, type BenchRow } from './result.js';

@@ -7,7 +7,7 @@ import { salesforceConfigSchema } from '../../connectors/salesforce/config.js';
 import { createSalesforceSink } from '../../connectors/salesforce/salesforce-sink.js';
 import { openSqlStore } from '../../connectors/sql/open-sql-store.js';
 import { callColumns, voicemailColumns } from '../../src/normalize/index.js';
-import type { StreamTable, SyncRecord } from '../../src/sink.js';
+import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { startFakeSalesforce } from '../fakes/salesforce/index.js';
 import { fixed, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 

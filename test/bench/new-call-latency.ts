@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { backfillOnce } from './backfill-once.js';
 import { benchConfig } from './bench-config.js';
 import type { BenchContext } from './result.js';

@@ -6,8 +6,8 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Redis } from 'ioredis';
-import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from '../../src/ratelimit/redis-scripts.js';
-import { STATUS_FIELDS_LUA, STATUS_READ_LUA } from '../../src/state/redis-status-script.js';
+import { BLOCK_LUA, INSPECT_LUA, OBSERVE_LUA, TAKE_LUA } from '../../src/source/ratelimit/redis-scripts.js';
+import { STATUS_FIELDS_LUA, STATUS_READ_LUA } from '../../src/engine/state/redis-status-script.js';
 
 /** What a Redis command was for, by the key it touches (see {@link purposeOfKey}). */
 export const PURPOSES = ['queue', 'locks', 'rate limiter', 'status store', 'reconciliation', 'metrics', 'other'] as const;

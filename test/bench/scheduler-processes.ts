@@ -77,7 +77,7 @@ export interface RunChild {
 
 /**
  * `callsync run` at log level info (the default), its log on stderr counted instead of shown.
- * `main` is a compiled `src/cli/main.js`: the container runs `node dist/src/cli/main.js`, and under
+ * `main` is a compiled `src/entry/cli/main.js`: the container runs `node dist/src/entry/cli/main.js`, and under
  * `--import tsx` every error's stack goes through source maps and a loader thread runs beside the worker.
  */
 export function startRunChild(main: string, configFile: string): RunChild {

@@ -6,7 +6,7 @@
  * totals (and `reset` zeroes them, answered `{}`), so the bench reads the simulator's counters without carrying its CPU.
  */
 import { createInterface } from 'node:readline';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../simulator/index.js';
 
 /** What the bench reads: requests so far, and how many businesses asked for all three streams. */
 export interface SchedulerSimCounters {

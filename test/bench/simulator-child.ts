@@ -12,7 +12,7 @@ export interface SimulatorChild extends UpstreamInfo {
  * the process being measured, as a real upstream would.
  */
 export async function startSimulatorChild(options: { calls: number; businesses?: number; seed?: number }): Promise<SimulatorChild> {
-  const child = spawnTsx('src/cli/main.ts', [
+  const child = spawnTsx('src/entry/cli/main.ts', [
     'simulate',
     '--json',
     '--port',

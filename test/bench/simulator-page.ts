@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../simulator/index.js';
 
 /** Median milliseconds to fetch one 500-record cursor page from the simulator, over real HTTP. */
 export interface SimulatorPageBench {

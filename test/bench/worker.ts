@@ -10,7 +10,7 @@ import { REPO_ROOT, spawnTsx, stopChild } from './child-process.js';
 
 /** `callsync run` is being built alongside the bench; figures that need it say so until it lands. */
 export function workerAvailable(): boolean {
-  return existsSync(join(REPO_ROOT, 'src/cli/run.ts'));
+  return existsSync(join(REPO_ROOT, 'src/entry/cli/run.ts'));
 }
 
 export interface WorkerSetup {
@@ -49,7 +49,7 @@ export async function writeRunConfig(
 }
 
 export function startRunReplica(configFile: string): ChildProcess {
-  return spawnTsx('src/cli/main.ts', ['run', '--config', configFile]);
+  return spawnTsx('src/entry/cli/main.ts', ['run', '--config', configFile]);
 }
 
 /** Replicas still running: one that crashed would make a replica figure measure fewer processes. */

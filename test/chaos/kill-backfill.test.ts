@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { configDocument } from '../integration/support/backfill-harness.js';
 import { countLogLines, runCli, spawnCli } from '../integration/support/cli-process.js';
 import { expectExact, figuresOf } from './support/figures.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../simulator/index.js';
 import { cliCommand } from '../integration/support/cli-process.js';
 import { cleanupSteps } from '../integration/support/cleanup-steps.js';
 import { freePort } from '../support/free-port.js';

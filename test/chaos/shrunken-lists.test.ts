@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { startFakeHubSpot } from '../fakes/hubspot/index.js';
 import { WebhookReceiver } from '../fakes/webhook-receiver.js';
 import { expectExact, figuresOf } from './support/figures.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Simulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../simulator/index.js';
 import { expectExact, figuresOf } from '../chaos/support/figures.js';
 import { dropSchema } from '../bench/raw-postgres-baseline.js';
 import { countPostgresRows, diffPostgres } from '../chaos/support/postgres-mirror.js';

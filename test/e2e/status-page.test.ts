@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../integration/worker/harness.js';
 import { launchChromium, OUTPUT } from './chromium.js';
 

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { listen, type Listening } from '../../src/server/listen.js';
+import { listen, type Listening } from '../../src/entry/server/listen.js';
 
 /** A routed answer of a fake JSON service. */
 export interface Reply {

@@ -1,5 +1,5 @@
-import type { StateStore, TargetCounts } from '../../connectors/parts.js';
-import type { Batch, Checkpoint, JsonObject, StoredDeadLetter, StreamTable, SyncRecord, WriteResult } from '../../src/sink.js';
+import type { StateStore, TargetCounts } from '../../src/sink/parts.js';
+import type { Batch, Checkpoint, JsonObject, StoredDeadLetter, StreamTable, SyncRecord, WriteResult } from '../../src/sink/sink.js';
 
 interface Row {
   readonly record: SyncRecord;

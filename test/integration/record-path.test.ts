@@ -16,7 +16,7 @@ describe('the record path', () => {
       const sinkConfig: SinkConfig = { type: 'sqlite', path: join(dir, `${run}.db`) };
       return backfillCalls(upstream, sinkConfig, (config) => createSink(config, { logger: silentLogger() }));
     });
-    expect(traced).toContain('src/sync/sync-stream.ts');
+    expect(traced).toContain('src/engine/sync/sync-stream.ts');
     expect(traced).toEqual([...readmePath('record-path')].sort());
   });
 });

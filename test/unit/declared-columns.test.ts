@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildDelivery } from '../../connectors/webhook/payload.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { minimalConfig, testSinkSchema } from '../../src/config/test-fixtures.js';
-import type { SyncRecord } from '../../src/sink.js';
-import { planBusinesses } from '../../src/sync/plan-businesses.js';
+import type { SyncRecord } from '../../src/sink/sink.js';
+import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
 
 const noFiles = (path: string): string => {
   throw Object.assign(new Error(`no ${path}`), { code: 'ENOENT' });

@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { importCycles, importGraph, ROOT, sourceFiles } from './source-graph.js';
 
-const files = sourceFiles(['src', 'connectors', 'test']);
+const files = sourceFiles(['src', 'connectors', 'simulator', 'test']);
 const graph = importGraph(files);
 
 /** The files `npm run build` compiles into dist/, exactly as tsc lists them from tsconfig.build.json. */
@@ -34,8 +34,8 @@ function reachable(from: string): Set<string> {
 
 describe('source structure', () => {
   it('finds the repository sources (so the checks below cannot pass on an empty list)', () => {
-    expect(files).toContain('src/cli/main.ts');
-    expect(graph.get('src/cli/main.ts')?.length).toBeGreaterThan(0);
+    expect(files).toContain('src/entry/cli/main.ts');
+    expect(graph.get('src/entry/cli/main.ts')?.length).toBeGreaterThan(0);
   });
 
   it('detects a cycle when one exists', () => {
@@ -69,15 +69,15 @@ describe('source structure', () => {
 
   it('builds into dist/ only what the callsync command can load: no test code, fixtures or helpers', () => {
     const built = builtFiles();
-    expect(built).toContain('src/cli/main.ts');
-    const loadable = reachable('src/cli/main.ts');
+    expect(built).toContain('src/entry/cli/main.ts');
+    const loadable = reachable('src/entry/cli/main.ts');
     expect(built.filter((file) => !loadable.has(file))).toEqual([]);
   });
 
   it('keeps the domain state free of the queue and the HTTP server that read it, and the queue free of the server', () => {
     const forbidden: ReadonlyArray<readonly [string, readonly string[]]> = [
-      ['src/state/', ['src/queue/', 'src/server/']],
-      ['src/queue/', ['src/server/']],
+      ['src/engine/state/', ['src/engine/queue/', 'src/entry/server/']],
+      ['src/engine/queue/', ['src/entry/server/']],
     ];
     const wrong = forbidden.flatMap(([from, targets]) =>
       [...graph]
@@ -91,10 +91,10 @@ describe('source structure', () => {
     // Named here on purpose: the demo is SQLite by design and reads its file back as a warehouse user
     // would; the command's one-line description; table-name prefixes the SQL engines own, reserved for every sink.
     const allowed = new Set([
-      'src/cli/demo.ts',
-      'src/cli/demo/demo-config.ts',
-      'src/cli/demo/table-counts.ts',
-      'src/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.',
+      'src/entry/cli/demo.ts',
+      'src/entry/cli/demo/demo-config.ts',
+      'src/entry/cli/demo/table-counts.ts',
+      'src/entry/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.',
       'src/config/sections.ts|sqlite_',
     ]);
     const connectorName = /hubspot|salesforce|postgres|sqlite/i;
@@ -113,7 +113,7 @@ describe('source structure', () => {
       };
       visit(source);
     }
-    expect(code).toContain('src/http-policy/services.ts');
+    expect(code).toContain('src/http/services.ts');
     expect(found).toEqual([]);
   });
 });

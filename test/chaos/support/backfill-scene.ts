@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Simulator, SimulatorOptions } from '../../../src/simulator/index.js';
+import type { Simulator, SimulatorOptions } from '../../../simulator/index.js';
 import { configDocument, type ConfigOptions } from '../../integration/support/backfill-harness.js';
 import { simulatorScene, type SimulatorScene } from '../../integration/support/simulator-scene.js';
 import type { SecretScanner } from './secret-scanner.js';

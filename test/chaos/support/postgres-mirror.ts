@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Simulator, TruthRecord } from '../../../src/simulator/index.js';
+import type { Simulator, TruthRecord } from '../../../simulator/index.js';
 import { diffMirror, type MirrorComparison, type MirrorDiff, type MirrorStream } from '../../integration/support/sqlite-mirror.js';
 import type { CountedDiff } from './figures.js';
 

@@ -1,4 +1,4 @@
-import type { Simulator, SimulatorOptions } from '../../../src/simulator/index.js';
+import type { Simulator, SimulatorOptions } from '../../../simulator/index.js';
 import type { CleanupSteps } from '../../integration/support/cleanup-steps.js';
 import {
   runConfig,

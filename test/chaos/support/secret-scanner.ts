@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Simulator } from '../../../src/simulator/index.js';
+import type { Simulator } from '../../../simulator/index.js';
 
 const SCANS_PATH = join(import.meta.dirname, '../../../test-output/chaos-secret-scans.jsonl');
 

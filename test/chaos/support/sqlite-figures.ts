@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Simulator, Truth } from '../../../src/simulator/index.js';
+import type { Simulator, Truth } from '../../../simulator/index.js';
 import { diffMirror, readSqliteTable, type MirrorStream } from '../../integration/support/sqlite-mirror.js';
 import type { CountedDiff } from './figures.js';
 

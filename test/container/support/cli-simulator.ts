@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
-import { registerSimulateCommand } from '../../../src/cli/simulate.js';
-import type { Simulator } from '../../../src/simulator/index.js';
+import { registerSimulateCommand } from '../../../src/entry/cli/simulate.js';
+import type { Simulator } from '../../../simulator/index.js';
 
 /** What `simulate --json` prints once listening. */
 export interface SimulatorLine {
@@ -17,10 +17,10 @@ export interface CliSimulator {
   stop(): Promise<void>;
 }
 
-/** `npx tsx src/cli/main.ts simulate --json --port 0 …` on the host, as an operator would start it. */
+/** `npx tsx src/entry/cli/main.ts simulate --json --port 0 …` on the host, as an operator would start it. */
 export async function startCliSimulator(args: readonly string[]): Promise<CliSimulator> {
   // Its own process group: npx → sh → tsx → node, and a signal to npx alone leaves the simulator running.
-  const child: ChildProcess = spawn('npx', ['tsx', 'src/cli/main.ts', 'simulate', '--json', '--port', '0', ...args], {
+  const child: ChildProcess = spawn('npx', ['tsx', 'src/entry/cli/main.ts', 'simulate', '--json', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

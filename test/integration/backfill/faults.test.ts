@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/index.js';
 import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/backfill-harness.js';
 import { expectMirrorExact } from '../support/sqlite-mirror.js';
 

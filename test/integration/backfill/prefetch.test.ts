@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSink } from '../../../connectors/registry.js';
-import { createLogReporter } from '../../../src/cli/backfill/log-reporter.js';
-import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
-import type { Sink } from '../../../src/sink.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { planBusinesses } from '../../../src/sync/plan-businesses.js';
+import { createLogReporter } from '../../../src/entry/cli/backfill/log-reporter.js';
+import { runBackfill } from '../../../src/entry/cli/backfill/run-backfill.js';
+import type { Sink } from '../../../src/sink/sink.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
 import { testConfig } from '../support/backfill-harness.js';
 
 /** A sink whose writes note when they begin, in the same list as the requests undici sends. */

@@ -15,7 +15,7 @@ function quickStart(name: string): string[] {
   return code
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => line.replace(/^npx tsx src\/cli\/main\.ts /, 'callsync '));
+    .map((line) => line.replace(/^npx tsx src\/entry\/cli\/main\.ts /, 'callsync '));
 }
 
 /** The arguments of a quick-start line that runs callsync, split as the shell would (no quoting in these lines). */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inlineConfig } from '../../../src/cli/demo/demo-config.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { inlineConfig } from '../../../src/entry/cli/demo/demo-config.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { backfillOnce, configDocument } from '../support/backfill-harness.js';
 
 /** `/calls` walked three ways: the built-in cursor stream and two extra streams by offset and by page. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type BrokenPaging, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type BrokenPaging, type Simulator } from '../../../simulator/index.js';
 import { backfillOnce, testConfig } from '../support/backfill-harness.js';
 
 const OFF: BrokenPaging = { stuckCursor: false, cyclingCursor: false, emptyPagesForever: false, ignoreOffset: false, negativeTotal: false };

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { Simulator } from '../../../src/simulator/index.js';
+import type { Simulator } from '../../../simulator/index.js';
 import { backfillOnce, testConfig } from '../support/backfill-harness.js';
 import { simulatorScene } from '../support/simulator-scene.js';
 import { diffMirror, readSqliteTable } from '../support/sqlite-mirror.js';

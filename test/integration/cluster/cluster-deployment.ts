@@ -1,4 +1,4 @@
-import type { SimulatorOptions } from '../../../src/simulator/index.js';
+import type { SimulatorOptions } from '../../../simulator/index.js';
 import type { CleanupSteps } from '../support/cleanup-steps.js';
 import { runConfig, spawnRun, startFleet, waitForMirror, type Fleet, type RunProcess } from '../worker/harness.js';
 import { RedisCluster } from './redis-cluster.js';

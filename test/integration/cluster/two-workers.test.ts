@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keySpace } from '../../../src/redis/index.js';
-import type { StatusSnapshot } from '../../../src/state/index.js';
+import { keySpace } from '../../../src/base/redis/index.js';
+import type { StatusSnapshot } from '../../../src/engine/state/index.js';
 import { runCli } from '../support/cli-process.js';
 import { diffSqliteAgainstSimulator, EXACT_MIRROR, summarizeDiffs } from '../support/sqlite-mirror.js';
 import { stopAll, waitFor } from '../worker/harness.js';

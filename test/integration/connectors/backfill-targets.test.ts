@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
 import { WebhookReceiver } from '../../fakes/webhook-receiver.js';
 import { backfillOnce, testConfig, total } from '../support/backfill-harness.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { postgresUrl, uniqueName } from '../services.js';
 import { backfillOnce, testConfig, total, type BackfillRun } from '../support/backfill-harness.js';
 

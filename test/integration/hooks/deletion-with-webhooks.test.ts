@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { storedCalls } from '../support/sqlite-mirror.js';
 import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { countRows } from '../worker/measures.js';

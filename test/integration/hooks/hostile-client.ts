@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { startHookServer, type HookServer } from '../../../src/hooks/hook-server.js';
-import { createHookReceiver, type DeliveryOutcome, type HookBusiness, type HookReceiver, type HookSettings } from '../../../src/hooks/receiver.js';
+import { startHookServer, type HookServer } from '../../../src/entry/hooks/hook-server.js';
+import { createHookReceiver, type DeliveryOutcome, type HookBusiness, type HookReceiver, type HookSettings } from '../../../src/entry/hooks/receiver.js';
 
 /** The receiver's settings with the config's defaults (docs/operations.md "Webhooks"), paths by business. */
 export const DEFAULTS: HookSettings = {

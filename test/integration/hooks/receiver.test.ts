@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import pino from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHookServer, type HookServer } from '../../../src/hooks/hook-server.js';
-import { createHookReceiver, type DeliveryOutcome, type HookSettings } from '../../../src/hooks/receiver.js';
+import { startHookServer, type HookServer } from '../../../src/entry/hooks/hook-server.js';
+import { createHookReceiver, type DeliveryOutcome, type HookSettings } from '../../../src/entry/hooks/receiver.js';
 import { DEFAULTS, wellFormedForgery } from './hostile-client.js';
 
 const SETTINGS: HookSettings = {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { SeenDeliveries } from '../../../src/hooks/delivery-log.js';
+import { SeenDeliveries } from '../../../src/entry/hooks/delivery-log.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
 import { deleteKeys } from '../worker/harness.js';

@@ -1,4 +1,4 @@
-import type { Simulator } from '../../../src/simulator/index.js';
+import type { Simulator } from '../../../simulator/index.js';
 import { runConfig, type RunConfigOptions } from '../worker/harness.js';
 
 /** The webhook events the simulator sends, each mapped to the one stream it concerns. */

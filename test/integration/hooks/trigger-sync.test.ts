@@ -1,8 +1,8 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { SyncJobData } from '../../../src/queue/names.js';
-import { triggerSync, WEBHOOK_JOB } from '../../../src/queue/trigger-sync.js';
+import type { SyncJobData } from '../../../src/engine/queue/names.js';
+import { triggerSync, WEBHOOK_JOB } from '../../../src/engine/queue/trigger-sync.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { deleteKeys, waitFor } from '../worker/harness.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';

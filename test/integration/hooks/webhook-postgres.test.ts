@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../src/simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import { postgresUrl, uniqueName } from '../services.js';
 import { spawnRun, stopAll, waitFor, workspace, type RunProcess } from '../worker/harness.js';
 import { hooksRunConfig, metricValue, SECRETS } from './run-hooks.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chunks } from '../../../src/chunks.js';
+import { chunks } from '../../../src/base/chunks.js';
 import { callsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, type HubSpotTarget } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SyncRecord } from '../../../src/sink.js';
+import type { SyncRecord } from '../../../src/sink/sink.js';
 import { SEARCH_BOUNDS, type SearchablePhoneReading, type UpsertEcho } from '../../fakes/hubspot/index.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, voicemail, type HubSpotTarget } from './harness.js';

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type OutboundToNumber, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type OutboundToNumber, type Simulator } from '../../../simulator/index.js';
 import { startFakeHubSpot, type FakeHubSpot } from '../../fakes/hubspot/index.js';
 import { backfillOnce, testConfig, total, type BackfillRun } from '../support/backfill-harness.js';
 

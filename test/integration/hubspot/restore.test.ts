@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SyncRecord } from '../../../src/sink.js';
+import type { SyncRecord } from '../../../src/sink/sink.js';
 import type { ArchivedUniqueValue } from '../../fakes/hubspot/index.js';
 import { callsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, type HubSpotTarget } from './harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../src/simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import { startFakeHubSpot, type ArchivedUniqueValue, type FakeHubSpot } from '../../fakes/hubspot/index.js';
 import { runCli } from '../support/cli-process.js';
 import { storedCalls } from '../support/sqlite-mirror.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LEFT_VOICEMAIL_DISPOSITION } from '../../../connectors/hubspot/mapping.js';
-import type { StreamTable } from '../../../src/sink.js';
-import { chunks } from '../../../src/chunks.js';
+import type { StreamTable } from '../../../src/sink/sink.js';
+import { chunks } from '../../../src/base/chunks.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { inboundCall, startTarget, voicemail, type HubSpotTarget } from './harness.js';
 

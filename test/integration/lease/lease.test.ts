@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LeaseGroup } from '../../../src/lease/lease.js';
-import { StreamLeases } from '../../../src/lease/stream-lease.js';
+import { LeaseGroup } from '../../../src/engine/lease/lease.js';
+import { StreamLeases } from '../../../src/engine/lease/stream-lease.js';
 import { redisUrl, uniqueName } from '../services.js';
 
 const redis = new Redis(redisUrl);

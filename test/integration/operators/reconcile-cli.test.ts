@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { runCli } from '../support/cli-process.js';
 import { deleteByHand, storedCalls } from '../support/sqlite-mirror.js';
 import { runConfig, workspace } from '../worker/harness.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisRateLimiter } from '../../../src/ratelimit/index.js';
+import { createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
 import { redisUrl } from '../services.js';
 import { runCli } from '../support/cli-process.js';
 import { workspace } from '../worker/harness.js';

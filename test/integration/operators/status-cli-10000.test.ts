@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStatusStore } from '../../../src/state/index.js';
+import { createRedisStatusStore } from '../../../src/engine/state/index.js';
 import { runCli } from '../support/cli-process.js';
 import { FLEET_STREAMS, fleetName, fleetStreams, seedFleet } from '../support/status-fleet.js';
 import { redisUrl, uniqueName } from '../services.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { redisUrl } from '../services.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { countLogLines, runCli, spawnCli, type CliProcess } from '../support/cli-process.js';

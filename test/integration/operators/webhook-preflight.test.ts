@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { WebhookReceiver, type ScriptedResponse } from '../../fakes/webhook-receiver.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { runCli } from '../support/cli-process.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ratelimit/index.js';
-import type { BucketConfig, RateLimiter } from '../../../src/ratelimit/index.js';
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
+import type { BucketConfig, RateLimiter } from '../../../src/source/ratelimit/index.js';
 import { uniqueName } from '../services.js';
 import { redisConnections } from '../support/redis-connections.js';
 

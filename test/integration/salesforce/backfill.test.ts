@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import type { OutboundToNumber } from '../../../src/simulator/types.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import type { OutboundToNumber } from '../../../simulator/types.js';
 import { testConfig } from '../support/backfill-harness.js';
 import { backfillInto, startOrg, TYPED, type FakeOrg } from './harness.js';
 

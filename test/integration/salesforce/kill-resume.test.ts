@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { runCli, spawnCli } from '../support/cli-process.js';
 import { startOrg, type FakeOrg } from './harness.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Batch, StreamTable, SyncRecord } from '../../../src/sink.js';
+import type { Batch, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
 import { inboundCall, voicemail } from '../hubspot/harness.js';
 import { callsTable, voicemailsTable } from '../sink-conformance/fixtures.js';
 import { startSalesforceSink, type SalesforceUnderTest } from './harness.js';

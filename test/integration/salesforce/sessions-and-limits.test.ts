@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { configDocument, testConfig } from '../support/backfill-harness.js';
 import { runCli } from '../support/cli-process.js';
 import { backfillInto, keyPair, startOrg, type FakeOrg } from './harness.js';

@@ -1,7 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { testConfig } from '../support/backfill-harness.js';
 import { backfillInto, startOrg, type FakeOrg } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Batch, SyncRecord } from '../../../src/sink.js';
+import type { Batch, SyncRecord } from '../../../src/sink/sink.js';
 import { DEFAULT_CUSTOM_TASK_FIELDS } from '../../fakes/salesforce/store.js';
 import { inboundCall } from '../hubspot/harness.js';
 import { callsTable } from '../sink-conformance/fixtures.js';

@@ -2,10 +2,10 @@ import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/index.js';
-import { startStatusServer, type ExtraRoutes, type StatusServer } from '../../../src/server/index.js';
-import { STATUS_CONNECTION_LIMITS } from '../../../src/server/connection-limits.js';
-import { createRedisStatusStore } from '../../../src/state/index.js';
+import { createMetrics } from '../../../src/engine/metrics/index.js';
+import { startStatusServer, type ExtraRoutes, type StatusServer } from '../../../src/entry/server/index.js';
+import { STATUS_CONNECTION_LIMITS } from '../../../src/entry/server/connection-limits.js';
+import { createRedisStatusStore } from '../../../src/engine/state/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 
 const servers: StatusServer[] = [];

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/index.js';
-import { startStatusServer, type StatusServer, type StatusServerOptions } from '../../../src/server/index.js';
-import { createRedisStatusStore } from '../../../src/state/index.js';
+import { createMetrics } from '../../../src/engine/metrics/index.js';
+import { startStatusServer, type StatusServer, type StatusServerOptions } from '../../../src/entry/server/index.js';
+import { createRedisStatusStore } from '../../../src/engine/state/index.js';
 import { Redis } from 'ioredis';
 import { redisUrl, uniqueName } from '../services.js';
 

@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/index.js';
-import { startStatusServer } from '../../../src/server/index.js';
-import type { StatusServer, StatusServerOptions } from '../../../src/server/index.js';
-import { createRedisStatusStore, type StatusSnapshot, type StatusStore } from '../../../src/state/index.js';
-import type { StatusDocument } from '../../../src/server/index.js';
+import { createMetrics } from '../../../src/engine/metrics/index.js';
+import { startStatusServer } from '../../../src/entry/server/index.js';
+import type { StatusServer, StatusServerOptions } from '../../../src/entry/server/index.js';
+import { createRedisStatusStore, type StatusSnapshot, type StatusStore } from '../../../src/engine/state/index.js';
+import type { StatusDocument } from '../../../src/entry/server/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { deleteKeys } from '../worker/harness.js';
 import { parsePrometheusText } from './prometheus-text.js';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { createRedisStatusStore } from '../../../src/state/index.js';
+import { createRedisStatusStore } from '../../../src/engine/state/index.js';
 import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { describeStatusStoreContract } from './status-store-contract.js';

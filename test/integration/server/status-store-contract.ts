@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { streamStatus } from '../../../src/server/status.fixtures.js';
-import type { StatusStore } from '../../../src/state/index.js';
+import { streamStatus } from '../../../src/entry/server/status.fixtures.js';
+import type { StatusStore } from '../../../src/engine/state/index.js';
 
 /** A store built for one test, with a clock the test controls. */
 export type MakeStatusStore = (now: () => number) => Promise<StatusStore>;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BrokenPaging, Simulator } from '../../../src/simulator/index.js';
-import { startSimulator } from '../../../src/simulator/index.js';
+import type { BrokenPaging, Simulator } from '../../../simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import type { CallsPage } from './http.js';
 import { call, cursorWalk } from './http.js';
 

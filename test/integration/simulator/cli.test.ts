@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerSimulateCommand } from '../../../src/cli/simulate.js';
-import type { Simulator } from '../../../src/simulator/index.js';
+import { registerSimulateCommand } from '../../../src/entry/cli/simulate.js';
+import type { Simulator } from '../../../simulator/index.js';
 import type { CallsPage } from './http.js';
 import { call } from './http.js';
 

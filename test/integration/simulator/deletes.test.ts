@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../src/simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import type { CallsPage } from './http.js';
 import { call, cursorWalk, offsetWalk } from './http.js';
 

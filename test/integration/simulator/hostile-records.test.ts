@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LONE_SURROGATE_TEXT, startSimulator } from '../../../src/simulator/index.js';
+import { LONE_SURROGATE_TEXT, startSimulator } from '../../../simulator/index.js';
 import { call } from './http.js';
 
 type Call = { id: string; transcription_text: string; custom_data?: unknown };

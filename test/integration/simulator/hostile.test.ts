@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Hostile, Simulator } from '../../../src/simulator/index.js';
-import { startSimulator } from '../../../src/simulator/index.js';
+import type { Hostile, Simulator } from '../../../simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import type { Response } from './http.js';
 import { agent, call } from './http.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../../src/simulator/index.js';
-import { startSimulator } from '../../../src/simulator/index.js';
+import type { Simulator } from '../../../simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import type { CallsPage } from './http.js';
 import { call, cursorWalk, offsetWalk } from './http.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { call } from './http.js';
 
 type CallsPage = { data: { calls: Array<{ id: string }>; total: number; has_more: boolean; next_cursor?: string; per_page?: number } };

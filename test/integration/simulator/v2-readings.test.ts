@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../../src/simulator/index.js';
-import { startSimulator } from '../../../src/simulator/index.js';
+import type { Simulator } from '../../../simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import { call } from './http.js';
 
 type V2Voicemail = { uuid: number; voicemail_created_at: string };

@@ -1,5 +1,5 @@
 import { callColumns, voicemailColumns } from '../../../src/normalize/columns.js';
-import type { Batch, Checkpoint, ColumnValue, DeadLetter, Json, JsonObject, StreamTable, SyncRecord } from '../../../src/sink.js';
+import type { Batch, Checkpoint, ColumnValue, DeadLetter, Json, JsonObject, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
 
 /** Hand-built records in v1 form, so the suite does not depend on the normalizers (only on their column lists). */
 

@@ -1,4 +1,4 @@
-import type { ColumnValue, Json, Sink, StreamTable, SyncRecord } from '../../../src/sink.js';
+import type { ColumnValue, Json, Sink, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
 
 /** A stored record as the suite compares it, whatever the target keeps it in. */
 export interface StoredRow {

@@ -7,7 +7,7 @@ import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
 import { valueBeforeTombstone } from '../../../connectors/hubspot/tombstone.js';
 import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
-import type { Json } from '../../../src/sink.js';
+import type { Json } from '../../../src/sink/sink.js';
 import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
 import { voicemailRecord } from './fixtures.js';
 import { breakSqliteCheckpoints } from './sqlite-file.js';

@@ -1,4 +1,4 @@
-import type { Json } from '../../../src/sink.js';
+import type { Json } from '../../../src/sink/sink.js';
 import type { FieldValue } from '../../fakes/salesforce/index.js';
 import { startSalesforceSink } from '../salesforce/harness.js';
 import { voicemailRecord } from './fixtures.js';

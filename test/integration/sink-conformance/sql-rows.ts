@@ -1,4 +1,4 @@
-import type { ColumnValue, Json, StreamTable } from '../../../src/sink.js';
+import type { ColumnValue, Json, StreamTable } from '../../../src/sink/sink.js';
 import type { StoredRow } from './harness.js';
 
 /** Postgres hands back Dates with milliseconds; records carry `YYYY-MM-DDTHH:MM:SSZ`. */

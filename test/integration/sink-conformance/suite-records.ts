@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { jsonText } from '../../../connectors/json-text.js';
-import { storedIdPages, type Json, type SyncRecord } from '../../../src/sink.js';
+import { jsonText } from '../../../src/sink/json-text.js';
+import { storedIdPages, type Json, type SyncRecord } from '../../../src/sink/sink.js';
 import { batchOf, callRecord, callsTable, checkpointAt, voicemailRecord, voicemailsTable } from './fixtures.js';
 import type { SinkUnderTest } from './harness.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../../src/sink.js';
+import type { DeadLetter } from '../../../src/sink/sink.js';
 import { batchOf, callRecord, callsTable, checkpointAt, smsRecord, smsTable, voicemailRecord, voicemailsTable } from './fixtures.js';
 import type { SinkHarness, SinkUnderTest } from './harness.js';
 import { describeStoredRecords, describeUnstorable } from './suite-records.js';

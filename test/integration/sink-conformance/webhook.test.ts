@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { webhookConfigSchema, webhookSinkFactory } from '../../../connectors/webhook/index.js';
-import type { ColumnValue, Json } from '../../../src/sink.js';
+import type { ColumnValue, Json } from '../../../src/sink/sink.js';
 import { WebhookReceiver } from '../../fakes/webhook-receiver.js';
 import { voicemailRecord } from './fixtures.js';
 import { breakSqliteCheckpoints } from './sqlite-file.js';

@@ -1,12 +1,12 @@
 import { pino } from 'pino';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
-import { warningOf, type BackfillReporter } from '../../../src/cli/backfill/reporter.js';
-import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
+import { warningOf, type BackfillReporter } from '../../../src/entry/cli/backfill/reporter.js';
+import { runBackfill } from '../../../src/entry/cli/backfill/run-backfill.js';
 import type { CallsyncConfig } from '../../../src/config/index.js';
-import { inlineConfig, simulatorConfigDocument } from '../../../src/cli/demo/demo-config.js';
-import type { Simulator } from '../../../src/simulator/index.js';
-import { planBusinesses } from '../../../src/sync/plan-businesses.js';
-import type { BusinessOutcome } from '../../../src/sync/sync-event.js';
+import { inlineConfig, simulatorConfigDocument } from '../../../src/entry/cli/demo/demo-config.js';
+import type { Simulator } from '../../../simulator/index.js';
+import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
+import type { BusinessOutcome } from '../../../src/engine/sync/sync-event.js';
 
 export interface ConfigOptions {
   readonly pageSize?: number;

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Agent } from 'undici';
-import type { StateStore } from '../../../connectors/parts.js';
+import type { StateStore } from '../../../src/sink/parts.js';
 import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
 import type { SqlStoreConfig } from '../../../connectors/sql/open-sql-store.js';
-import type { Sink } from '../../../src/sink.js';
+import type { Sink } from '../../../src/sink/sink.js';
 
 /** A debug logger whose lines are kept, as text, for tests that read what a sink logged. */
 export function capturingLogger(): { logger: Logger; logs: string[] } {

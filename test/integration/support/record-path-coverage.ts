@@ -3,10 +3,10 @@ import { Session, type Profiler } from 'node:inspector/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SinkConfig } from '../../../connectors/registry.js';
-import type { BackfillReporter } from '../../../src/cli/backfill/reporter.js';
-import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
-import type { Sink } from '../../../src/sink.js';
-import { planBusinesses } from '../../../src/sync/plan-businesses.js';
+import type { BackfillReporter } from '../../../src/entry/cli/backfill/reporter.js';
+import { runBackfill } from '../../../src/entry/cli/backfill/run-backfill.js';
+import type { Sink } from '../../../src/sink/sink.js';
+import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
 import { benchConfig } from '../../bench/bench-config.js';
 import { startSimulatorChild, type SimulatorChild } from '../../bench/simulator-child.js';
 
@@ -106,7 +106,7 @@ class PathCoverage {
 function projectFile(url: string): string | undefined {
   const path = url.startsWith('file://') ? fileURLToPath(url) : url;
   const file = relative(ROOT, path.split('?')[0] ?? path);
-  return /^(src|connectors)\//.test(file) && !file.endsWith('.test.ts') ? file : undefined;
+  return /^(src|connectors|simulator)\//.test(file) && !file.endsWith('.test.ts') ? file : undefined;
 }
 
 /**

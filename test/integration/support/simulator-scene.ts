@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/index.js';
 
 /** The simulator and scratch folder of a test file (or `describe` block), there from its `beforeAll` to its `afterAll`. */
 export interface SimulatorScene {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import type { Simulator, TruthRecord } from '../../../src/simulator/index.js';
+import type { Simulator, TruthRecord } from '../../../simulator/index.js';
 
 /** A stored row as a warehouse user reads it: normalized columns, `raw` parsed back. */
 export interface MirrorRow {

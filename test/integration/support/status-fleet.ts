@@ -1,5 +1,5 @@
-import type { StatusPatch, StatusStore, StreamState } from '../../../src/state/index.js';
-import { chunks } from '../../../src/chunks.js';
+import type { StatusPatch, StatusStore, StreamState } from '../../../src/engine/state/index.js';
+import { chunks } from '../../../src/base/chunks.js';
 
 /** What one seeded stream needs a person for, if anything, and how far behind it is. */
 export interface SeededStream {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryRateLimiter } from '../../../src/ratelimit/index.js';
-import { startSimulator } from '../../../src/simulator/index.js';
-import type { Simulator } from '../../../src/simulator/index.js';
-import { createUpstreamClient, fetchWithRetry } from '../../../src/upstream/index.js';
-import type { FetchEvent, UpstreamClient } from '../../../src/upstream/index.js';
+import { createMemoryRateLimiter } from '../../../src/source/ratelimit/index.js';
+import { startSimulator } from '../../../simulator/index.js';
+import type { Simulator } from '../../../simulator/index.js';
+import { createUpstreamClient, fetchWithRetry } from '../../../src/source/upstream/index.js';
+import type { FetchEvent, UpstreamClient } from '../../../src/source/upstream/index.js';
 
 const MAX_WAIT_MS = 1_500;
 // Only the trickle case is about the deadline; every other request gets one no loaded machine

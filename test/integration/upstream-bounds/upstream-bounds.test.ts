@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearRateLimitBlock, createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ratelimit/index.js';
-import type { RateLimiter } from '../../../src/ratelimit/index.js';
-import { createUpstreamClient, fetchWithRetry, isBudgetWaitError } from '../../../src/upstream/index.js';
-import type { FetchEvent, UpstreamClient } from '../../../src/upstream/index.js';
+import { clearRateLimitBlock, createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
+import type { RateLimiter } from '../../../src/source/ratelimit/index.js';
+import { createUpstreamClient, fetchWithRetry, isBudgetWaitError } from '../../../src/source/upstream/index.js';
+import type { FetchEvent, UpstreamClient } from '../../../src/source/upstream/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { startHostileServer } from './hostile-server.js';
 import type { HostileServer } from './hostile-server.js';

@@ -7,11 +7,11 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSink } from '../../../connectors/registry.js';
-import { runBackfill } from '../../../src/cli/backfill/run-backfill.js';
-import { inlineConfig, simulatorConfigDocument } from '../../../src/cli/demo/demo-config.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { planBusinesses } from '../../../src/sync/plan-businesses.js';
-import type { SyncEvent } from '../../../src/sync/sync-event.js';
+import { runBackfill } from '../../../src/entry/cli/backfill/run-backfill.js';
+import { inlineConfig, simulatorConfigDocument } from '../../../src/entry/cli/demo/demo-config.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
+import type { SyncEvent } from '../../../src/engine/sync/sync-event.js';
 
 /** Stands for two bytes that are no UTF-8 (0xC3 opens a two-byte sequence, 0x28 cannot continue it). */
 const BAD = '@@not-utf8@@';

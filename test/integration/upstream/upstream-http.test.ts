@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/ratelimit/index.js';
-import type { BucketConfig } from '../../../src/ratelimit/index.js';
-import { createUpstreamClient, fetchWithRetry } from '../../../src/upstream/index.js';
-import type { UpstreamClient } from '../../../src/upstream/index.js';
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
+import type { BucketConfig } from '../../../src/source/ratelimit/index.js';
+import { createUpstreamClient, fetchWithRetry } from '../../../src/source/upstream/index.js';
+import type { UpstreamClient } from '../../../src/source/upstream/index.js';
 import { budgetUse } from '../../bench/budget-use.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { startFixedWindowServer } from './fixed-window-server.js';

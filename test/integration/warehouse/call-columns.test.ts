@@ -5,11 +5,11 @@ import { sinkMigrator, TABLES_002 } from '../../../connectors/sql/migrations.js'
 import { openSqlStoreParts } from './old-database.js';
 import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
 import { StatementCache } from '../../../connectors/sql/sql-store.js';
-import { inlineConfig } from '../../../src/cli/demo/demo-config.js';
+import { inlineConfig } from '../../../src/entry/cli/demo/demo-config.js';
 import { normalizeV1Call } from '../../../src/normalize/index.js';
-import type { JsonObject, SyncRecord } from '../../../src/sink.js';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
-import { planBusinesses } from '../../../src/sync/plan-businesses.js';
+import type { JsonObject, SyncRecord } from '../../../src/sink/sink.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
 import { backfillOnce, configDocument, requestsByBusiness, total } from '../support/backfill-harness.js';
 
 const BUSINESSES = ['biz-1', 'biz-2'];

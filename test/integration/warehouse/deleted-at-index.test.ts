@@ -4,8 +4,8 @@ import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { sinkMigrator } from '../../../connectors/sql/migrations.js';
 import { createStreamTable } from '../../../connectors/sql/schema.js';
 import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
-import type { StreamTable } from '../../../src/sink.js';
-import { builtinStreams } from '../../../src/sync/builtin-streams.js';
+import type { StreamTable } from '../../../src/sink/sink.js';
+import { builtinStreams } from '../../../src/source/streams/builtin-streams.js';
 import { openSqlStoreParts } from './old-database.js';
 
 const cleanups: (() => Promise<void>)[] = [];

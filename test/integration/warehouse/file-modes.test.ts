@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSink } from '../../../connectors/registry.js';
 import { freshSqlConfig } from '../../../connectors/sql/sql-test.fixtures.js';
-import { builtinStreams } from '../../../src/sync/builtin-streams.js';
+import { builtinStreams } from '../../../src/source/streams/builtin-streams.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {

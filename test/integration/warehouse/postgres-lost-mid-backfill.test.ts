@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { dropSchema } from '../../bench/raw-postgres-baseline.js';
 import { postgresUrl, uniqueName } from '../services.js';
 import { configDocument } from '../support/backfill-harness.js';

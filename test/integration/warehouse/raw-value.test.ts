@@ -6,7 +6,7 @@ import type { RawConversion, SqlAdapter } from '../../../connectors/sql/sql-dial
 import { postgresAdapter } from '../../../connectors/postgres/postgres-adapter.js';
 import { sqliteAdapter } from '../../../connectors/sqlite/sqlite-adapter.js';
 import { declaredValue, parseDuration } from '../../../src/normalize/index.js';
-import type { Json, StreamTable, SyncRecord } from '../../../src/sink.js';
+import type { Json, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
 
 /** Values a declared column or a call field may meet; each is read at `v` and at `n.v`. */
 const VALUES: Json[] = [

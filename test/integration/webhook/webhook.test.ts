@@ -6,7 +6,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookSink, webhookConfigSchema, webhookSinkFactory } from '../../../connectors/webhook/index.js';
-import type { Batch, Checkpoint, JsonObject, Sink, SyncRecord } from '../../../src/sink.js';
+import type { Batch, Checkpoint, JsonObject, Sink, SyncRecord } from '../../../src/sink/sink.js';
 import { WebhookReceiver } from '../../fakes/webhook-receiver.js';
 import { postgresUrl, uniqueName } from '../services.js';
 

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '../../../src/state/index.js';
+import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '../../../src/engine/state/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { deleteKeys } from './harness.js';
 

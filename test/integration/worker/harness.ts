@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../../simulator/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import type { CleanupSteps } from '../support/cleanup-steps.js';
 import { diffSqliteAgainstSimulator } from '../support/sqlite-mirror.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../src/simulator/index.js';
+import { startSimulator } from '../../../simulator/index.js';
 import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
 import { redisUrl } from '../services.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
-import type { RateWindow, Simulator } from '../../../src/simulator/index.js';
+import type { RateWindow, Simulator } from '../../../simulator/index.js';
 import { budgetUse, type BudgetUse } from '../../bench/budget-use.js';
 import { redisUrl } from '../services.js';
 

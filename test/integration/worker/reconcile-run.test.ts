@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Simulator } from '../../../src/simulator/index.js';
+import { type Simulator } from '../../../simulator/index.js';
 import { runConfig, spawnRun, startFleet, waitFor, type RunConfigOptions } from './harness.js';
 import { countRows } from './measures.js';
 import { runCli } from '../support/cli-process.js';

@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queueKeys, SYNC_QUEUE, type SyncJobData } from '../../../src/queue/names.js';
-import { oneAtATime } from '../../../src/queue/one-at-a-time.js';
-import { reconcileSchedulers, schedulerOffset } from '../../../src/queue/schedulers.js';
-import { builtinStreams } from '../../../src/sync/builtin-streams.js';
-import type { BusinessPlan } from '../../../src/sync/business-plan.js';
+import { queueKeys, SYNC_QUEUE, type SyncJobData } from '../../../src/engine/queue/names.js';
+import { oneAtATime } from '../../../src/engine/queue/one-at-a-time.js';
+import { reconcileSchedulers, schedulerOffset } from '../../../src/engine/queue/schedulers.js';
+import { builtinStreams } from '../../../src/source/streams/builtin-streams.js';
+import type { BusinessPlan } from '../../../src/engine/sync/business-plan.js';
 import { redisUrl, uniqueName } from '../services.js';
 
 const prefix = uniqueName('schedulers');

@@ -1,0 +1,74 @@
+import pLimit from 'p-limit';
+import type { Logger } from 'pino';
+import { upstreamClients } from '../../../engine/queue/upstream-clients.js';
+import { createMemoryRateLimiter } from '../../../source/ratelimit/index.js';
+import { deletionGuard, reconcileStream } from '../../../engine/reconcile/repair.js';
+import { walkSettings } from '../../../source/walkers/index.js';
+import { createUpstreamAgent, upstreamFetch } from '../../../source/upstream/index.js';
+import type { OneShotRun } from '../select-plans.js';
+import type { CheckRow } from './format-checks.js';
+
+interface RunReconcileOptions extends OneShotRun {
+  readonly repair: boolean;
+  /** `--confirm-deletions`: mark everything a whole walk missed, past the deletion guard. */
+  readonly confirmDeletions?: boolean;
+  readonly logger: Logger;
+}
+
+/**
+ * `callsync reconcile` without a worker: each business under its own in-memory budget (as
+ * `backfill`), up to `backfill.concurrency` businesses at once, its streams one after another.
+ * A failure is that stream's row; it never stops the others.
+ */
+export async function runReconcile(options: RunReconcileOptions): Promise<CheckRow[]> {
+  const { config, sink } = options;
+  const { upstream } = config;
+  const dispatcher = createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
+  const clients = upstreamClients(upstream, dispatcher);
+  const limiter = createMemoryRateLimiter();
+  const limit = pLimit(config.backfill.concurrency);
+  try {
+    const perBusiness = await Promise.all(
+      options.plans.map((plan) =>
+        limit(async () => {
+          const fetchPayload = upstreamFetch({
+            plan,
+            client: clients.get(plan),
+            limiter,
+            retry: upstream.retry,
+            maxBudgetWaitMs: Number.POSITIVE_INFINITY,
+            signal: options.signal,
+          });
+          const rows: CheckRow[] = [];
+          for (const descriptor of plan.streams) {
+            const labels = { business: plan.name, stream: descriptor.name };
+            try {
+              rows.push(
+                await reconcileStream({
+                  business: plan.name,
+                  descriptor,
+                  sink,
+                  fetch: (query) => fetchPayload(descriptor, query),
+                  normalizeContext: plan.normalizeContext,
+                  paging: walkSettings(upstream),
+                  mode: options.repair ? 'repair' : 'count',
+                  guard: deletionGuard(config.reconcile, options.confirmDeletions === true),
+                  signal: options.signal,
+                  onWarning: (warning) => options.logger.warn({ ...labels, warning }, 'reconcile warning'),
+                }),
+              );
+            } catch (error) {
+              rows.push({ ...labels, error: error instanceof Error ? error.message : String(error) });
+            }
+          }
+          return rows;
+        }),
+      ),
+    );
+    return perBusiness.flat();
+  } finally {
+    await clients.close();
+    await limiter.close();
+    await dispatcher.close();
+  }
+}
