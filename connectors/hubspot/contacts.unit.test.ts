@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContactResolver } from './contacts.js';
-import { fakeClock, mockedHubSpotHttp, ORIGIN } from './mock-portal.unit.js';
+import { fakeClock, mockedHubSpotHttp, ORIGIN } from '../../test/support/hubspot-mock-portal.js';
 
 const SEARCH = { path: '/crm/v3/objects/contacts/search', method: 'POST' } as const;
 

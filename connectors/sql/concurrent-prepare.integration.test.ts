@@ -4,11 +4,11 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSink } from '../registry.js';
 import type { SinkConfig } from '../registry.js';
-import { customStream, grownStream, workerRecord } from './concurrent-prepare.fixtures.js';
-import { freshSqlConfig, querySql } from './sql-test.fixtures.js';
+import { customStream, grownStream, workerRecord } from '../../test/support/sql-concurrent-prepare.js';
+import { freshSqlConfig, querySql } from '../../test/support/sql-store-fixtures.js';
 
 const WORKERS = 4;
-const CHILD = fileURLToPath(new URL('./concurrent-prepare.child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../../test/support/sql-concurrent-prepare.child.ts', import.meta.url));
 const logger = pino({ level: 'silent' });
 const cleanups: (() => Promise<void>)[] = [];
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Sink, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { createSink } from '../registry.js';
 import { openSqlStore } from './open-sql-store.js';
-import { freshSqlConfig, querySql } from './sql-test.fixtures.js';
+import { freshSqlConfig, querySql } from '../../test/support/sql-store-fixtures.js';
 import type { SinkConfig } from '../registry.js';
 
 const logger = pino({ level: 'silent' });

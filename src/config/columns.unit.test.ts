@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, formatConfigError } from './errors.js';
 import { resolveConfig } from './resolve.js';
-import { minimalConfig, testSinkSchema } from './test-fixtures.js';
+import { minimalConfig, testSinkSchema } from '../../test/support/config-fixtures.js';
 
 const noFiles = (path: string): string => {
   throw Object.assign(new Error(`no ${path}`), { code: 'ENOENT' });

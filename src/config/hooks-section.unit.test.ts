@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, formatConfigError } from './errors.js';
 import { resolveConfig } from './resolve.js';
-import { minimalConfig, testSinkSchema } from './test-fixtures.js';
+import { minimalConfig, testSinkSchema } from '../../test/support/config-fixtures.js';
 
 function resolve(document: unknown) {
   return resolveConfig(document, { sinkSchema: testSinkSchema, env: {}, readFile: () => '', file: 'config/test.yaml' });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, formatConfigError } from './errors.js';
 import { resolveConfig } from './resolve.js';
 import { substitute } from './substitute.js';
-import { minimalConfig, testSinkSchema } from './test-fixtures.js';
+import { minimalConfig, testSinkSchema } from '../../test/support/config-fixtures.js';
 
 const files: Record<string, string> = { '/run/secrets/acme_key': 'file-key-acme\n', '/run/secrets/pg': '  s3cr3t-pg  ' };
 const readFile = (path: string): string => {

@@ -4,7 +4,7 @@ import { send } from './exchange.js';
 import type { ExchangeDecision, ExchangeOptions, ExchangeOutcome } from './exchange.js';
 import { HttpError, isHttpError } from './http-error.js';
 import { BodyTooLargeError } from './exchange.js';
-import { trickling } from './trickle.unit.js';
+import { trickling } from '../../test/support/trickle.js';
 
 const ORIGIN = 'https://service.example';
 const SECRET = 'tok_SECRET_123456';

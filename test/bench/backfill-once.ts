@@ -4,7 +4,7 @@ import { createLogReporter } from '../../src/entry/cli/backfill/log-reporter.js'
 import { runBackfill } from '../../src/entry/cli/backfill/run-backfill.js';
 import type { CallsyncConfig } from '../../src/config/index.js';
 import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
-import { silentLogger } from './silent-logger.js';
+import { silentLogger } from '../support/silent-logger.js';
 
 export interface BackfillRun {
   readonly seconds: number;

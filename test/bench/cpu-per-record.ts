@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import type { SinkConfig } from '../../connectors/registry.js';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig } from './bench-config.js';
-import { dropSchema, rawPostgresBaseline } from './raw-postgres-baseline.js';
+import { benchConfig } from '../support/bench-config.js';
+import { dropSchema, rawPostgresBaseline } from '../support/raw-postgres-baseline.js';
 import { rawSqliteBaseline } from './raw-sqlite-baseline.js';
-import { firstBusiness, rawWalk } from './raw-walk.js';
+import { firstBusiness, rawWalk } from '../support/raw-walk.js';
 import { cpuSeconds } from './process-cpu.js';
-import { startSimulatorChild } from './simulator-child.js';
+import { startSimulatorChild } from '../support/simulator-child.js';
 
 const rounds = Number(process.argv[2] ?? 4);
 const calls = Number(process.argv[3] ?? 40_000);

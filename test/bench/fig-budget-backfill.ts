@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator/index.js';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig } from './bench-config.js';
-import { budgetUse } from './budget-use.js';
+import { benchConfig } from '../support/bench-config.js';
+import { budgetUse } from '../support/budget-use.js';
 import { fixed, verdict, type BenchContext, type BenchRow } from './result.js';
 
 const LIMIT = 60;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { startSimulator } from '../../simulator/index.js';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig } from './bench-config.js';
+import { benchConfig } from '../support/bench-config.js';
 import { fixed, verdict, type BenchContext, type BenchRow } from './result.js';
 
 const STREAMS = ['calls', 'voicemails', 'numbers'];

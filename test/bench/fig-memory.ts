@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { buildCli } from '../integration/support/cli-build.js';
-import { firstLine, spawnNode, stopChild } from './child-process.js';
+import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { megabytes, verdict, type BenchContext, type BenchRow } from './result.js';
-import { startSimulatorChild } from './simulator-child.js';
+import { startSimulatorChild } from '../support/simulator-child.js';
 
 interface MemoryRun {
   readonly records: number;

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { createSink } from '../../connectors/registry.js';
 import { startSimulator } from '../../simulator/index.js';
 import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
-import { benchConfig } from './bench-config.js';
-import { budgetUse } from './budget-use.js';
+import { benchConfig } from '../support/bench-config.js';
+import { budgetUse } from '../support/budget-use.js';
 import { fixed, verdict, type BenchContext, type BenchRow } from './result.js';
-import { silentLogger } from './silent-logger.js';
+import { silentLogger } from '../support/silent-logger.js';
 import { alive, countRows, dropRedisPrefix, startRunReplica, stopReplicas, waitFor, workerAvailable, writeRunConfig } from './worker.js';
 
 const LIMIT = 60;

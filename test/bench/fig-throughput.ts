@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { SinkConfig } from '../../connectors/registry.js';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig } from './bench-config.js';
-import { dropSchema, rawPostgresBaseline } from './raw-postgres-baseline.js';
+import { benchConfig } from '../support/bench-config.js';
+import { dropSchema, rawPostgresBaseline } from '../support/raw-postgres-baseline.js';
 import { rawSqliteBaseline } from './raw-sqlite-baseline.js';
-import { firstBusiness, rawWalk } from './raw-walk.js';
+import { firstBusiness, rawWalk } from '../support/raw-walk.js';
 import { fixed, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
-import { startSimulatorChild, type SimulatorChild } from './simulator-child.js';
+import { startSimulatorChild, type SimulatorChild } from '../support/simulator-child.js';
 
 const PAGE_SIZE = 500;
 

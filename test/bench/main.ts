@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from './child-process.js';
+import { REPO_ROOT } from '../support/child-process.js';
 import { benchBudgetBackfill } from './fig-budget-backfill.js';
 import { benchFreshness } from './fig-freshness.js';
 import { benchHubSpot } from './fig-hubspot.js';

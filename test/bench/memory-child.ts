@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig, type UpstreamInfo } from './bench-config.js';
+import { benchConfig, type UpstreamInfo } from '../support/bench-config.js';
 
 function highWaterMark(): number | undefined {
   const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));

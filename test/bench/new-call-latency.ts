@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig } from './bench-config.js';
+import { benchConfig } from '../support/bench-config.js';
 import type { BenchContext } from './result.js';
 import { countRows, dropRedisPrefix, sleep, startRunReplica, stopReplicas, waitFor, writeRunConfig } from './worker.js';
 

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SinkConfig } from '../../connectors/registry.js';
 import { backfillOnce } from './backfill-once.js';
-import { benchConfig } from './bench-config.js';
-import { dropSchema } from './raw-postgres-baseline.js';
+import { benchConfig } from '../support/bench-config.js';
+import { dropSchema } from '../support/raw-postgres-baseline.js';
 import { rawSqliteBaseline } from './raw-sqlite-baseline.js';
-import { firstBusiness, rawWalk } from './raw-walk.js';
-import { startSimulatorChild } from './simulator-child.js';
+import { firstBusiness, rawWalk } from '../support/raw-walk.js';
+import { startSimulatorChild } from '../support/simulator-child.js';
 
 const target = process.argv[2] ?? 'sqlite';
 const calls = Number(process.argv[3] ?? 200_000);

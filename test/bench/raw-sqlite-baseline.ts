@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { RAW_COLUMNS, rawRow, rawWalk, type RawSource } from './raw-walk.js';
+import { RAW_COLUMNS, rawRow, rawWalk, type RawSource } from '../support/raw-walk.js';
 
 // The connector's calls table as a fresh file gets it (migration 004 added the last four columns).
 const CALLS_DDL = `create table if not exists calls (

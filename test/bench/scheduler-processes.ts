@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { UpstreamInfo } from './bench-config.js';
-import { firstLine, REPO_ROOT, stopChild } from './child-process.js';
+import type { UpstreamInfo } from '../support/bench-config.js';
+import { firstLine, REPO_ROOT, stopChild } from '../support/child-process.js';
 import type { SchedulerSimCounters } from './scheduler-sim-child.js';
 
 /**

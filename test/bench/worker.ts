@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import type { SinkConfig } from '../../connectors/registry.js';
-import { benchDocument, type BenchConfigOptions, type UpstreamInfo } from './bench-config.js';
-import { REPO_ROOT, spawnTsx, stopChild } from './child-process.js';
+import { benchDocument, type BenchConfigOptions, type UpstreamInfo } from '../support/bench-config.js';
+import { REPO_ROOT, spawnTsx, stopChild } from '../support/child-process.js';
 
 /** `callsync run` is being built alongside the bench; figures that need it say so until it lands. */
 export function workerAvailable(): boolean {

@@ -15,9 +15,9 @@ import { builtinStreams } from '../../src/source/streams/builtin-streams.js';
 import { storePage } from '../../src/engine/sync/store-page.js';
 import type { WalkPage } from '../../src/source/walkers/index.js';
 import { rawPageWriter } from './raw-sqlite-baseline.js';
-import { firstBusiness, rawRow, rawWalk, type RawCall } from './raw-walk.js';
-import { silentLogger } from './silent-logger.js';
-import { startSimulatorChild } from './simulator-child.js';
+import { firstBusiness, rawRow, rawWalk, type RawCall } from '../support/raw-walk.js';
+import { silentLogger } from '../support/silent-logger.js';
+import { startSimulatorChild } from '../support/simulator-child.js';
 
 const rounds = Number(process.argv[2] ?? 12);
 const calls = Number(process.argv[3] ?? 40_000);

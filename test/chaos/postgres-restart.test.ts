@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { postgresUrl, uniqueName } from '../integration/services.js';
 import { expectExact, figuresOf } from './support/figures.js';
 import { ensurePostgresRunning, startPostgres, stopPostgres } from './support/postgres-cluster.js';
-import { dropSchema } from '../bench/raw-postgres-baseline.js';
+import { dropSchema } from '../support/raw-postgres-baseline.js';
 import { countPostgresRows, diffPostgres, dumpPostgresSchema } from './support/postgres-mirror.js';
 import { recordRow } from './support/results.js';
 import { collectLogs, readReadiness, startOneWorker, stopAll, waitFor } from './support/run-harness.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Simulator } from '../../simulator/index.js';
 import { expectExact, figuresOf } from '../chaos/support/figures.js';
-import { dropSchema } from '../bench/raw-postgres-baseline.js';
+import { dropSchema } from '../support/raw-postgres-baseline.js';
 import { countPostgresRows, diffPostgres } from '../chaos/support/postgres-mirror.js';
 import { postgresUrl, redisUrl, uniqueName } from '../integration/services.js';
 import { deleteKeys, waitFor } from '../integration/worker/harness.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotConfigSchema } from '../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../connectors/hubspot/hubspot-sink.js';
-import { silentLogger } from '../bench/silent-logger.js';
+import { silentLogger } from '../support/silent-logger.js';
 import { startFakeHubSpot, type FakeHubSpot } from '../fakes/hubspot/index.js';
 import { MemoryStateStore } from '../fakes/memory-state-store.js';
 import { backfillCalls, readmePath, traceRecordPath } from './support/record-path-coverage.js';

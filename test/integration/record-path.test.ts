@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSink, type SinkConfig } from '../../connectors/registry.js';
-import { silentLogger } from '../bench/silent-logger.js';
+import { silentLogger } from '../support/silent-logger.js';
 import { backfillCalls, readmePath, traceRecordPath } from './support/record-path-coverage.js';
 
 describe('the record path', () => {

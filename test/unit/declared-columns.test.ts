@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDelivery } from '../../connectors/webhook/payload.js';
 import { resolveConfig } from '../../src/config/resolve.js';
-import { minimalConfig, testSinkSchema } from '../../src/config/test-fixtures.js';
+import { minimalConfig, testSinkSchema } from '../support/config-fixtures.js';
 import type { SyncRecord } from '../../src/sink/sink.js';
 import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
 

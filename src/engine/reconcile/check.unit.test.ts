@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinStreams } from '../../source/streams/builtin-streams.js';
 import { checkStream } from './check.js';
-import { memorySink, offsetList, sms } from './reconcile-test.fixtures.js';
+import { memorySink, offsetList, sms } from '../../../test/support/reconcile-fixtures.js';
 
 describe('checkStream', () => {
   it('counts dead letters not stored as accounted for, and asks upstream with one request', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sink } from '../../sink/sink.js';
 import { describeDrift } from './check.js';
-import { base, memorySink, offsetList, sms } from './reconcile-test.fixtures.js';
+import { base, memorySink, offsetList, sms } from '../../../test/support/reconcile-fixtures.js';
 import { decodeDeletions, encodeDeletions, repairStream, type DeletionGuard } from './repair.js';
 
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../sink/sink.js';
 import type { Query } from '../../source/walkers/index.js';
-import { base, memorySink, offsetList, sms } from './reconcile-test.fixtures.js';
+import { base, memorySink, offsetList, sms } from '../../../test/support/reconcile-fixtures.js';
 import { repairStream } from './repair.js';
 
 describe('repairStream', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/resolve.js';
-import { minimalConfig, testSinkSchema } from '../../config/test-fixtures.js';
+import { minimalConfig, testSinkSchema } from '../../../test/support/config-fixtures.js';
 import { planBusinesses } from './plan-businesses.js';
 
 const noFiles = (path: string): string => {

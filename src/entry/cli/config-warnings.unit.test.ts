@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config/index.js';
-import { minimalConfig, testSinkSchema } from '../../config/test-fixtures.js';
+import { minimalConfig, testSinkSchema } from '../../../test/support/config-fixtures.js';
 import { configWarnings } from './config-warnings.js';
 
 function warningsOf(extra: Record<string, unknown>): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BusinessStatus, StatusSnapshot, StreamState, StreamStatus } from '../../engine/state/index.js';
-import { NOW, streamStatus } from './status.fixtures.js';
+import { NOW, streamStatus } from '../../../test/support/status-fixtures.js';
 import { parseStatusQuery, STATUS_PAGE_LIMIT, statusDocument, type StatusQuery } from './status-json.js';
 
 function status(business: string, stream: string, state: StreamState = 'idle', lagSeconds: number | null = 30): StreamStatus {

@@ -3,7 +3,7 @@ import { STREAM_STATES, type StreamState, type StreamStatus } from '../../engine
 import type { StatusSnapshot } from '../../engine/state/index.js';
 import { renderBusinessPage } from './business-page.js';
 import { escapeHtml } from './html.js';
-import { BUSY, NOW, streamStatus } from './status.fixtures.js';
+import { BUSY, NOW, streamStatus } from '../../../test/support/status-fixtures.js';
 
 function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
   return streamStatus({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BusinessStatus, StatusSnapshot, StreamState, StreamStatus } from '../../engine/state/index.js';
 import { renderStatusPage } from './status-page.js';
-import { lagged, NOW, streamStatus } from './status.fixtures.js';
+import { lagged, NOW, streamStatus } from '../../../test/support/status-fixtures.js';
 import { parseSummaryQuery, STREAMS_PER_PAGE, summaryView } from './status-page-view.js';
 import { attentionOf, byLag, lateAfterSeconds, summarize } from './status-summary.js';
 

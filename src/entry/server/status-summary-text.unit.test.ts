@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BusinessStatus, StatusSnapshot, StreamState, StreamStatus } from '../../engine/state/index.js';
 import { formatStatusSummary } from './status-summary-text.js';
-import { lagged, NOW, streamStatus } from './status.fixtures.js';
+import { lagged, NOW, streamStatus } from '../../../test/support/status-fixtures.js';
 
 function status(business: string, stream: string, state: StreamState = 'idle', lagSeconds: number | null = 30, lastError: string | null = null): StreamStatus {
   return streamStatus({ business, stream, state, ...lagged(lagSeconds), recordsSynced: 7, pages: 1, lastError });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamStatus } from '../../engine/state/index.js';
 import type { StatusSnapshot } from '../../engine/state/index.js';
 import { formatStatusJson, formatStatusTable, shorten, terminalSafe } from './status-table.js';
-import { BUSY, NOW, streamStatus } from './status.fixtures.js';
+import { BUSY, NOW, streamStatus } from '../../../test/support/status-fixtures.js';
 
 function status(overrides: Partial<StreamStatus> = {}): StreamStatus {
   return streamStatus({ lastSuccessAt: '2024-05-01T10:55:00.000Z', lagSeconds: 3900, ...BUSY, budget: { ...BUSY.budget, resetAt: NOW }, ...overrides });

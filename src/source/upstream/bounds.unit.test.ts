@@ -5,7 +5,7 @@ import { createUpstreamClient } from './client.js';
 import type { UpstreamClientOptions } from './client.js';
 import { fetchWithRetry, waitCappedMessage } from './fetch-with-retry.js';
 import type { FetchEvent } from './fetch-with-retry.js';
-import { API_KEY, BASE, mockAgent, rejectionOf } from './test-helpers.unit.js';
+import { API_KEY, BASE, mockAgent, rejectionOf } from '../../../test/support/upstream-mock.js';
 
 const START = Date.UTC(2026, 0, 1);
 const MAX_WAIT = 60_000;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { createUpstreamClient } from './client.js';
 import { isUpstreamError, UpstreamError } from './errors.js';
-import { API_KEY, BASE, expectNoSecrets, mockAgent, RATE_HEADERS, rejectionOf, V2, V2_TOKEN } from './test-helpers.unit.js';
+import { API_KEY, BASE, expectNoSecrets, mockAgent, RATE_HEADERS, rejectionOf, V2, V2_TOKEN } from '../../../test/support/upstream-mock.js';
 
 let agent: MockAgent;
 afterEach(async () => {

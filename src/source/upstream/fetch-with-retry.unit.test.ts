@@ -5,7 +5,7 @@ import { createUpstreamClient } from './client.js';
 import { BudgetWaitError, isBudgetWaitError } from './errors.js';
 import { fetchWithRetry } from './fetch-with-retry.js';
 import type { FetchEvent, FetchWithRetryOptions } from './fetch-with-retry.js';
-import { API_KEY, BASE, EMAIL, expectNoSecrets, mockAgent, PASSWORD, rejectionOf } from './test-helpers.unit.js';
+import { API_KEY, BASE, EMAIL, expectNoSecrets, mockAgent, PASSWORD, rejectionOf } from '../../../test/support/upstream-mock.js';
 
 const START = 1_763_782_900_000;
 const BUCKET: BucketConfig = { limit: 60, windowMs: 60_000 };

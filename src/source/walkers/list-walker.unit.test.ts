@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PagingMode } from '../streams/stream-descriptor.js';
-import { collect, context, descriptorFor, FakeList, ids, Mirror } from './fake-lists.unit.js';
+import { collect, context, descriptorFor, FakeList, ids, Mirror } from '../../../test/support/fake-lists.js';
 import { UpstreamError } from '../upstream/index.js';
 import { walkerFor, walkers } from './index.js';
 

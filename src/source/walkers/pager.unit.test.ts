@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PagingMode } from '../streams/stream-descriptor.js';
-import { descriptorFor, FakeList, Mirror, type Misbehaviour } from './fake-lists.unit.js';
+import { descriptorFor, FakeList, Mirror, type Misbehaviour } from '../../../test/support/fake-lists.js';
 import { walkers } from './index.js';
 
 const walk = walkers.cursor;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizeResult } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink/sink.js';
-import { collect, context, records, type Raw } from './fake-lists.unit.js';
+import { collect, context, records, type Raw } from '../../../test/support/fake-lists.js';
 import { walkers, type Query } from './index.js';
 
 const walk = walkers['v2-newest-first'];

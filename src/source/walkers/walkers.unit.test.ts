@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../sink/sink.js';
 import { UpstreamError } from '../upstream/index.js';
-import { collect, context, descriptorFor, ids, records, type Raw } from './fake-lists.unit.js';
+import { collect, context, descriptorFor, ids, records, type Raw } from '../../../test/support/fake-lists.js';
 import { walkers, type Query } from './index.js';
 
 /** An oldest-first list served by offset, by page, and by a cursor that is the offset in disguise. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, formatConfigError, loadConfig } from '../../../src/config/index.js';
-import { testSinkSchema } from '../../../src/config/test-fixtures.js';
+import { testSinkSchema } from '../../support/config-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'callsync-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
 import type { BucketConfig } from '../../../src/source/ratelimit/index.js';
-import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
+import { openMonitor, parseMonitorLine } from '../../support/redis-cost.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { redisConnections } from '../support/redis-connections.js';
 

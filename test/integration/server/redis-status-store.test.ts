@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRedisStatusStore } from '../../../src/engine/state/index.js';
-import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
+import { openMonitor, parseMonitorLine } from '../../support/redis-cost.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { describeStatusStoreContract } from './status-store-contract.js';
 import { redisConnections } from '../support/redis-connections.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamStatus } from '../../../src/entry/server/status.fixtures.js';
+import { streamStatus } from '../../support/status-fixtures.js';
 import type { StatusStore } from '../../../src/engine/state/index.js';
 
 /** A store built for one test, with a clock the test controls. */

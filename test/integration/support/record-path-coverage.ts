@@ -7,8 +7,8 @@ import type { BackfillReporter } from '../../../src/entry/cli/backfill/reporter.
 import { runBackfill } from '../../../src/entry/cli/backfill/run-backfill.js';
 import type { Sink } from '../../../src/sink/sink.js';
 import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
-import { benchConfig } from '../../bench/bench-config.js';
-import { startSimulatorChild, type SimulatorChild } from '../../bench/simulator-child.js';
+import { benchConfig } from '../../support/bench-config.js';
+import { startSimulatorChild, type SimulatorChild } from '../../support/simulator-child.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 

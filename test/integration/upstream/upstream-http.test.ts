@@ -4,7 +4,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/so
 import type { BucketConfig } from '../../../src/source/ratelimit/index.js';
 import { createUpstreamClient, fetchWithRetry } from '../../../src/source/upstream/index.js';
 import type { UpstreamClient } from '../../../src/source/upstream/index.js';
-import { budgetUse } from '../../bench/budget-use.js';
+import { budgetUse } from '../../support/budget-use.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { startFixedWindowServer } from './fixed-window-server.js';
 import type { FixedWindowServer } from './fixed-window-server.js';

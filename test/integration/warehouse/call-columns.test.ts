@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { sinkMigrator, TABLES_002 } from '../../../connectors/sql/migrations.js';
 import { openSqlStoreParts } from './old-database.js';
-import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
+import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
 import { StatementCache } from '../../../connectors/sql/sql-store.js';
 import { inlineConfig } from '../../../src/entry/cli/demo/demo-config.js';
 import { normalizeV1Call } from '../../../src/normalize/index.js';

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { sinkMigrator } from '../../../connectors/sql/migrations.js';
 import { createStreamTable } from '../../../connectors/sql/schema.js';
-import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
+import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
 import type { StreamTable } from '../../../src/sink/sink.js';
 import { builtinStreams } from '../../../src/source/streams/builtin-streams.js';
 import { openSqlStoreParts } from './old-database.js';

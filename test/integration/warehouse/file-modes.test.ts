@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSink } from '../../../connectors/registry.js';
-import { freshSqlConfig } from '../../../connectors/sql/sql-test.fixtures.js';
+import { freshSqlConfig } from '../../support/sql-store-fixtures.js';
 import { builtinStreams } from '../../../src/source/streams/builtin-streams.js';
 
 const cleanups: (() => Promise<void>)[] = [];

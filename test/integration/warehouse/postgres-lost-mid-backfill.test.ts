@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
-import { dropSchema } from '../../bench/raw-postgres-baseline.js';
+import { dropSchema } from '../../support/raw-postgres-baseline.js';
 import { postgresUrl, uniqueName } from '../services.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { spawnCli } from '../support/cli-process.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSink } from '../../../connectors/registry.js';
-import { freshSqlConfig, querySql } from '../../../connectors/sql/sql-test.fixtures.js';
+import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
 import type { RawConversion, SqlAdapter } from '../../../connectors/sql/sql-dialect.js';
 import { postgresAdapter } from '../../../connectors/postgres/postgres-adapter.js';
 import { sqliteAdapter } from '../../../connectors/sqlite/sqlite-adapter.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../simulator/index.js';
-import { openMonitor, parseMonitorLine } from '../../bench/redis-cost.js';
+import { openMonitor, parseMonitorLine } from '../../support/redis-cost.js';
 import { redisUrl } from '../services.js';
 import { runConfig, spawnRun, stopAll, waitFor, workspace, type RunProcess } from './harness.js';
 

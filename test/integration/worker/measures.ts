@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import type { RateWindow, Simulator } from '../../../simulator/index.js';
-import { budgetUse, type BudgetUse } from '../../bench/budget-use.js';
+import { budgetUse, type BudgetUse } from '../../support/budget-use.js';
 import { redisUrl } from '../services.js';
 
 /**

@@ -4,9 +4,9 @@
  * Args: `<sink config JSON> <start epoch ms>`.
  */
 import { pino } from 'pino';
-import { createSink } from '../registry.js';
-import type { SinkConfig } from '../registry.js';
-import { customStream, workerRecord } from './concurrent-prepare.fixtures.js';
+import { createSink } from '../../connectors/registry.js';
+import type { SinkConfig } from '../../connectors/registry.js';
+import { customStream, workerRecord } from './sql-concurrent-prepare.js';
 
 const [configJson = '', startAt = '0'] = process.argv.slice(2);
 const config = JSON.parse(configJson) as SinkConfig;

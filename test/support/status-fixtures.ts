@@ -1,4 +1,4 @@
-import { emptyStatus, type StreamStatus } from '../../engine/state/index.js';
+import { emptyStatus, type StreamStatus } from '../../src/engine/state/index.js';
 
 /** The moment status fixtures are read at. */
 export const NOW = '2024-05-01T12:00:00.000Z';

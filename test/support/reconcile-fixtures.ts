@@ -1,10 +1,10 @@
 import { pino } from 'pino';
-import { ManagedSink } from '../../sink/managed-sink.js';
-import { MemoryStateStore } from '../../../test/fakes/memory-state-store.js';
-import type { JsonObject } from '../../sink/sink.js';
-import { customStream } from '../../source/streams/custom-streams.js';
-import type { Query } from '../../source/walkers/index.js';
-import { loadDeletions, loadRepairWalk, type DeletionGuard, type DeletionState } from './repair.js';
+import { ManagedSink } from '../../src/sink/managed-sink.js';
+import { MemoryStateStore } from '../fakes/memory-state-store.js';
+import type { JsonObject } from '../../src/sink/sink.js';
+import { customStream } from '../../src/source/streams/custom-streams.js';
+import type { Query } from '../../src/source/walkers/index.js';
+import { loadDeletions, loadRepairWalk, type DeletionGuard, type DeletionState } from '../../src/engine/reconcile/repair.js';
 
 /** Shared by the reconcile unit tests: the sink itself over a state store in memory, and an offset-paged upstream list. */
 

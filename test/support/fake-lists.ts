@@ -1,6 +1,6 @@
-import type { Json, JsonObject } from '../../sink/sink.js';
-import type { PagingMode, StreamDescriptor } from '../streams/stream-descriptor.js';
-import type { Query, WalkContext, WalkPage, Walker } from './walker.js';
+import type { Json, JsonObject } from '../../src/sink/sink.js';
+import type { PagingMode, StreamDescriptor } from '../../src/source/streams/stream-descriptor.js';
+import type { Query, WalkContext, WalkPage, Walker } from '../../src/source/walkers/walker.js';
 
 /** Test support for the walker unit tests (excluded from the build as `*.unit.ts`). */
 

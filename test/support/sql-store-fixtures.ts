@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { postgresUrl, uniqueName } from '../../test/integration/services.js';
-import type { SinkConfig } from '../registry.js';
+import { postgresUrl, uniqueName } from '../integration/services.js';
+import type { SinkConfig } from '../../connectors/registry.js';
 
 /** A SQL sink config on fresh storage (a new file, a new schema); its removal is pushed onto `cleanups`. */
 export async function freshSqlConfig(dialect: 'sqlite' | 'postgres', cleanups: (() => Promise<void>)[]): Promise<SinkConfig> {
