@@ -1,4 +1,12 @@
-import type { RateLimitInfo } from '../source/ratelimit/types.js';
+/** The server's view of one rate-limit window, from a response's `X-RateLimit-*` headers. */
+export interface RateLimitInfo {
+  /** Requests allowed per window (`X-RateLimit-Limit`). */
+  readonly limit: number;
+  /** Requests left in the current window (`X-RateLimit-Remaining`). */
+  readonly remaining: number;
+  /** When the current window resets, epoch milliseconds (`X-RateLimit-Reset` × 1000). */
+  readonly resetAtMs: number;
+}
 
 /** Response headers as undici gives them (lower-case names); a `Headers` object works too. */
 export type HeaderBag = Readonly<Record<string, string | string[] | undefined>> | Headers;

@@ -1,4 +1,4 @@
-import type { ColumnSpec } from '../sink/sink.js';
+import type { ColumnSpec } from './column-types.js';
 
 /** Normalized columns of the `calls` table (v1 calls and v2 calls alike). */
 export const callColumns: readonly ColumnSpec[] = Object.freeze([

@@ -1,4 +1,5 @@
-import type { ColumnSpec, ColumnType, ColumnValue, Json } from '../sink/sink.js';
+import type { ColumnSpec, ColumnType, ColumnValue } from './column-types.js';
+import type { Json } from '../base/json.js';
 import { parseIsoTimestamp } from './primitives.js';
 import type { Normalizer } from './records.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Json } from '../sink/sink.js';
+import type { Json } from '../base/json.js';
 import { declaredValue, valueAtPath, withDeclaredColumns } from './declared-columns.js';
 import { normalizeV1Call } from './records.js';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ColumnSpec, Json } from '../sink/sink.js';
+import type { ColumnSpec } from './column-types.js';
+import type { Json } from '../base/json.js';
 import {
   callColumns,
   genericColumns,

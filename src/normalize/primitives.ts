@@ -4,7 +4,7 @@
  * throwing. A problem does not name the field; the record normalizer (`records.ts`) adds it.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { JsonObject } from '../sink/sink.js';
+import type { JsonObject } from '../base/json.js';
 import { zoneOffsetMs } from './zone-offset.js';
 
 /** Outcome of one primitive; `problem` does not name the field, the record normalizer adds it. */

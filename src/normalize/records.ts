@@ -1,4 +1,5 @@
-import type { ColumnValue, Json } from '../sink/sink.js';
+import type { ColumnValue } from './column-types.js';
+import type { Json } from '../base/json.js';
 import {
   jsonType,
   parsed,

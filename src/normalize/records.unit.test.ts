@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Json } from '../sink/sink.js';
+import type { Json } from '../base/json.js';
 import { normalizeV1Call, normalizeV1Generic, normalizeV1Number, normalizeV2Call, normalizeV2Voicemail } from './index.js';
 import type { NormalizeContext } from './records.js';
 

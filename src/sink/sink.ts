@@ -4,6 +4,9 @@ import type { ZodType } from 'zod';
 import type { Json, JsonObject } from '../base/json.js';
 
 export type { Json, JsonObject } from '../base/json.js';
+import type { ColumnSpec, ColumnValue } from '../normalize/column-types.js';
+
+export type { ColumnSpec, ColumnType, ColumnValue } from '../normalize/column-types.js';
 
 /**
  * The contract between the sync engine and every connector. The engine only ever sees these
@@ -13,27 +16,8 @@ export type { Json, JsonObject } from '../base/json.js';
 /** Which upstream interface a record came from. */
 export type RecordSource = 'v1' | 'v2';
 
-/** A normalized column value; timestamps are ISO 8601 UTC strings (`YYYY-MM-DDTHH:MM:SSZ`). */
-export type ColumnValue = string | number | null;
-
-/**
- * Column types a stream table may declare; each SQL dialect maps them to its own types. A
- * `boolean` value is 1 or 0 (SQLite has no boolean; Postgres stores `boolean`).
- */
-export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp';
-
 /** Columns every stream table has; a stream (or the config's `columns:`) may not declare them again. */
 export const RESERVED_COLUMNS: ReadonlySet<string> = new Set(['business_id', 'id', 'source', 'raw', 'synced_at', 'deleted_at']);
-
-export interface ColumnSpec {
-  readonly name: string;
-  readonly type: ColumnType;
-  /**
-   * A column declared in the config (`columns:`): the dotted path into `raw` it is read from.
-   * A SQL sink fills such a column from the stored `raw` when it adds it to an existing table.
-   */
-  readonly from?: readonly string[];
-}
 
 /**
  * The table a stream is stored in. Every table also has `business_id`, `id`, `source`, `raw`

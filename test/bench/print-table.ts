@@ -1,4 +1,4 @@
-import { formatTable } from '../../src/entry/cli/text-table.js';
+import { formatTable } from '../../src/entry/cli/common/text-table.js';
 import type { BenchRow } from './result.js';
 
 /** The table the lead copies into the README's Performance section. */

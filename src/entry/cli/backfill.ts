@@ -9,7 +9,7 @@ import { lockStreams } from './backfill/stream-locks.js';
 import { EXIT, type ExitCode } from './failure/exit-codes.js';
 import { openSink, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { selectPlans } from './select-plans.js';
+import { selectPlans } from './common/select-plans.js';
 import { onShutdownSignal } from './shutdown.js';
 
 interface BackfillFlags {

@@ -5,7 +5,7 @@ import { EXIT, OperatorError } from './failure/exit-codes.js';
 import { pingHttp, openSink, pingRedis } from './failure/preflight.js';
 import { upstreamTarget } from './failure/targets.js';
 import { loadCliConfig, type CliConfig } from './load-cli-config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './common/logger.js';
 import { servicePolicy, UPSTREAM_TRAITS, type ReachOptions } from '../../http/index.js';
 import { createRedactor } from '../../base/redact/index.js';
 import { createUpstreamAgent } from '../../source/upstream/index.js';

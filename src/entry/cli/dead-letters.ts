@@ -9,8 +9,8 @@ import { using } from './failure/explain.js';
 import { planTables } from './failure/preflight.js';
 import { sinkTarget } from './failure/targets.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { createLogger } from './logger.js';
-import { formatTable } from './text-table.js';
+import { createLogger } from './common/logger.js';
+import { formatTable } from './common/text-table.js';
 
 interface FilterFlags {
   readonly config: string;

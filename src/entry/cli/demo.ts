@@ -8,7 +8,7 @@ import { failedBusinesses, formatSummary } from './backfill/summary.js';
 import { backfillOutput } from './backfill/output.js';
 import { demoConfig } from './demo/demo-config.js';
 import { tableCounts } from './demo/table-counts.js';
-import { formatTable } from './text-table.js';
+import { formatTable } from './common/text-table.js';
 
 interface DemoFlags {
   readonly database: string;

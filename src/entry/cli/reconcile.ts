@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { createSink } from '../../../connectors/registry.js';
 import { createRedactor, forTerminal } from '../../base/redact/index.js';
 import { loadCliConfig } from './load-cli-config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './common/logger.js';
 import { formatChecks, reconcileExitCode } from './reconcile/format-checks.js';
 import { runReconcile } from './reconcile/run-reconcile.js';
-import { selectPlans } from './select-plans.js';
+import { selectPlans } from './common/select-plans.js';
 import { onShutdownSignal } from './shutdown.js';
 
 interface ReconcileFlags {

@@ -6,7 +6,7 @@ import { explainFailure } from './failure/explain.js';
 import { openSink, pingRedis, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createRedactor } from '../../base/redact/index.js';
-import { createLogger, flushLogs } from './logger.js';
+import { createLogger, flushLogs } from './common/logger.js';
 import { onShutdownSignal } from './shutdown.js';
 
 /**

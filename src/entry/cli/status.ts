@@ -8,7 +8,7 @@ import { using } from './failure/explain.js';
 import { sinkTarget } from './failure/targets.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { createRedactor, forTerminal } from '../../base/redact/index.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './common/logger.js';
 import { withCheckpoints, type ConfiguredStream } from './status/with-checkpoints.js';
 
 /** Reads what the workers reported; an unreachable Redis is a note, not a failure. */

@@ -1,12 +1,6 @@
-/** The server's view of one rate-limit window, from a response's `X-RateLimit-*` headers. */
-export interface RateLimitInfo {
-  /** Requests allowed per window (`X-RateLimit-Limit`). */
-  readonly limit: number;
-  /** Requests left in the current window (`X-RateLimit-Remaining`). */
-  readonly remaining: number;
-  /** When the current window resets, epoch milliseconds (`X-RateLimit-Reset` × 1000). */
-  readonly resetAtMs: number;
-}
+import type { RateLimitInfo } from '../../http/server-wait.js';
+
+export type { RateLimitInfo } from '../../http/server-wait.js';
 
 /** The budget of one bucket: `limit` requests per fixed window of `windowMs`. */
 export interface BucketConfig {

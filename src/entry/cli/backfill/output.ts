@@ -1,7 +1,7 @@
 import type { LevelWithSilent, Logger } from 'pino';
 import type { CallsyncConfig } from '../../../config/index.js';
 import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../common/logger.js';
 import { createLogReporter } from './log-reporter.js';
 import type { BackfillReporter } from './reporter.js';
 import { createHeldLines, createTtyReporter } from './tty-reporter.js';

@@ -7,7 +7,7 @@ import type { BusinessOutcome, StreamRunResult, SyncEvent, SyncEventHandler } fr
 import { walkSettings } from '../../../source/walkers/index.js';
 import { createUpstreamAgent, createUpstreamClient, upstreamFetch } from '../../../source/upstream/index.js';
 import { planTables } from '../failure/preflight.js';
-import type { OneShotRun } from '../select-plans.js';
+import type { OneShotRun } from '../common/select-plans.js';
 import type { BackfillReporter } from './reporter.js';
 
 interface BackfillOptions extends OneShotRun {

@@ -1,6 +1,6 @@
 import type { StreamFailure } from '../../../engine/state/index.js';
 import type { BusinessOutcome } from '../../../engine/sync/sync-event.js';
-import { formatTable } from '../text-table.js';
+import { formatTable } from '../common/text-table.js';
 import { stoppedNote } from './stopped.js';
 
 /** The final table: one row per business and stream, with what failed and why. */

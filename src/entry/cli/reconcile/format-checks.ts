@@ -1,5 +1,5 @@
 import { heldMessage, type StreamCheck } from '../../../engine/reconcile/check.js';
-import { formatTable } from '../text-table.js';
+import { formatTable } from '../common/text-table.js';
 
 /** A stream reconcile could not check, and why (an upstream or sink failure). */
 interface FailedCheck {

@@ -5,7 +5,7 @@ import { createMemoryRateLimiter } from '../../../source/ratelimit/index.js';
 import { deletionGuard, reconcileStream } from '../../../engine/reconcile/repair.js';
 import { walkSettings } from '../../../source/walkers/index.js';
 import { createUpstreamAgent, upstreamFetch } from '../../../source/upstream/index.js';
-import type { OneShotRun } from '../select-plans.js';
+import type { OneShotRun } from '../common/select-plans.js';
 import type { CheckRow } from './format-checks.js';
 
 interface RunReconcileOptions extends OneShotRun {

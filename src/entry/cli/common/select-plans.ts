@@ -1,7 +1,7 @@
-import type { CallsyncConfig } from '../../config/index.js';
-import type { Sink } from '../../sink/sink.js';
-import type { BusinessPlan } from '../../engine/sync/business-plan.js';
-import { planBusinesses, type PlanFilter } from '../../engine/sync/plan-businesses.js';
+import type { CallsyncConfig } from '../../../config/index.js';
+import type { Sink } from '../../../sink/sink.js';
+import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
+import { planBusinesses, type PlanFilter } from '../../../engine/sync/plan-businesses.js';
 
 /** What a one-shot command (backfill, reconcile) runs over: the config, the selected plans and the open sink. */
 export interface OneShotRun {

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import { createRedactor, forTerminal } from '../../base/redact/index.js';
+import { createRedactor, forTerminal } from '../../../base/redact/index.js';
 
 interface LoggerOptions {
   readonly level?: LevelWithSilent;
