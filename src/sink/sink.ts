@@ -6,7 +6,7 @@ import type { Json, JsonObject } from '../base/json.js';
 export type { Json, JsonObject } from '../base/json.js';
 import type { ColumnSpec, ColumnValue } from '../normalize/column-types.js';
 
-export type { ColumnSpec, ColumnType, ColumnValue } from '../normalize/column-types.js';
+export type { ColumnType, ColumnValue } from '../normalize/column-types.js';
 
 /**
  * The contract between the sync engine and every connector. The engine only ever sees these
