@@ -4,7 +4,8 @@ import { describeThrown } from './network-errors.js';
 
 // `BodyTooLargeError.code` (exchange.ts), kept here as data so the pure policy imports no I/O.
 const BODY_TOO_LARGE = 'BODY_TOO_LARGE';
-import { capWait, headerValue, parseRateLimitHeaders, parseRetryAfter, type HeaderBag } from './server-wait.js';
+import { headerValue, type HeaderBag } from './headers.js';
+import { capWait, parseRateLimitHeaders, parseRetryAfter } from './server-wait.js';
 
 /**
  * How one service reads failures: plain data, so the three services differ only here

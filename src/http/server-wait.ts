@@ -1,3 +1,5 @@
+import { headerValue, type HeaderBag } from './headers.js';
+
 /** The server's view of one rate-limit window, from a response's `X-RateLimit-*` headers. */
 export interface RateLimitInfo {
   /** Requests allowed per window (`X-RateLimit-Limit`). */
@@ -6,18 +8,6 @@ export interface RateLimitInfo {
   readonly remaining: number;
   /** When the current window resets, epoch milliseconds (`X-RateLimit-Reset` × 1000). */
   readonly resetAtMs: number;
-}
-
-/** Response headers as undici gives them (lower-case names); a `Headers` object works too. */
-export type HeaderBag = Readonly<Record<string, string | string[] | undefined>> | Headers;
-
-/** One header's value, case-insensitively; the first of repeated values. */
-export function headerValue(headers: HeaderBag | undefined, name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  const lower = name.toLowerCase();
-  const value = headers[lower] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === lower)?.[1];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Longest wait a server can impose by default (`upstream.maxWaitMs`). */
