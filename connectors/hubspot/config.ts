@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { retrySchema } from '../../src/http/index.js';
 import { trackedNumbersSchema } from '../crm/index.js';
-import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
+import { stateStoreConfigSchema } from '../state-stores/index.js';
 
 const propertyName = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'expected a HubSpot internal property name (lower case, digits, _)' });
 
@@ -33,15 +34,8 @@ const hubspotLimitsSchema = z.strictObject({
   searchPerSecond: z.int().min(1).default(5),
 });
 
-/** Retry policy for 429 (ten-secondly and secondly), 5xx and network errors. */
-const hubspotRetrySchema = z.strictObject({
-  /** Attempts per request including the first. @defaultValue 6 */
-  maxAttempts: z.int().min(1).max(100).default(6),
-  /** Backoff cap of the first retry; doubles per attempt (full jitter). @defaultValue 500 */
-  baseDelayMs: z.int().min(0).default(500),
-  /** Largest backoff. @defaultValue 30000 */
-  maxDelayMs: z.int().min(0).default(30_000),
-});
+/** Retry policy for 429 (ten-secondly and secondly), 5xx and network errors: attempts per request including the first (6, at most 100), backoff 500 ms doubling to 30 s. */
+const hubspotRetrySchema = retrySchema({ maxAttempts: 6, maxAttemptsCeiling: 100 });
 
 /** The `sink:` section for `type: hubspot`. Unknown keys are an error that names them. */
 export const hubspotConfigSchema = z.strictObject({
@@ -52,7 +46,7 @@ export const hubspotConfigSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).default('https://api.hubapi.com'),
   /** @defaultValue `{ type: 'sqlite', path: './data/hubspot-state.db' }` */
   /** Where checkpoints, dead letters and the copy of what HubSpot acknowledged are kept: a SQL database, configured as its sink would be. */
-  state: sqlStoreConfigSchema.default({ type: 'sqlite', path: './data/hubspot-state.db' }),
+  state: stateStoreConfigSchema.default({ type: 'sqlite', path: './data/hubspot-state.db' }),
   /** Unique custom property of calls that holds `${businessId}:${stream}:${id}`; created on first use. @defaultValue `callsync_id` */
   uniqueProperty: propertyName.default('callsync_id'),
   /** Associate each call with the contact whose phone or mobile phone is the caller's number. @defaultValue true */
@@ -73,7 +67,7 @@ export const hubspotConfigSchema = z.strictObject({
   recordProperty: propertyName.nullable().default(null),
   mapping: hubspotMappingSchema.optional(),
   limits: hubspotLimitsSchema.default({ requestsPer10s: 100, searchPerSecond: 5 }),
-  retry: hubspotRetrySchema.default({ maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 30_000 }),
+  retry: hubspotRetrySchema,
 });
 
 export type HubSpotConfig = z.output<typeof hubspotConfigSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { retrySchema } from '../../src/http/index.js';
 import { trackedNumbersSchema } from '../crm/index.js';
-import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
+import { stateStoreConfigSchema } from '../state-stores/index.js';
 
 /** A field's API name: standard (`Phone`) or custom (`Callsync_Id__c`). */
 const fieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,39}(__c)?$/, { error: 'expected a Salesforce field API name, e.g. Phone or Callsync_Id__c' });
@@ -59,15 +60,8 @@ const salesforceLimitsSchema = z.strictObject({
   maxWaitSeconds: z.int().min(0).default(900),
 });
 
-/** Retries of 5xx, network errors and `UNABLE_TO_LOCK_ROW`. */
-const salesforceRetrySchema = z.strictObject({
-  /** Attempts including the first. @defaultValue 5 */
-  maxAttempts: z.int().min(1).max(20).default(5),
-  /** @defaultValue 500 */
-  baseDelayMs: z.int().min(0).default(500),
-  /** @defaultValue 30000 */
-  maxDelayMs: z.int().min(0).default(30_000),
-});
+/** Retries of 5xx, network errors and `UNABLE_TO_LOCK_ROW`: attempts including the first (5, at most 20), backoff 500 ms doubling to 30 s. */
+const salesforceRetrySchema = retrySchema({ maxAttempts: 5, maxAttemptsCeiling: 20 });
 
 /** The `sink:` section for `type: salesforce`. Unknown keys are an error that names them. */
 export const salesforceConfigSchema = z.strictObject({
@@ -87,7 +81,7 @@ export const salesforceConfigSchema = z.strictObject({
     .max(24 * 60)
     .default(120),
   /** Checkpoints, dead letters, the copy of what Salesforce acknowledged, and the Leads callsync created. @defaultValue `{ type: 'sqlite', path: './data/salesforce-state.db' }` */
-  state: sqlStoreConfigSchema.default({ type: 'sqlite', path: './data/salesforce-state.db' }),
+  state: stateStoreConfigSchema.default({ type: 'sqlite', path: './data/salesforce-state.db' }),
   /** Task text field, External ID and Unique, holding `${businessId}:${stream}:${id}`. @defaultValue 'Callsync_Id__c' */
   externalIdField: fieldName.default('Callsync_Id__c'),
   /** Task long text field (131,072) that keeps the record as synced (`{ source, fields, raw }`); null keeps none. @defaultValue null */
@@ -117,7 +111,7 @@ export const salesforceConfigSchema = z.strictObject({
     })
     .optional(),
   limits: salesforceLimitsSchema.default({ share: 0.5, requestsPer24h: null, windowSeconds: 86_400, maxWaitSeconds: 900 }),
-  retry: salesforceRetrySchema.default({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 }),
+  retry: salesforceRetrySchema,
 });
 
 export type SalesforceConfig = z.output<typeof salesforceConfigSchema>;

@@ -138,7 +138,7 @@ describe('config schema', () => {
     [
       'retry max below base',
       (c) => ((c.upstream as Record<string, unknown>).retry = { baseDelayMs: 1000, maxDelayMs: 10 }),
-      'upstream.retry.maxDelayMs: maxDelayMs must be at least baseDelayMs',
+      'upstream.retry.maxDelayMs: maxDelayMs (10) must be at least baseDelayMs (1000)',
     ],
     ['no businesses', (c) => (c.businesses = []), 'businesses: expected at least one business'],
     ['unsafe business name', (c) => (business(c).name = '../etc'), 'businesses[0].name: expected 1-64 characters'],

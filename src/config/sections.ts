@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isValidTimeZone } from '../normalize/zone-offset.js';
 import { BUILT_IN_STREAMS, DEFAULT_STREAMS } from '../source/streams/builtin-streams.js';
 import { VIEW_NAMES } from './columns.js';
+import { retrySchema } from '../http/index.js';
 import { parseDurationMs } from './duration.js';
 
 /** Stream names come from the one catalogue of built-in streams. */
@@ -72,14 +73,7 @@ export const upstreamSchema = z.strictObject({
   order: listOrderSetting,
   // A record dated further ahead than this never moves a high-water mark (a clock-skewed upstream).
   maxFutureSkew: durationMs('1h'),
-  retry: z
-    .strictObject({
-      maxAttempts: z.int().min(1).default(8),
-      baseDelayMs: z.int().min(0).default(500),
-      maxDelayMs: z.int().min(0).default(30_000),
-    })
-    .refine((retry) => retry.maxDelayMs >= retry.baseDelayMs, { error: 'maxDelayMs must be at least baseDelayMs', path: ['maxDelayMs'] })
-    .prefault({}),
+  retry: retrySchema({ maxAttempts: 8 }),
   caFile: z.string().min(1).optional(),
   // Late upstream changes (a transcription that appears after the call): recent records are read again.
   revisit: z
