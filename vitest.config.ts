@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { pathTracePlugin } from './test/path/trace-plugin.js';
 
 export default defineConfig({
   test: {
@@ -18,6 +19,18 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 60_000,
           // Tests share two cores; the big end-to-end suites measure throughput and must not starve each other.
+          fileParallelism: false,
+        },
+      },
+      {
+        // Every function of src/ and connectors/ reports its file on entry: the record's path, stage by stage.
+        plugins: [pathTracePlugin()],
+        test: {
+          name: 'path',
+          include: ['test/path/**/*.test.ts'],
+          setupFiles: ['test/path/trace-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
           fileParallelism: false,
         },
       },

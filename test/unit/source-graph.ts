@@ -56,3 +56,40 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
   for (const file of graph.keys()) if (!done.has(file)) visit(file);
   return cycles;
 }
+
+/**
+ * folder → the other folders its files import: every directory is a node of its own (a folder and
+ * its subfolder too), so two folders that import each other are a cycle even when their files are not.
+ */
+export function folderGraph(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = dirname(file);
+    const into = folders.get(from) ?? new Set<string>();
+    folders.set(from, into);
+    for (const target of targets) if (dirname(target) !== from) into.add(dirname(target));
+  }
+  return new Map([...folders].map(([folder, targets]) => [folder, [...targets].sort()]));
+}
+
+/** The index of the import-order entry (a folder prefix such as `src/engine/`) that holds `folder`, or -1. */
+export function orderRank(folder: string, order: readonly string[]): number {
+  return order.findIndex((entry) => `${folder}/`.startsWith(entry));
+}
+
+/**
+ * The imports that go against `order` (folder prefixes, first imports later): a folder may import
+ * its own entry and the entries after it, never one before; a folder in no entry is wrong too.
+ */
+export function importOrderViolations(folders: ReadonlyMap<string, readonly string[]>, order: readonly string[]): string[] {
+  const wrong: string[] = [];
+  for (const [folder, targets] of folders) {
+    const rank = orderRank(folder, order);
+    if (rank < 0) wrong.push(`${folder}: in no stage of the import order`);
+    for (const target of targets) {
+      const targetRank = orderRank(target, order);
+      if (targetRank >= 0 && targetRank < rank) wrong.push(`${folder} → ${target} (${order[rank]} imports ${order[targetRank]}, earlier in the order)`);
+    }
+  }
+  return wrong;
+}

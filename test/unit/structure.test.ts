@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importGraph, ROOT, sourceFiles } from './source-graph.js';
+import { importOrder } from '../path/architecture-doc.js';
+import { folderGraph, importCycles, importGraph, importOrderViolations, ROOT, sourceFiles } from './source-graph.js';
 
 const files = sourceFiles(['src', 'connectors', 'simulator', 'test']);
 const graph = importGraph(files);
@@ -116,4 +117,67 @@ describe('source structure', () => {
     expect(code).toContain('src/http/services.ts');
     expect(found).toEqual([]);
   });
+
+  it('keeps connectors/sql/ beneath the SQL dialects: it imports no other connector folder, so each dialect opens itself', () => {
+    const shared = [...graph].filter(([file]) => file.startsWith('connectors/sql/'));
+    expect(shared.map(([file]) => file)).toContain('connectors/sql/target.ts');
+    const wrong = shared.flatMap(([file, imports]) =>
+      imports.filter((target) => target.startsWith('connectors/') && !target.startsWith('connectors/sql/')).map((target) => `${file} → ${target}`),
+    );
+    expect(wrong).toEqual([]);
+  });
 });
+
+// The folders are the stages: docs/architecture.md lists them in import order, and this reads that list.
+describe('folder import order', () => {
+  const code = files.filter((file) => /^(src|connectors|simulator)\//.test(file) && !file.endsWith('.test.ts'));
+  const folders = folderGraph(importGraph(code));
+  const staged = new Map([...folders].filter(([folder]) => !isSimulator(folder)));
+
+  it('reads the import order from docs/architecture.md and places every folder of src/ and connectors/ in it', () => {
+    const order = importOrder();
+    expect(order).toEqual(expect.arrayContaining(['src/entry/', 'src/engine/', 'connectors/', 'src/base/']));
+    expect(folders.get('src/engine/sync')?.length).toBeGreaterThan(0);
+    expect([...staged.keys()].filter((folder) => order.every((entry) => !`${folder}/`.startsWith(entry)))).toEqual([]);
+  });
+
+  it('fails when a file moves into the wrong stage, and when a folder sits in none', () => {
+    const order = ['src/engine/', 'src/source/', 'src/base/'];
+    const files = new Map([
+      ['src/engine/sync/loop.ts', ['src/source/walkers/walk.ts', 'src/base/chunks.ts']],
+      ['src/source/walkers/walk.ts', ['src/base/chunks.ts']],
+      ['src/base/chunks.ts', []],
+    ]);
+    expect(importOrderViolations(folderGraph(files), order)).toEqual([]);
+    expect(importCycles(folderGraph(files))).toEqual([]);
+    // The loop moved down among the leaves it imports: a leaf now imports the source stage, which imports it back.
+    const moved = new Map([...files].map(([file, targets]) => [file.replace('src/engine/sync/', 'src/base/'), targets]));
+    expect(importOrderViolations(folderGraph(moved), order)).toEqual(['src/base → src/source/walkers (src/base/ imports src/source/, earlier in the order)']);
+    expect(importCycles(folderGraph(moved))).toEqual([['src/base', 'src/source/walkers', 'src/base']]);
+    expect(importOrderViolations(new Map([['src/elsewhere', []]]), order)).toEqual(['src/elsewhere: in no stage of the import order']);
+  });
+
+  it('has no cycle between folders (type-only imports count)', () => {
+    expect(importCycles(folders).map((cycle) => cycle.join(' → '))).toEqual([]);
+  });
+
+  it('imports only from its own stage or a later one', () => {
+    expect(importOrderViolations(staged, importOrder())).toEqual([]);
+  });
+
+  it('keeps the simulator a program of its own: it imports only src/base/, and only src/entry/ starts it', () => {
+    const wrong = [...folders].flatMap(([folder, targets]) =>
+      targets
+        .filter((target) =>
+          isSimulator(folder) ? !isSimulator(target) && !target.startsWith('src/base') : isSimulator(target) && !folder.startsWith('src/entry/'),
+        )
+        .map((target) => `${folder} → ${target}`),
+    );
+    expect(folders.has('simulator')).toBe(true);
+    expect(wrong).toEqual([]);
+  });
+});
+
+function isSimulator(folder: string): boolean {
+  return folder === 'simulator' || folder.startsWith('simulator/');
+}

@@ -1,0 +1,3 @@
+import { installRecorder } from './trace-recorder.js';
+
+installRecorder();
