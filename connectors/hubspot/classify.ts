@@ -1,5 +1,5 @@
 import { classifyHttp, servicePolicy, type ServiceTraits } from '../../src/http/index.js';
-import type { FailureKind, HttpFailureKind } from '../../src/http/index.js';
+import type { FailureKind, FlatHeaders, HttpFailureKind } from '../../src/http/index.js';
 import { truncate } from '../../src/base/redact/index.js';
 import type { HubSpotRetryPolicy } from './config.js';
 
@@ -26,7 +26,9 @@ export type HubSpotFailure =
       /** Parsed JSON body, or undefined when it was empty or not JSON. */
       readonly body: unknown;
       /** Response headers with lower-case names. */
-      readonly headers: Readonly<Record<string, string | undefined>>;
+      readonly headers: FlatHeaders;
+      /** Set on a 2xx whose body is not JSON: not an answer, a transient failure. */
+      readonly bodyProblem?: 'not_json';
     }
   | { readonly error: unknown };
 
@@ -92,11 +94,13 @@ export function classifyHubSpotFailure(failure: HubSpotFailure, context: Failure
   const { status, headers } = failure;
   const body = bodyFields(failure.body, clean);
   const detail = [body.category ?? body.errorType, body.policyName].filter((part) => part !== undefined).join(' ');
-  const reason = `HTTP ${status}${detail === '' ? '' : ` ${detail}`}${body.message === undefined ? '' : `: ${body.message}`}`;
+  const said = failure.bodyProblem === undefined ? '' : ' with a body that is not JSON';
+  const reason = `HTTP ${status}${said}${detail === '' ? '' : ` ${detail}`}${body.message === undefined ? '' : `: ${body.message}`}`;
   const base = { reason, hubspotMessage: body.message, correlationId: body.correlationId, policyName: body.policyName };
   const policyName = body.policyName?.toUpperCase();
   if (status === 429 && policyName === 'DAILY') return { ...base, kind: 'daily_limit', retry: false, waitMs: 0, batchRejection: false };
-  const verdict = classifyHttp({ status, headers }, policy, { ...attempt, ...documentedWait(policyName, headers) });
+  const outcome = failure.bodyProblem === undefined ? { status, headers } : { status, headers, bodyProblem: 'bad_json' as const };
+  const verdict = classifyHttp(outcome, policy, { ...attempt, ...documentedWait(policyName, headers) });
   const kind = KINDS[verdict.kind] ?? 'invalid';
   if (verdict.retry) return { ...base, kind, retry: true, waitMs: verdict.waitMs, batchRejection: false };
   return { ...base, kind, retry: false, waitMs: 0, batchRejection: verdict.kind === 'conflict' || verdict.kind === 'bad_request' };

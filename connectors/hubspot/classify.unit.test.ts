@@ -25,6 +25,11 @@ describe('classifyHubSpotFailure', () => {
     ['500 retries with backoff', answer(500), { kind: 'transient', retry: true, waitMs: 100 }],
     ['503 retries', answer(503, 'not json'), { kind: 'transient', retry: true }],
     [
+      'a 200 whose body is not JSON retries',
+      { status: 200, body: undefined, headers: {}, bodyProblem: 'not_json' },
+      { kind: 'transient', retry: true, reason: 'HTTP 200 with a body that is not JSON' },
+    ],
+    [
       '401 stops',
       answer(401, { status: 'error', message: 'Authentication credentials not found.', category: 'INVALID_AUTHENTICATION' }),
       { kind: 'auth', retry: false },

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { send } from '../../src/http/index.js';
+import { flattenHeaders, jsonValue, parseJson, send } from '../../src/http/index.js';
 import type { ExchangeDecision, ExchangeOutcome } from '../../src/http/index.js';
 import { createRedactor, forTerminal } from '../../src/base/redact/index.js';
 import type { Dispatcher } from 'undici';
@@ -71,7 +71,7 @@ export class HubSpotHttp {
     const decide = (outcome: ExchangeOutcome, attempt: number): ExchangeDecision<HubSpotResponse> => {
       const failure = failureOf(outcome, timeoutMs);
       if ('status' in failure) budget.observe(failure.headers, kind);
-      if ('status' in failure && failure.status >= 200 && failure.status < 300) {
+      if ('status' in failure && failure.status >= 200 && failure.status < 300 && failure.bodyProblem === undefined) {
         logger.debug({ ...label, status: failure.status, attempt }, 'hubspot request');
         return { action: 'accept', value: { status: failure.status, body: failure.body } };
       }
@@ -114,7 +114,10 @@ function dailyExhausted(): Classification {
 function failureOf(outcome: ExchangeOutcome, timeoutMs: number): HubSpotFailure {
   if ('response' in outcome) {
     const { status, headers, body } = outcome.response;
-    return { status, body: parseJson(body.toString('utf8')), headers: flatHeaders(headers) };
+    const read = parseJson(body.toString('utf8'));
+    // A 2xx whose body is there but not JSON (a proxy's page) is no answer: retried, then said as such.
+    const bodyProblem = !read.ok && read.problem === 'not_json' && status >= 200 && status < 300 ? { bodyProblem: 'not_json' as const } : {};
+    return { status, body: jsonValue(read), headers: flattenHeaders(headers), ...bodyProblem };
   }
   if (!outcome.timedOut) return { error: outcome.error };
   const error = Object.assign(new Error(`no complete answer within ${timeoutMs} ms (timeoutMs)`), { name: 'TimeoutError' });
@@ -128,19 +131,4 @@ function causeOf(error: unknown, scrub: (text: string) => string): Error {
   const cause = new Error(scrub(message));
   if (code !== undefined) Object.assign(cause, { code });
   return cause;
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const flat: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) flat[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
-  return flat;
 }

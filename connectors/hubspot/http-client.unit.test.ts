@@ -90,4 +90,16 @@ describe('HubSpotHttp over an injected dispatcher', () => {
     expect((error as Error).message).toContain('no complete answer within 150 ms (timeoutMs)');
     expect(String(error) + String((error as Error).cause)).not.toContain(TOKEN);
   });
+
+  it('retries a 200 whose body is not JSON, then fails saying so; an empty 2xx is an answer', async () => {
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/x', method: 'GET' }).reply(200, '<html>gateway</html>').times(3);
+    const error = await http.send('GET', '/x').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'HubSpotError', kind: 'transient' });
+    expect((error as Error).message).toContain('HTTP 200 with a body that is not JSON');
+    expect(clock.slept).toHaveLength(2);
+    pool.intercept({ path: '/y', method: 'PUT' }).reply(204, '');
+    await expect(http.send('PUT', '/y')).resolves.toEqual({ status: 204, body: undefined });
+    agent.assertNoPendingInterceptors();
+  });
 });

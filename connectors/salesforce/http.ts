@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { backoffDelayMs, describeThrown, send, type ExchangeOutcome, type ExchangeResponse } from '../../src/http/index.js';
+import { backoffDelayMs, describeThrown, flattenHeaders, jsonValue, parseJson, send } from '../../src/http/index.js';
+import type { ExchangeOutcome, ExchangeResponse, FlatHeaders } from '../../src/http/index.js';
 import type { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits, SalesforceRetry } from './config.js';
 import { isSalesforceError, SalesforceError, salesforceProblem } from './errors.js';
@@ -20,11 +21,13 @@ const TIMEOUT_MS = 120_000;
 /** Attempts at the token endpoint when it cannot be reached. */
 const TOKEN_ATTEMPTS = 3;
 
-/** One complete answer: status, lower-case headers and the parsed body (text when not JSON). */
+/** One complete answer: status, lower-case headers and the parsed body (undefined when empty or not JSON). */
 interface Answer {
   readonly status: number;
   readonly body: unknown;
-  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The body is there but not JSON (a proxy's page): a 2xx of that kind is no answer. */
+  readonly notJson: boolean;
+  readonly headers: FlatHeaders;
 }
 
 /**
@@ -154,7 +157,7 @@ export class SalesforceHttp {
         allocation.settle(answer !== undefined && answer.status !== 401 && !limitExceeded, answer?.headers['sforce-limit-info']);
         // The session could not be had: the token request already retried what it could, and its error names the key to fix.
         if ('error' in outcome && isSalesforceError(outcome.error)) return { action: 'fail', error: outcome.error };
-        if (answer !== undefined && ((answer.status >= 200 && answer.status < 300) || answer.status === 300)) {
+        if (answer !== undefined && isSuccess(answer) && !answer.notJson) {
           logger.debug({ ...label, status: answer.status }, 'salesforce request');
           this.#answeredAt = clock.now();
           return { action: 'accept', value: { status: answer.status, body: answer.body } };
@@ -170,7 +173,7 @@ export class SalesforceHttp {
           allocation.exhausted();
           return { action: 'retry', waitMs: undefined };
         }
-        const transient = answer === undefined || TRANSIENT.has(answer.status);
+        const transient = answer === undefined || isTransient(answer);
         failures += 1;
         if (!transient || failures >= retry.maxAttempts) return { action: 'fail', error: this.#failure(label, outcome, answer, failures) };
         const waitMs = backoffDelayMs(failures, retry, this.#options.random);
@@ -213,17 +216,25 @@ export class SalesforceHttp {
     if (answer === undefined) {
       return new SalesforceError('transient', `salesforce ${label.method} ${label.path}: ${describe(outcome, answer)} (after ${attempts} attempts)`);
     }
-    const { errorCode, message } = salesforceProblem(answer.body);
-    const problem = TRANSIENT.has(answer.status) ? 'transient' : answer.status === 401 ? 'auth' : 'refused';
-    const text = `salesforce ${label.method} ${label.path} answered ${answer.status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`;
+    const { errorCode } = salesforceProblem(answer.body);
+    const problem = isTransient(answer) ? 'transient' : answer.status === 401 ? 'auth' : 'refused';
+    const text = `salesforce ${label.method} ${label.path} answered ${describe(outcome, answer)}`;
     return new SalesforceError(problem, text, { status: answer.status, ...(errorCode === undefined ? {} : { errorCode }) });
   }
 }
 
 function answerOf(response: ExchangeResponse): Answer {
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(response.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
-  return { status: response.status, body: parseJson(response.body.toString('utf8')), headers };
+  const read = parseJson(response.body.toString('utf8'));
+  return { status: response.status, body: jsonValue(read), notJson: !read.ok && read.problem === 'not_json', headers: flattenHeaders(response.headers) };
+}
+
+function isSuccess(answer: Answer): boolean {
+  return (answer.status >= 200 && answer.status < 300) || answer.status === 300;
+}
+
+// A success whose body is not JSON (a proxy's page) is retried like a 5xx.
+function isTransient(answer: Answer): boolean {
+  return TRANSIENT.has(answer.status) || (answer.notJson && isSuccess(answer));
 }
 
 function isLimitExceeded(answer: Answer): boolean {
@@ -232,18 +243,10 @@ function isLimitExceeded(answer: Answer): boolean {
 
 function describe(outcome: ExchangeOutcome, answer: Answer | undefined): string {
   if (answer !== undefined) {
+    if (answer.notJson && isSuccess(answer)) return `${answer.status} with a body that is not JSON`;
     const { errorCode, message } = salesforceProblem(answer.body);
     return `${answer.status}${errorCode === undefined ? '' : ` ${errorCode}`}${message === undefined ? '' : `: ${message}`}`;
   }
   if ('error' in outcome) return outcome.timedOut ? 'no complete answer within the deadline' : `network: ${describeThrown(outcome.error).label}`;
   return 'no answer';
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

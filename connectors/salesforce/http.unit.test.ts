@@ -96,4 +96,16 @@ describe('SalesforceHttp (MockAgent through the injected dispatcher)', () => {
     const { http } = client();
     await expect(http.send('GET', '/limits')).rejects.toThrow(/salesforce GET \/services\/data\/v62\.0\/limits/);
   });
+
+  it('retries a 200 whose body is not JSON, then fails saying so; an empty 204 is an answer', async () => {
+    const { http } = client();
+    const pool = agent.get(ORIGIN);
+    pool.intercept({ path: '/services/data/v62.0/limits', method: 'GET' }).reply(200, '<html>proxy</html>', { headers: limitInfo }).times(3);
+    const error = await http.send('GET', '/limits').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ problem: 'transient', status: 200 });
+    expect((error as Error).message).toContain('salesforce GET /services/data/v62.0/limits answered 200 with a body that is not JSON');
+    pool.intercept({ path: '/services/data/v62.0/sobjects/Task/00T1', method: 'DELETE' }).reply(204, '', { headers: limitInfo });
+    expect(await http.send('DELETE', '/sobjects/Task/00T1')).toEqual({ status: 204, body: undefined });
+    agent.assertNoPendingInterceptors();
+  });
 });
