@@ -53,7 +53,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   );
   if (options.hostileRecords !== undefined) for (const b of businesses) makeHostile(b.calls, options.hostileRecords);
   const counters = new CounterBook(businesses.map((b) => b.name));
-  const clock = (): number => Date.now();
+  const clock = options.clock ?? ((): number => Date.now());
   const state: SimState = {
     businesses,
     keys,

@@ -116,6 +116,11 @@ export interface SimulatorOptions {
   port?: number;
   /** Seed of all generated data. @defaultValue 1 */
   seed?: number;
+  /**
+   * Epoch ms of the requests' "now" (rate-limit windows, cursor age, key use, new arrivals), so a
+   * test steps time instead of sleeping through it. @defaultValue Date.now
+   */
+  clock?: () => number;
   /** Number of businesses, named `biz-1`, `biz-2`, … @defaultValue 3 */
   businesses?: number;
   /** Calls per business at start. @defaultValue 1000 */

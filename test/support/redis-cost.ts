@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -87,12 +87,24 @@ function firstKey(name: string, args: readonly string[]): string | undefined {
   return args[1];
 }
 
+/** A live MONITOR: its lines, a fence, and close. */
+export interface Monitor {
+  on(event: 'line', listener: (line: string) => void): void;
+  /**
+   * Resolves once this monitor has read every line of the commands Redis ran before this call:
+   * `redis` sends an ECHO with a unique marker, and MONITOR shows commands in the order Redis ran
+   * them, so the marker's line comes after theirs. The marker's line goes to no listener.
+   */
+  fence(redis: Pick<Redis, 'echo'>): Promise<void>;
+  close(): void;
+}
+
 /**
  * MONITOR on a socket of its own, read line by line (ioredis's `monitor()` lost track of its
  * replies when the first lines came with MONITOR's OK). Resolves once MONITOR is live; each line
  * is a RESP simple string.
  */
-export async function openMonitor(redisUrl: string): Promise<{ on(event: 'line', listener: (line: string) => void): void; close(): void }> {
+export async function openMonitor(redisUrl: string): Promise<Monitor> {
   const url = new URL(redisUrl);
   const socket = connect(Number(url.port || 6379), url.hostname);
   await once(socket, 'connect');
@@ -103,8 +115,32 @@ export async function openMonitor(redisUrl: string): Promise<{ on(event: 'line',
   const [first] = (await once(lines, 'line')) as [string];
   if (url.password !== '' && first === '+OK') await once(lines, 'line');
   else if (first !== '+OK') throw new Error(`MONITOR refused: ${first}`);
+  const fences = new Map<string, () => void>();
+  const isFence = (line: string): boolean => {
+    const marker = /"echo" "(callsync-monitor-fence:[0-9a-f-]+)"$/.exec(line)?.[1];
+    if (marker === undefined) return false;
+    fences.get(marker)?.();
+    return true;
+  };
   return {
-    on: (_event, listener) => void lines.on('line', (line) => listener(line.startsWith('+') ? line.slice(1) : line)),
+    on: (_event, listener) =>
+      void lines.on('line', (line) => {
+        if (!isFence(line)) listener(line.startsWith('+') ? line.slice(1) : line);
+      }),
+    async fence(redis) {
+      const marker = `callsync-monitor-fence:${randomUUID()}`;
+      const seen = new Promise<void>((resolve) => fences.set(marker, resolve));
+      // Read even when no listener is attached (a 'line' listener makes readline flow).
+      const watch = (line: string): void => void isFence(line);
+      lines.on('line', watch);
+      try {
+        await redis.echo(marker);
+        await seen;
+      } finally {
+        fences.delete(marker);
+        lines.off('line', watch);
+      }
+    },
     close: () => {
       lines.close();
       socket.destroy();

@@ -18,9 +18,16 @@ interface RedisRateLimiterOptions {
   readonly guardMs?: number;
   /** Longest block or window end stored (`upstream.maxWaitMs`); older, longer ones are cut on next use. @defaultValue 15 min */
   readonly maxWaitMs?: number;
+  /**
+   * Clock in epoch ms in place of Redis's `TIME`, for tests that step time; every limiter of a
+   * deployment must share it. @defaultValue Redis's clock
+   */
+  readonly now?: () => number;
 }
 
 type Script = (key: string, ...args: (string | number)[]) => Promise<unknown>;
+
+const NO_CLOCK: readonly number[] = [];
 
 interface LimiterScripts {
   callsyncRateLimitTake: Script;
@@ -74,9 +81,12 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const space = options.keys ?? asKeySpace(options.prefix);
   const keyOf = (key: string): string => rateLimitKey(space, key);
   const seen = new Map<string, Seen>();
+  // Sent only when given, as the scripts' last argument: a deployment's calls stay as they were.
+  const given = options.now;
+  const clock = given === undefined ? (): readonly number[] => NO_CLOCK : (): readonly number[] => [Math.round(given())];
 
   const takeUpTo = async (key: string, config: BucketConfig, max: number): Promise<TokensTaken> => {
-    const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait, Math.max(1, Math.floor(max)));
+    const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait, Math.max(1, Math.floor(max)), ...clock());
     const [tokens = 0, waitMs = 0, we, rem, lim, spendWithinMs] = integers(reply, 2, 6);
     if (tokens < 1 || we === undefined || rem === undefined || lim === undefined || spendWithinMs === undefined) return { tokens: 0, waitMs, spendWithinMs: 0 };
     seen.set(key, { we, rem, lim });
@@ -105,6 +115,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
         Math.round(info.remaining),
         Math.round(info.resetAtMs),
         maxWait,
+        ...clock(),
       );
       // Kept as the last view, as after a take: the job's next response from the same window then
       // sends nothing, and its status reads the budget without an inspect round trip.
@@ -113,10 +124,10 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     },
     async block(key: string, untilMs: number): Promise<void> {
       seen.delete(key);
-      await scripts.callsyncRateLimitBlock(keyOf(key), Math.round(untilMs), guard, maxWait);
+      await scripts.callsyncRateLimitBlock(keyOf(key), Math.round(untilMs), guard, maxWait, ...clock());
     },
     async inspect(key: string, config: BucketConfig): Promise<BucketView> {
-      const reply = await scripts.callsyncRateLimitInspect(keyOf(key), config.limit, config.windowMs, guard, maxWait);
+      const reply = await scripts.callsyncRateLimitInspect(keyOf(key), config.limit, config.windowMs, guard, maxWait, ...clock());
       const [limit = 0, remaining = 0, resetAtMs = 0, blockedUntilMs = 0, now = 0] = integers(reply, 5);
       return {
         limit,
@@ -128,7 +139,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     },
     peek(key: string, config: BucketConfig): BucketView | undefined {
       const last = seen.get(key);
-      if (last === undefined || last.we <= Date.now()) return undefined;
+      if (last === undefined || last.we <= (options.now ?? Date.now)()) return undefined;
       const limit = last.lim > 0 ? last.lim : config.limit;
       return { limit, remaining: last.rem, resetAtMs: last.we, blockedUntilMs: null, usedThisWindow: Math.max(0, limit - last.rem) };
     },

@@ -6,7 +6,9 @@
  * (test/integration/ratelimit) runs both.
  */
 const PRELUDE = `
-local function now_ms()
+-- A clock given as the script's last argument (tests stepping time) replaces Redis's.
+local function now_ms(given)
+  if given then return tonumber(given) end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
@@ -44,13 +46,13 @@ end
 `;
 
 /**
- * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs, count → { tokens granted (up to
+ * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs, count, [now] → { tokens granted (up to
  * count, 0 when none), waitMs } and, when granted, the bucket after the take: window end, tokens
  * left, learned limit (-1 when none), and the milliseconds left to spend them (on Redis's clock,
  * so a worker whose clock differs still spends them in their window).
  */
 export const TAKE_LUA = `${PRELUDE}
-local now = now_ms()
+local now = now_ms(ARGV[6])
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
 local guard = guard_for(wms, tonumber(ARGV[3]))
 local s = load(KEYS[1], wms)
@@ -72,11 +74,11 @@ return { got, 0, s.we, s.rem, s.lim or -1, s.we - guard - now }
 
 /**
  * KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, info.limit, info.remaining, info.resetAtMs,
- * maxWaitMs → the bucket after it: window end, tokens left, learned limit (-1 when none), blocked
+ * maxWaitMs, [now] → the bucket after it: window end, tokens left, learned limit (-1 when none), blocked
  * until (0 when not blocked now).
  */
 export const OBSERVE_LUA = `${PRELUDE}
-local now = now_ms()
+local now = now_ms(ARGV[8])
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
 local guard = guard_for(wms, tonumber(ARGV[3]))
 local info_limit, info_remaining, info_reset = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -98,9 +100,9 @@ save(KEYS[1], s, now)
 return { s.we, s.rem, s.lim or -1, s.bu > now and s.bu or 0 }
 `;
 
-/** KEYS[1] bucket; ARGV untilMs, maxGuardMs, maxWaitMs. */
+/** KEYS[1] bucket; ARGV untilMs, maxGuardMs, maxWaitMs, [now]. */
 export const BLOCK_LUA = `${PRELUDE}
-local now = now_ms()
+local now = now_ms(ARGV[4])
 local s = load(KEYS[1], nil)
 if s.we > 0 and s.wms > 0 then advance(s, 0, now, guard_for(s.wms, tonumber(ARGV[2]))) end
 s.rem = 0
@@ -111,9 +113,9 @@ save(KEYS[1], s, now)
 return 1
 `;
 
-/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs → { limit, remaining, resetAtMs, blockedUntilMs, now }. */
+/** KEYS[1] bucket; ARGV limit, windowMs, maxGuardMs, maxWaitMs, [now] → { limit, remaining, resetAtMs, blockedUntilMs, now }. */
 export const INSPECT_LUA = `${PRELUDE}
-local now = now_ms()
+local now = now_ms(ARGV[5])
 local limit, wms = tonumber(ARGV[1]), tonumber(ARGV[2])
 local s = load(KEYS[1], wms)
 clamp(s, now, tonumber(ARGV[4]))

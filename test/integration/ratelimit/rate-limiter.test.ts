@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
 import type { BucketConfig, RateLimiter } from '../../../src/source/ratelimit/index.js';
@@ -14,24 +13,33 @@ interface Pair {
 // An hour-long window keeps a test that is not about rollover far from any boundary.
 const HOUR: BucketConfig = { limit: 50, windowMs: 3_600_000 };
 
+/**
+ * The limiters' clock, stepped by the tests (Redis's scripts take it in place of `TIME`): a window,
+ * a block and a rollover are as long as the test says, however slow the machine. It starts ten
+ * minutes into an hour, far from an hour's boundary.
+ */
+function steppedClock(): { now: () => number; advance: (ms: number) => void; to: (ms: number) => void } {
+  let ms = Date.UTC(2026, 0, 1, 0, 10);
+  return { now: () => ms, advance: (by) => void (ms += by), to: (at) => void (ms = at) };
+}
+
 async function countGranted(limiter: RateLimiter, key: string, config: BucketConfig, n: number): Promise<number> {
   const results = await Promise.all(Array.from({ length: n }, () => limiter.take(key, config)));
   return results.filter((r) => r.granted).length;
 }
 
-/** Waits until a fresh window has just opened, so a short-window test has the whole window to run in. */
-async function atWindowStart(limiter: RateLimiter, key: string, config: BucketConfig): Promise<void> {
-  const view = await limiter.inspect(key, config);
-  await sleep(Math.max(0, view.resetAtMs - Date.now()) + 30);
-}
-
-function rateLimiterContract(name: string, createPair: () => Pair): void {
+function rateLimiterContract(name: string, createPair: (now: () => number) => Pair): void {
   describe(`${name} rate limiter contract`, () => {
+    const clock = steppedClock();
     let pair: Pair;
     let key: string;
     beforeAll(() => {
-      pair = createPair();
+      pair = createPair(clock.now);
     });
+    /** Moves the clock just past the guard after the bucket's current window ends. */
+    const atWindowStart = async (limiter: RateLimiter, config: BucketConfig): Promise<void> => {
+      clock.to((await limiter.inspect(key, config)).resetAtMs + 30);
+    };
     afterAll(async () => {
       await pair.first.close();
       await pair.second.close();
@@ -45,7 +53,7 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
       const view = await pair.first.inspect(key, HOUR);
       expect(view).toMatchObject({ limit: 50, remaining: 0, usedThisWindow: 50, blockedUntilMs: null });
       expect(view.resetAtMs % HOUR.windowMs).toBe(0);
-      if (!next.granted) expect(next.waitMs).toBeGreaterThan(view.resetAtMs - Date.now() - 1000);
+      if (!next.granted) expect(next.waitMs).toBeGreaterThan(view.resetAtMs - clock.now() - 1000);
     });
 
     it('shares one budget exactly between two limiters of one deployment', async () => {
@@ -61,12 +69,12 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
       const first = await pair.first.takeUpTo?.(key, config, 3);
       expect(first).toMatchObject({ tokens: 3, waitMs: 0 });
       const view = await pair.second.inspect(key, config);
-      expect(first?.spendWithinMs).toBeGreaterThan(view.resetAtMs - Date.now() - 1_000);
-      expect(first?.spendWithinMs).toBeLessThanOrEqual(view.resetAtMs - Date.now() + 1_000);
+      expect(first?.spendWithinMs).toBeGreaterThan(view.resetAtMs - clock.now() - 1_000);
+      expect(first?.spendWithinMs).toBeLessThanOrEqual(view.resetAtMs - clock.now() + 1_000);
       expect((await pair.second.takeUpTo?.(key, config, 3))?.tokens).toBe(2);
       const none = await pair.first.takeUpTo?.(key, config, 3);
       expect(none?.tokens).toBe(0);
-      expect(none?.waitMs).toBeGreaterThan(view.resetAtMs - Date.now() - 1_000);
+      expect(none?.waitMs).toBeGreaterThan(view.resetAtMs - clock.now() - 1_000);
       expect((await pair.first.take(key, config)).granted).toBe(false);
     });
 
@@ -96,22 +104,22 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
       const result = await pair.second.take(key, HOUR);
       expect(result.granted).toBe(false);
       if (!result.granted) {
-        expect(result.waitMs).toBeGreaterThan(resetAtMs - Date.now() - 1000);
-        expect(result.waitMs).toBeLessThanOrEqual(resetAtMs - Date.now() + 1000);
+        expect(result.waitMs).toBeGreaterThan(resetAtMs - clock.now() - 1000);
+        expect(result.waitMs).toBeLessThanOrEqual(resetAtMs - clock.now() + 1000);
       }
     });
 
     it('blocks every take until the 429 wait is over, and then spends the rest of the window', async () => {
       key = uniqueName('block');
       expect((await pair.first.take(key, HOUR)).granted).toBe(true);
-      const until = Date.now() + 150;
+      const until = clock.now() + 150;
       await pair.first.block(key, until);
+      clock.advance(149);
       const during = await pair.second.take(key, HOUR);
-      expect(during.granted).toBe(false);
-      if (!during.granted) expect(during.waitMs).toBeLessThanOrEqual(150 + 50);
+      expect(during).toEqual({ granted: false, waitMs: 1 });
       expect((await pair.second.inspect(key, HOUR)).blockedUntilMs).toBe(until);
 
-      await sleep(until - Date.now() + 20);
+      clock.advance(1);
       const after = await pair.first.take(key, HOUR);
       expect(after.granted).toBe(false);
       if (!after.granted) expect(after.waitMs).toBeGreaterThan(1000);
@@ -121,22 +129,22 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
     it('lets a blocked key that never saw a window start fresh after the block', async () => {
       key = uniqueName('block_fresh');
       const config: BucketConfig = { limit: 5, windowMs: 400 };
-      await pair.first.block(key, Date.now() + 80);
+      await pair.first.block(key, clock.now() + 80);
       expect((await pair.first.take(key, config)).granted).toBe(false);
-      await sleep(100);
-      await atWindowStart(pair.first, key, config);
+      clock.advance(100);
+      await atWindowStart(pair.first, config);
       expect((await pair.second.take(key, config)).granted).toBe(true);
     });
 
     it('refills at the window reset with the limit learned from headers', async () => {
       key = uniqueName('rollover');
       const config: BucketConfig = { limit: 3, windowMs: 600 };
-      await atWindowStart(pair.first, key, config);
+      await atWindowStart(pair.first, config);
       expect(await countGranted(pair.first, key, config, 5)).toBe(3);
       const before = await pair.first.inspect(key, config);
       await pair.first.observe(key, { limit: 2, remaining: 0, resetAtMs: before.resetAtMs }, config);
 
-      await atWindowStart(pair.first, key, config);
+      await atWindowStart(pair.first, config);
       expect(await countGranted(pair.second, key, config, 5)).toBe(2);
       const after = await pair.first.inspect(key, config);
       expect(after.limit).toBe(2);
@@ -146,15 +154,15 @@ function rateLimiterContract(name: string, createPair: () => Pair): void {
   });
 }
 
-rateLimiterContract('memory', () => {
-  const limiter = createMemoryRateLimiter();
+rateLimiterContract('memory', (now) => {
+  const limiter = createMemoryRateLimiter({ now });
   return { first: limiter, second: limiter };
 });
 
 const connect = redisConnections();
 const prefix = uniqueName('ratelimit');
 
-rateLimiterContract('redis', () => {
+rateLimiterContract('redis', (now) => {
   const [a, b] = [connect(), connect()];
-  return { first: createRedisRateLimiter({ redis: a, prefix }), second: createRedisRateLimiter({ redis: b, prefix }) };
+  return { first: createRedisRateLimiter({ redis: a, prefix, now }), second: createRedisRateLimiter({ redis: b, prefix, now }) };
 });

@@ -17,7 +17,7 @@ async function sentWhile<T>(prefix: string, action: () => Promise<T>): Promise<{
     if (parsed !== undefined && parsed.source !== 'lua' && parsed.args.some((a) => a.startsWith(prefix))) sent.push(String(parsed.args[0]).toLowerCase());
   });
   const result = await action();
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await monitor.fence(connect());
   monitor.close();
   return { result, sent };
 }

@@ -126,13 +126,17 @@ describe('simulator /calls paging', () => {
 
 describe('simulator cursor expiry', () => {
   it('rejects a cursor older than cursorTtlMs with a 400 saying expired, and counts it', async () => {
-    const sim = await startSimulator({ businesses: 1, calls: 100, cursorTtlMs: 50, rateLimit: false });
+    // The simulator's own clock, stepped by hand: a slow machine cannot age the cursor between the first two requests.
+    let nowMs = Date.UTC(2026, 0, 1);
+    const sim = await startSimulator({ businesses: 1, calls: 100, cursorTtlMs: 50, rateLimit: false, clock: () => nowMs });
     try {
       const token = sim.businesses[0]!.apiKey;
       const first = await call<CallsPage>(`${sim.baseUrl}/api/v1/calls?limit=10`, { token });
+      nowMs += 50;
       const fresh = await call(`${sim.baseUrl}/api/v1/calls?limit=10&cursor=${first.body.data.next_cursor}`, { token });
       expect(fresh.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 120));
+      expect(sim.counters().faults.expiredCursors).toBe(0);
+      nowMs += 1;
       const res = await call<{ error: { message: string } }>(`${sim.baseUrl}/api/v1/calls?limit=10&cursor=${first.body.data.next_cursor}`, { token });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toMatch(/expired/);

@@ -9,9 +9,13 @@ interface RateLimited {
   retry_after: number;
 }
 
-/** Waits for the start of the next window so a short burst cannot straddle two windows. */
-async function nextWindow(windowMs: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, windowMs - (Date.now() % windowMs) + 5));
+/**
+ * The simulator's clock, stepped by hand: a burst stays in one window however slow the machine,
+ * and the next window comes without waiting for it.
+ */
+function steppedClock(): { now: () => number; to: (ms: number) => void } {
+  let ms = Date.UTC(2026, 0, 1);
+  return { now: () => ms, to: (next) => (ms = next) };
 }
 
 describe('simulator rate limit', () => {
@@ -22,7 +26,9 @@ describe('simulator rate limit', () => {
   });
 
   it('admits `limit` requests per window, then 429 with body, Retry-After and counters; keys share the bucket', async () => {
-    sim = await startSimulator({ businesses: 2, calls: 20, rateLimit: { limit: 5, windowMs: 1000 } });
+    const clock = steppedClock();
+    const windowStart = clock.now() + 1000;
+    sim = await startSimulator({ businesses: 2, calls: 20, rateLimit: { limit: 5, windowMs: 1000 }, clock: clock.now });
     const s = sim;
     const created = await call<{ data: { key: string } }>(`${s.baseUrl}/api/v1/api-keys`, {
       method: 'POST',
@@ -31,7 +37,7 @@ describe('simulator rate limit', () => {
     });
     const second = created.body.data.key;
     s.resetCounters();
-    await nextWindow(1000);
+    clock.to(windowStart + 200);
     const statuses: number[] = [];
     const remaining: string[] = [];
     for (let i = 0; i < 7; i++) {
@@ -59,6 +65,10 @@ describe('simulator rate limit', () => {
     expect(c.businesses['biz-1']!.windows.at(-1)!.startMs % 1000).toBe(0);
     expect(c.businesses['biz-2']!.rateLimited).toBe(0);
     expect(c.byStatus['429']).toBe(2);
+    clock.to(windowStart + 1000);
+    const refilled = await call(`${s.baseUrl}/api/v1/numbers`, { token: s.businesses[0]!.apiKey });
+    expect(refilled.status).toBe(200);
+    expect(refilled.headers['x-ratelimit-remaining']).toBe('4');
   });
 
   it('emits the reset as a decimal for sub-minute windows and as whole seconds for a minute', async () => {
@@ -112,9 +122,8 @@ describe('simulator rate limit', () => {
   });
 
   it('v2 requests take from the same bucket and carry the same headers', async () => {
-    sim = await startSimulator({ businesses: 1, calls: 5, rateLimit: { limit: 3, windowMs: 1000 } });
+    sim = await startSimulator({ businesses: 1, calls: 5, rateLimit: { limit: 3, windowMs: 1000 }, clock: steppedClock().now });
     const b = sim.businesses[0]!;
-    await nextWindow(1000);
     const v1 = await call(`${sim.baseUrl}/api/v1/calls`, { token: b.apiKey });
     const v2 = await call(`${sim.v2BaseUrl}/api/all/voicemails`, { token: b.v2Token });
     expect(v1.headers['x-ratelimit-remaining']).toBe('2');
