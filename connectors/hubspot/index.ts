@@ -1,6 +1,6 @@
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink/sink.js';
-import { openSqlStore } from '../sql/open-sql-store.js';
+import { openStateStore } from '../state-stores/index.js';
 import { hubspotConfigSchema, type HubSpotConfig } from './config.js';
 import { createHubSpotSink } from './hubspot-sink.js';
 
@@ -9,7 +9,7 @@ export const hubspotSinkFactory = {
   type: 'hubspot' as const,
   configSchema: hubspotConfigSchema,
   async create(config: HubSpotConfig, deps: SinkDeps): Promise<Sink> {
-    const store = await openSqlStore(config.state, deps.logger.child({ role: 'hubspot-state' }));
+    const store = await openStateStore(config.state, deps.logger.child({ role: 'hubspot-state' }));
     return createHubSpotSink(config, { ...deps, store });
   },
   describe: (config: HubSpotConfig) => ({

@@ -1,10 +1,20 @@
+import type { Logger } from 'pino';
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
-import { explainPostgresError, explainPostgresFailure } from './explain.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
-import { openSqlStore } from '../sql/open-sql-store.js';
-import { postgresConfigSchema } from './postgres-config.js';
-import type { PostgresSinkConfig } from './postgres-config.js';
+import type { SqlDialect } from '../sql/index.js';
+import { postgresConfigSchema, type PostgresSinkConfig } from './config.js';
+import { explainPostgresError, explainPostgresFailure } from './errors.js';
+
+/**
+ * Postgres opening itself, for its sink and for a connector's `state:`. pg loads on the first
+ * open, so a run that writes elsewhere never loads it.
+ */
+export const postgresDialect = {
+  type: 'postgres' as const,
+  configSchema: postgresConfigSchema,
+  open: async (config: PostgresSinkConfig, logger: Logger) => (await import('./target.js')).openPostgresStore(config, logger),
+} satisfies SqlDialect<PostgresSinkConfig>;
 
 function describePostgres(config: PostgresSinkConfig): SinkDescription {
   return { key: 'sink.url', service: 'PostgreSQL', shown: showUrl(config.url), lockName: `postgres:${urlPlace(config.url)}#${config.schema}` };
@@ -17,7 +27,10 @@ export const postgresSinkFactory = {
   create: async (config: PostgresSinkConfig, deps: SinkDeps) => {
     const logger = deps.logger.child({ schema: config.schema });
     const sink = describePostgres(config);
-    return new ManagedSink({ type: 'postgres', store: await openSqlStore(config, logger), explain: (error) => explainPostgresError(error, sink) }, logger);
+    return new ManagedSink(
+      { type: 'postgres', store: await postgresDialect.open(config, logger), explain: (error) => explainPostgresError(error, sink) },
+      logger,
+    );
   },
   describe: describePostgres,
   explain: explainPostgresFailure,

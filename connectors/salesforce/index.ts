@@ -1,6 +1,6 @@
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink/sink.js';
-import { openSqlStore } from '../sql/open-sql-store.js';
+import { openStateStore } from '../state-stores/index.js';
 import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
 import { createSalesforceSink } from './salesforce-sink.js';
 
@@ -9,7 +9,7 @@ export const salesforceSinkFactory = {
   type: 'salesforce' as const,
   configSchema: salesforceConfigSchema,
   async create(config: SalesforceConfig, deps: SinkDeps): Promise<Sink> {
-    const store = await openSqlStore(config.state, deps.logger.child({ role: 'salesforce-state' }));
+    const store = await openStateStore(config.state, deps.logger.child({ role: 'salesforce-state' }));
     return createSalesforceSink(config, { ...deps, store });
   },
   describe: (config: SalesforceConfig) => ({

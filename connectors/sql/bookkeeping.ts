@@ -11,10 +11,11 @@ import {
   type StoredDeadLetter,
   type StreamTable,
 } from '../../src/sink/sink.js';
-import { named, type NamedStatement } from './named-statement.js';
+import { named } from './statements.js';
 import { qualifiedTable, quoteIdentifier } from './schema.js';
 import type { StateStoreRecords } from '../../src/sink/parts.js';
-import type { SinkDatabase, SqlAdapter, SqlDriver } from './sql-dialect.js';
+import type { NamedStatement, SinkDatabase, SqlDriver } from './client.js';
+import type { SqlAdapter } from './dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */
 

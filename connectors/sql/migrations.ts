@@ -2,7 +2,7 @@ import { Migrator, sql } from 'kysely';
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { StreamTable } from '../../src/sink/sink.js';
 import { addMissingColumns, createStreamTable, fillFromRaw, indexDeletedAt, qualifiedTable } from './schema.js';
-import type { SqlAdapter } from './sql-dialect.js';
+import type { SqlAdapter } from './dialect.js';
 
 /**
  * The versioned schema, in code so the build ships no migration files. Names sort in run order;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { RESERVED_COLUMNS, type StreamTable } from '../../src/sink/sink.js';
-import type { RawConversion, SqlAdapter } from './sql-dialect.js';
+import type { RawConversion, SqlAdapter } from './dialect.js';
 
 /** What the database looks like: identifiers, the bookkeeping tables, stream tables and the migrations that create them. */
 

@@ -1,11 +1,20 @@
 import { resolve } from 'node:path';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
-import { explainSqliteFailure } from './explain.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import { errorCodes } from '../../src/sink/sink-errors.js';
-import { openSqlStore } from '../sql/open-sql-store.js';
-import { sqliteConfigSchema } from './sqlite-config.js';
-import type { SqliteSinkConfig } from './sqlite-config.js';
+import type { SqlDialect } from '../sql/index.js';
+import { sqliteConfigSchema, type SqliteSinkConfig } from './config.js';
+import { explainSqliteFailure } from './errors.js';
+
+/**
+ * SQLite opening itself, for its sink and for a connector's `state:`. better-sqlite3 loads on the
+ * first open, so a run that writes elsewhere never loads it.
+ */
+export const sqliteDialect = {
+  type: 'sqlite' as const,
+  configSchema: sqliteConfigSchema,
+  open: async (config: SqliteSinkConfig) => (await import('./target.js')).openSqliteStore(config),
+} satisfies SqlDialect<SqliteSinkConfig>;
 
 function describeSqlite(config: SqliteSinkConfig): SinkDescription {
   return { key: 'sink.path', service: 'SQLite', shown: config.path, lockName: `sqlite:${resolve(config.path)}` };
@@ -18,7 +27,7 @@ export const sqliteSinkFactory = {
   create: async (config: SqliteSinkConfig, deps: SinkDeps) => {
     const sink = describeSqlite(config);
     const explain = (error: unknown) => explainSqliteFailure(errorCodes(error), sink);
-    return new ManagedSink({ type: 'sqlite', store: await openSqlStore(config, deps.logger), explain }, deps.logger.child({ path: config.path }));
+    return new ManagedSink({ type: 'sqlite', store: await sqliteDialect.open(config), explain }, deps.logger.child({ path: config.path }));
   },
   describe: describeSqlite,
   explain: explainSqliteFailure,

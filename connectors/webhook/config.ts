@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sqlStoreConfigSchema } from '../sql/open-sql-store.js';
+import { stateStoreConfigSchema } from '../state-stores/index.js';
 
 /** Headers the connector sets itself; a configured header may not replace them. */
 const reservedHeaders: readonly string[] = Object.freeze(['content-type', 'content-length', 'idempotency-key', 'x-callsync-timestamp', 'x-callsync-signature']);
@@ -27,7 +27,7 @@ export const webhookConfigSchema = z.strictObject({
    * Where checkpoints, dead letters and the copy of delivered records are kept: a SQL database, configured as its sink would be.
    * @defaultValue `{ type: 'sqlite', path: './data/webhook-state.db' }`
    */
-  state: sqlStoreConfigSchema.default({ type: 'sqlite', path: './data/webhook-state.db' }),
+  state: stateStoreConfigSchema.default({ type: 'sqlite', path: './data/webhook-state.db' }),
   /** Bound on one whole attempt (connect, headers and body). @defaultValue 10000 */
   timeoutMs: z.int().min(1).default(10_000),
   /** Records per POST; the engine splits larger pages. @defaultValue 500 */

@@ -1,6 +1,6 @@
 import type { StateStore } from '../../src/sink/parts.js';
 import type { WebhookConfig } from './config.js';
-import { describeEndpoint } from './webhook-errors.js';
+import { describeEndpoint } from './errors.js';
 
 // The binding is kept as one checkpoint row under a name no business can take (names start with a letter or digit).
 const BINDING = { businessId: '(webhook)', stream: 'endpoint' } as const;

@@ -1,9 +1,9 @@
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { SinkDeps, SinkFactory } from '../../src/sink/sink.js';
 import { webhookConfigSchema, type WebhookConfig } from './config.js';
-import { createWebhookSink } from './create-webhook-sink.js';
+import { createWebhookSink } from './sink.js';
 export { webhookConfigSchema } from './config.js';
-export { createWebhookSink } from './create-webhook-sink.js';
+export { createWebhookSink } from './sink.js';
 export { verifyWebhookSignature } from './verify-webhook-signature.js';
 
 /**

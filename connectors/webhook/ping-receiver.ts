@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { reachHttp, servicePolicy } from '../../src/http/index.js';
 import { WEBHOOK_TRAITS } from './classify-delivery.js';
 import type { WebhookRetryConfig } from './config.js';
-import { describeEndpoint } from './webhook-errors.js';
+import { describeEndpoint } from './errors.js';
 
 interface PingOptions {
   readonly timeoutMs: number;

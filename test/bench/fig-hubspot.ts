@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../connectors/hubspot/hubspot-sink.js';
-import { openSqlStore } from '../../connectors/sql/open-sql-store.js';
+import { openStateStore } from '../../connectors/state-stores/index.js';
 import { callColumns } from '../../src/normalize/index.js';
 import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { startFakeHubSpot } from '../fakes/hubspot/index.js';
@@ -44,7 +44,7 @@ export async function benchHubSpot(ctx: BenchContext): Promise<BenchRow[]> {
     limits: LIMITS,
   });
   const dispatcher = new Agent();
-  const sink = createHubSpotSink(config, { logger, dispatcher, store: await openSqlStore(config.state, logger) });
+  const sink = createHubSpotSink(config, { logger, dispatcher, store: await openStateStore(config.state, logger) });
   try {
     await sink.prepare([callsTable]);
     ctx.log(`hubspot: ${records} calls in batches of ${BATCH} at ${LIMITS.requestsPer10s} req/10 s and ${LIMITS.searchPerSecond} searches/s`);

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { Agent } from 'undici';
 import { salesforceConfigSchema } from '../../connectors/salesforce/config.js';
 import { createSalesforceSink } from '../../connectors/salesforce/salesforce-sink.js';
-import { openSqlStore } from '../../connectors/sql/open-sql-store.js';
+import { openStateStore } from '../../connectors/state-stores/index.js';
 import { callColumns, voicemailColumns } from '../../src/normalize/index.js';
 import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { startFakeSalesforce } from '../fakes/salesforce/index.js';
@@ -76,7 +76,7 @@ async function run(ctx: BenchContext, businesses: number, createLeads: boolean):
     who: { createLeads },
   });
   const dispatcher = new Agent();
-  const sink = createSalesforceSink(config, { logger, dispatcher, store: await openSqlStore(config.state, logger) });
+  const sink = createSalesforceSink(config, { logger, dispatcher, store: await openStateStore(config.state, logger) });
   try {
     ctx.log(
       `salesforce: ${businesses} businesses × (${CALLS_PER_BUSINESS} calls in pages of ${PAGE}, ${VOICEMAILS_PER_BUSINESS} voicemails), createLeads ${String(createLeads)}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDelivery } from '../../connectors/webhook/payload.js';
+import { buildDelivery } from '../../connectors/webhook/mapping.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { minimalConfig, testSinkSchema } from '../support/config-fixtures.js';
 import type { SyncRecord } from '../../src/sink/sink.js';

@@ -6,7 +6,7 @@ import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
 import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
 import { valueBeforeTombstone } from '../../../connectors/hubspot/tombstone.js';
-import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
+import { openStateStore } from '../../../connectors/state-stores/index.js';
 import type { Json } from '../../../src/sink/sink.js';
 import { startFakeHubSpot } from '../../fakes/hubspot/index.js';
 import { voicemailRecord } from './fixtures.js';
@@ -33,7 +33,7 @@ describeSinkConformance({
       recordProperty: 'callsync_record',
       retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 },
     });
-    const store = await openSqlStore(config.state, logger);
+    const store = await openStateStore(config.state, logger);
     const dispatcher = new Agent();
     const sink = createHubSpotSink(config, { logger, dispatcher, store });
     return {

@@ -2,8 +2,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Agent } from 'undici';
 import type { StateStore } from '../../../src/sink/parts.js';
-import { openSqlStore } from '../../../connectors/sql/open-sql-store.js';
-import type { SqlStoreConfig } from '../../../connectors/sql/open-sql-store.js';
+import { openStateStore, type StateStoreConfig } from '../../../connectors/state-stores/index.js';
 import type { Sink } from '../../../src/sink/sink.js';
 
 /** A debug logger whose lines are kept, as text, for tests that read what a sink logged. */
@@ -37,11 +36,11 @@ export interface CrmSinkUnderTest {
 }
 
 /** Opens a CRM sink (HubSpot, Salesforce) with its own state store connection and undici Agent, as each process would. */
-export async function openCrmSink(state: SqlStoreConfig, create: (deps: CrmSinkDeps) => Sink, teardown: () => Promise<void>): Promise<CrmSinkUnderTest> {
+export async function openCrmSink(state: StateStoreConfig, create: (deps: CrmSinkDeps) => Sink, teardown: () => Promise<void>): Promise<CrmSinkUnderTest> {
   const { logger, logs } = capturingLogger();
   const opened: { sink: Sink; dispatcher: Agent }[] = [];
   const open = async (): Promise<Sink> => {
-    const store = await openSqlStore(state, logger);
+    const store = await openStateStore(state, logger);
     const dispatcher = new Agent();
     const sink = create({ logger, dispatcher, store });
     opened.push({ sink, dispatcher });

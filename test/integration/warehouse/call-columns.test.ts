@@ -4,7 +4,7 @@ import { createSink, type SinkConfig } from '../../../connectors/registry.js';
 import { sinkMigrator, TABLES_002 } from '../../../connectors/sql/migrations.js';
 import { openSqlStoreParts } from './old-database.js';
 import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
-import { StatementCache } from '../../../connectors/sql/sql-store.js';
+import { StatementCache } from '../../../connectors/sql/statements.js';
 import { inlineConfig } from '../../../src/entry/cli/demo/demo-config.js';
 import { normalizeV1Call } from '../../../src/normalize/index.js';
 import type { JsonObject, SyncRecord } from '../../../src/sink/sink.js';

@@ -1,12 +1,12 @@
 import { pino } from 'pino';
-import { postgresAdapter } from '../../../connectors/postgres/postgres-adapter.js';
-import { postgresConfigSchema } from '../../../connectors/postgres/postgres-config.js';
-import { openPostgresDriver } from '../../../connectors/postgres/postgres-driver.js';
+import { openPostgresDriver } from '../../../connectors/postgres/client.js';
+import { postgresConfigSchema } from '../../../connectors/postgres/config.js';
+import { postgresAdapter } from '../../../connectors/postgres/target.js';
 import type { SinkConfig } from '../../../connectors/registry.js';
-import type { SqlAdapter, SqlDriver } from '../../../connectors/sql/sql-dialect.js';
-import { sqliteAdapter } from '../../../connectors/sqlite/sqlite-adapter.js';
-import { sqliteConfigSchema } from '../../../connectors/sqlite/sqlite-config.js';
-import { openSqliteDriver } from '../../../connectors/sqlite/sqlite-driver.js';
+import type { SqlAdapter, SqlDriver } from '../../../connectors/sql/index.js';
+import { openSqliteDriver } from '../../../connectors/sqlite/client.js';
+import { sqliteConfigSchema } from '../../../connectors/sqlite/config.js';
+import { sqliteAdapter } from '../../../connectors/sqlite/target.js';
 
 /** The adapter and driver a SQL sink config opens, for writing a database the way older code did. */
 export function openSqlStoreParts(config: SinkConfig): { adapter: SqlAdapter; driver: SqlDriver } {

@@ -2,9 +2,9 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSink } from '../../../connectors/registry.js';
 import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
-import type { RawConversion, SqlAdapter } from '../../../connectors/sql/sql-dialect.js';
-import { postgresAdapter } from '../../../connectors/postgres/postgres-adapter.js';
-import { sqliteAdapter } from '../../../connectors/sqlite/sqlite-adapter.js';
+import { postgresAdapter } from '../../../connectors/postgres/target.js';
+import type { RawConversion, SqlAdapter } from '../../../connectors/sql/index.js';
+import { sqliteAdapter } from '../../../connectors/sqlite/target.js';
 import { declaredValue, parseDuration } from '../../../src/normalize/index.js';
 import type { Json, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
 

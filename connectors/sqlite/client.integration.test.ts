@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteDriver, type SqliteDriver } from './sqlite-driver.js';
+import { openSqliteDriver, type SqliteDriver } from './client.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,10 +1,9 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sink, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { createSink } from '../registry.js';
-import { openSqlStore } from './open-sql-store.js';
-import { freshSqlConfig, querySql } from '../../test/support/sql-store-fixtures.js';
-import type { SinkConfig } from '../registry.js';
+import { createSink, type SinkConfig } from '../../../connectors/registry.js';
+import { openStateStore } from '../../../connectors/state-stores/index.js';
+import type { Sink, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
+import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
 
 const logger = pino({ level: 'silent' });
 const cleanups: (() => Promise<void>)[] = [];
@@ -51,7 +50,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   it("reads a column's distinct stored values of one business, without deleted rows", async () => {
     const config = await freshSqlConfig(dialect, cleanups);
     if (config.type !== 'sqlite' && config.type !== 'postgres') throw new Error('a SQL config');
-    const store = await openSqlStore(config, logger);
+    const store = await openStateStore(config, logger);
     cleanups.push(() => store.close());
     const numbers: StreamTable = { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] };
     await store.prepare([numbers]);

@@ -2,13 +2,12 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSink } from '../registry.js';
-import type { SinkConfig } from '../registry.js';
-import { customStream, grownStream, workerRecord } from '../../test/support/sql-concurrent-prepare.js';
-import { freshSqlConfig, querySql } from '../../test/support/sql-store-fixtures.js';
+import { createSink, type SinkConfig } from '../../../connectors/registry.js';
+import { customStream, grownStream, workerRecord } from '../../support/sql-concurrent-prepare.js';
+import { freshSqlConfig, querySql } from '../../support/sql-store-fixtures.js';
 
 const WORKERS = 4;
-const CHILD = fileURLToPath(new URL('../../test/support/sql-concurrent-prepare.child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../../support/sql-concurrent-prepare.child.ts', import.meta.url));
 const logger = pino({ level: 'silent' });
 const cleanups: (() => Promise<void>)[] = [];
 

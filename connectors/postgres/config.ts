@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IDENTIFIER_PATTERN } from '../sql/schema.js';
+import { IDENTIFIER_PATTERN } from '../sql/index.js';
 
 /** The `sink:` section for Postgres. Unknown keys are an error that names them. */
 export const postgresConfigSchema = z.strictObject({

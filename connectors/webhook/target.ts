@@ -6,10 +6,10 @@ import type { Batch, StreamTable } from '../../src/sink/sink.js';
 import { isoSeconds } from '../../src/normalize/index.js';
 import type { Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { WebhookConfig } from './config.js';
-import { deliver } from './deliver.js';
-import { buildDeletion, buildDelivery, type PreparedDelivery } from './payload.js';
+import { deliver } from './client.js';
+import { buildDeletion, buildDelivery, type PreparedDelivery } from './mapping.js';
 import { pingReceiver } from './ping-receiver.js';
-import { WebhookDeliveryError } from './webhook-errors.js';
+import { WebhookDeliveryError } from './errors.js';
 
 /** Everything the target needs besides its config; tests replace time, randomness and sleeping. */
 export interface WebhookRuntime {

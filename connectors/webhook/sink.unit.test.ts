@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Batch, Checkpoint, DeadLetter, JsonObject, Sink, SyncRecord } from '../../src/sink/sink.js';
 import { MemoryStateStore } from '../../test/fakes/memory-state-store.js';
 import { webhookConfigSchema } from './config.js';
-import { createWebhookSink } from './create-webhook-sink.js';
+import { createWebhookSink } from './sink.js';
 import { verifyWebhookSignature } from './verify-webhook-signature.js';
-import { WebhookDeliveryError } from './webhook-errors.js';
+import { WebhookDeliveryError } from './errors.js';
 
 const secret = 'whsec_unit_0123456789abcdef';
 const origin = 'https://hooks.example.com';

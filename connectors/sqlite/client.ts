@@ -3,9 +3,8 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { NamedStatement } from '../sql/named-statement.js';
-import type { SinkDatabase, SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
-import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteSinkConfig } from './sqlite-config.js';
+import type { NamedStatement, SinkDatabase, SqlDriver, SqlExecutor } from '../sql/index.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteSinkConfig } from './config.js';
 
 const STATEMENT_CACHE_SIZE = 64;
 /** How long schema changes wait for another writer of the file before giving up. */

@@ -1,9 +1,8 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { NamedStatement } from '../sql/named-statement.js';
-import type { SinkDatabase, SqlDriver, SqlExecutor } from '../sql/sql-dialect.js';
-import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './postgres-config.js';
+import type { NamedStatement, SinkDatabase, SqlDriver, SqlExecutor } from '../sql/index.js';
+import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './config.js';
 
 /** One pg pool: kysely (bound to the configured schema) for queries and DDL, the pool itself for the write path. */
 export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): PostgresDriver {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Batch, SyncRecord } from '../../src/sink/sink.js';
 import { idempotencyKey } from './idempotency-key.js';
-import { buildDelivery } from './payload.js';
+import { buildDelivery } from './mapping.js';
 
 const table = { stream: 'calls', table: 'calls', columns: [{ name: 'direction', type: 'text' as const }] };
 const record = (id: string, raw: SyncRecord['raw'], fields: SyncRecord['fields'] = {}): SyncRecord => ({

@@ -1,56 +1,10 @@
-import type { ColumnDefinitionBuilder, Kysely } from 'kysely';
-import type { ColumnType, Json } from '../../src/sink/sink.js';
-import type { NamedStatement } from './named-statement.js';
+import type { Kysely } from 'kysely';
 
-/** How a value read from `raw` becomes a column value: a column type, or seconds from a duration. */
-export type RawConversion = ColumnType | 'duration';
-
-/**
- * A SQL dialect is two parts, as in kysely: an adapter (what the database accepts and how its
- * values come back: pure data and functions) and a driver (its connections). Shared code in
- * `connectors/sql` asks the adapter's flags, never which database it is.
- */
-export interface SqlAdapter {
-  /** Schema holding every table; undefined for SQLite's main database. */
-  readonly schema: string | undefined;
-  /** Most bind parameters one statement may carry; VALUES-list upserts are chunked below it. */
-  readonly maxBindParameters: number;
-  /**
-   * True when one statement can upsert any number of rows from one array parameter per column
-   * (`unnest`): same text and plan for every batch, no chunking.
-   * @defaultValue false (a multi-row VALUES list per chunk)
-   */
-  readonly supportsUnnestUpsert: boolean;
-  /** Column type for a stream column type. */
-  columnType(type: ColumnType): string;
-  /**
-   * SQL expression reading the row's `raw` at a path of object keys, converted as the
-   * normalizers convert (`declaredValue`; `duration` as `parseDuration`); null when the value is
-   * absent or of another shape, never an error (a migration filling stored rows must not fail).
-   */
-  rawValue(path: readonly string[], conversion: RawConversion): string;
-  /** Column type of `raw` and `sync_state.position`. */
-  readonly jsonType: string;
-  readonly timestampType: string;
-  /** Counters (`records_synced`, `attempts`) and the `dead_letters.id` key. */
-  readonly counterType: string;
-  /** Makes a counter column the table's generated primary key. */
-  identityColumn(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
-  /** Appended after a CREATE TABLE's column list (SQLite: `strict`). */
-  readonly tableOptions: string | undefined;
-  /** The n-th (1-based) bind placeholder. */
-  placeholder(index: number): string;
-  /** The UTC calendar day of a timestamp column, for grouping (SQLite: `YYYY-MM-DD` text; Postgres: `date`). */
-  utcDay(timestamp: string): string;
-  /** SQL true when `left` and `right` differ, NULLs compared as values. */
-  differs(left: string, right: string): string;
-  /** True when the error is the database refusing this record's data, not the connection or the schema. */
-  isRecordRejection(error: unknown): boolean;
-  /** The database's own words for a rejection, as stored in `dead_letters.reason`. */
-  rejectionReason(error: unknown): string;
-  decodeJson(value: unknown): Json;
-  decodeTimestamp(value: unknown): string;
-  decodeInteger(value: unknown): number;
+/** SQL text and its prepared-statement name. */
+export interface NamedStatement {
+  readonly text: string;
+  /** Derived from the text, so one name never stands for two texts on a connection. */
+  readonly name: string;
 }
 
 /**

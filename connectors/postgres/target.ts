@@ -1,9 +1,10 @@
 import type { ColumnDefinitionBuilder } from 'kysely';
-import type { ColumnType, Json } from '../../src/sink/sink.js';
-import type { SqlAdapter } from '../sql/sql-dialect.js';
-import { postgresRawValue } from './postgres-raw-value.js';
-
-const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean', timestamp: 'timestamptz' };
+import type { Logger } from 'pino';
+import type { Json } from '../../src/sink/sink.js';
+import { SqlStore, type SqlAdapter } from '../sql/index.js';
+import { openPostgresDriver } from './client.js';
+import type { PostgresSinkConfig } from './config.js';
+import { postgresColumnType, postgresRawValue } from './mapping.js';
 
 /**
  * SQLSTATE classes that blame the row: 22 data exception (U+0000 in text or JSONB, bad number
@@ -31,7 +32,7 @@ export function postgresAdapter(schema: string): SqlAdapter {
     schema,
     maxBindParameters: 65_535,
     supportsUnnestUpsert: true,
-    columnType: (type: ColumnType) => COLUMN_TYPES[type],
+    columnType: postgresColumnType,
     rawValue: postgresRawValue,
     jsonType: 'jsonb',
     timestampType: 'timestamptz',
@@ -52,4 +53,9 @@ export function postgresAdapter(schema: string): SqlAdapter {
     decodeTimestamp,
     decodeInteger: (value: unknown) => Number(value),
   });
+}
+
+/** The configured schema as a SQL store: the sink itself, or a connector's `state:`. */
+export function openPostgresStore(config: PostgresSinkConfig, logger: Logger): SqlStore {
+  return new SqlStore(postgresAdapter(config.schema), openPostgresDriver(config, logger));
 }

@@ -1,4 +1,13 @@
-import type { RawConversion } from '../sql/sql-dialect.js';
+import type { ColumnType } from '../../src/sink/sink.js';
+import type { RawConversion } from '../sql/index.js';
+
+/** How a stream column of each type is declared. */
+const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean', timestamp: 'timestamptz' };
+
+/** Postgres' `SqlAdapter.columnType`. */
+export function postgresColumnType(type: ColumnType): string {
+  return COLUMN_TYPES[type];
+}
 
 /** Only what the config allows in a path (`columns[].from`); checked again here because it becomes SQL text. */
 const PATH_KEY = /^[A-Za-z0-9_-]+$/;

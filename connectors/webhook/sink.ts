@@ -3,10 +3,10 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Sink, SinkDeps } from '../../src/sink/sink.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { StateStore } from '../../src/sink/parts.js';
-import { openSqlStore } from '../sql/open-sql-store.js';
+import { openStateStore } from '../state-stores/index.js';
 import type { WebhookConfig } from './config.js';
 import { bindEndpoint } from './endpoint-binding.js';
-import { WebhookTarget, defaultBatchId, type WebhookRuntime } from './webhook-target.js';
+import { WebhookTarget, defaultBatchId, type WebhookRuntime } from './target.js';
 
 /** Replacements for tests: a state store, a clock, deterministic jitter, instant sleeps. */
 type WebhookOverrides = Partial<Pick<WebhookRuntime, 'now' | 'sleep' | 'random' | 'newBatchId'>> & { readonly store?: StateStore };
@@ -21,7 +21,7 @@ export async function createWebhookSink(config: WebhookConfig, deps: SinkDeps, o
   const ownedDispatcher = deps.dispatcher === undefined ? dispatcher : undefined;
   let store: StateStore;
   try {
-    store = overrides.store ?? (await openSqlStore(config.state, deps.logger.child({ role: 'webhook-state' })));
+    store = overrides.store ?? (await openStateStore(config.state, deps.logger.child({ role: 'webhook-state' })));
   } catch (error) {
     await ownedDispatcher?.close();
     throw error;

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import type { ColumnDefinitionBuilder } from 'kysely';
-import type { ColumnType, Json } from '../../src/sink/sink.js';
-import type { SqlAdapter } from '../sql/sql-dialect.js';
-import { sqliteRawValue } from './sqlite-raw-value.js';
-
-const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'integer', number: 'real', boolean: 'integer', timestamp: 'text' };
+import type { Json } from '../../src/sink/sink.js';
+import { SqlStore, type SqlAdapter } from '../sql/index.js';
+import { openSqliteDriver } from './client.js';
+import type { SqliteSinkConfig } from './config.js';
+import { sqliteColumnType, sqliteRawValue } from './mapping.js';
 
 /**
  * Constraint failures (STRICT type checks, NOT NULL, CHECK, triggers), over-size values and type
@@ -20,7 +20,7 @@ export const sqliteAdapter: SqlAdapter = Object.freeze({
   schema: undefined,
   maxBindParameters: 32_766,
   supportsUnnestUpsert: false,
-  columnType: (type: ColumnType) => COLUMN_TYPES[type],
+  columnType: sqliteColumnType,
   rawValue: sqliteRawValue,
   jsonType: 'text',
   timestampType: 'text',
@@ -36,3 +36,8 @@ export const sqliteAdapter: SqlAdapter = Object.freeze({
   decodeTimestamp: (value: unknown) => String(value),
   decodeInteger: (value: unknown) => Number(value),
 });
+
+/** The SQLite file as a SQL store: the sink itself, or a connector's `state:`. */
+export function openSqliteStore(config: SqliteSinkConfig): SqlStore {
+  return new SqlStore(sqliteAdapter, openSqliteDriver(config));
+}

@@ -1,4 +1,13 @@
-import type { RawConversion } from '../sql/sql-dialect.js';
+import type { ColumnType } from '../../src/sink/sink.js';
+import type { RawConversion } from '../sql/index.js';
+
+/** How a stream column of each type is declared. */
+const COLUMN_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'integer', number: 'real', boolean: 'integer', timestamp: 'text' };
+
+/** SQLite's `SqlAdapter.columnType`: STRICT tables know only these, so booleans are 0/1 and timestamps text. */
+export function sqliteColumnType(type: ColumnType): string {
+  return COLUMN_TYPES[type];
+}
 
 /** Only what the config allows in a path (`columns[].from`); checked again here because it becomes SQL text. */
 const PATH_KEY = /^[A-Za-z0-9_-]+$/;
