@@ -7,8 +7,9 @@ import { sqliteSinkFactory } from './sqlite/index.js';
 import { webhookSinkFactory } from './webhook/index.js';
 
 /**
- * Every connector, by `sink.type`. A new connector is one import and one line here (and must
- * pass `test/integration/sink-conformance`); nothing is loaded by file name.
+ * Every connector, by `sink.type`. A new connector is a folder in the shape `connectors/README.md`
+ * gives, one import and one line here (and it must pass `test/integration/sink-conformance`);
+ * nothing is loaded by file name.
  */
 export const sinkFactories = {
   sqlite: sqliteSinkFactory,

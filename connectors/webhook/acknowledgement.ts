@@ -1,3 +1,5 @@
+import { jsonValue, parseJson } from '../../src/http/index.js';
+
 /** How many of the POSTed records the receiver stored anew and how many it already had. */
 export interface Acknowledgement {
   readonly written: number;
@@ -18,13 +20,9 @@ export function readAcknowledgement(records: number, replayed: string | undefine
 }
 
 function parseCounts(body: string | undefined): Acknowledgement | undefined {
-  if (body === undefined || !body.trimStart().startsWith('{')) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
+  if (body === undefined) return undefined;
+  const parsed = jsonValue(parseJson(body));
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
   const { written, unchanged } = parsed as { written?: unknown; unchanged?: unknown };
   if (!isCount(written) || !isCount(unchanged)) return undefined;
   return { written, unchanged };

@@ -15,6 +15,8 @@ describe('readAcknowledgement', () => {
     ['fractional counts', undefined, '{"written":1.5,"unchanged":1}', { written: 3, unchanged: 0 }],
     ['one count only', undefined, '{"written":1}', { written: 3, unchanged: 0 }],
     ['broken JSON', undefined, '{"written":', { written: 3, unchanged: 0 }],
+    ['a JSON null', undefined, 'null', { written: 3, unchanged: 0 }],
+    ['counts inside an array', undefined, '[{"written":1,"unchanged":2}]', { written: 3, unchanged: 0 }],
   ])('%s', (_label, replayed, body, expected) => {
     expect(readAcknowledgement(3, replayed, body)).toEqual(expected);
   });

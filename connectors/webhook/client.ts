@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { send, servicePolicy } from '../../src/http/index.js';
+import { headerValue, send, servicePolicy } from '../../src/http/index.js';
 import type { ExchangeDecision, ExchangeOutcome, ExchangeRequest } from '../../src/http/index.js';
 import { createRedactor, forTerminal } from '../../src/base/redact/index.js';
 import { readAcknowledgement, type Acknowledgement } from './acknowledgement.js';
@@ -123,12 +123,8 @@ function attemptResult(outcome: ExchangeOutcome): AttemptResult {
   const { status, headers, body } = outcome.response;
   return {
     status,
-    retryAfter: firstHeader(headers['retry-after']),
-    replayed: firstHeader(headers['idempotent-replayed']),
+    retryAfter: headerValue(headers, 'retry-after'),
+    replayed: headerValue(headers, 'idempotent-replayed'),
     body: body.toString('utf8'),
   };
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -1,18 +1,16 @@
 import { z } from 'zod';
+import { retrySchema, type RetryPolicy } from '../../src/http/index.js';
 import { stateStoreConfigSchema } from '../state-stores/index.js';
 
 /** Headers the connector sets itself; a configured header may not replace them. */
 const reservedHeaders: readonly string[] = Object.freeze(['content-type', 'content-length', 'idempotency-key', 'x-callsync-timestamp', 'x-callsync-signature']);
 
-/** Retry policy for 5xx, 429, network errors and timeouts. */
-const webhookRetrySchema = z.strictObject({
-  /** Attempts per batch including the first. @defaultValue 8 */
-  maxAttempts: z.int().min(1).max(100).default(8),
-  /** Backoff cap of the first retry; doubles per attempt (full jitter). @defaultValue 500 */
-  baseDelayMs: z.int().min(0).default(500),
-  /** Largest backoff, and the longest `Retry-After` waited inside one write. @defaultValue 30000 */
-  maxDelayMs: z.int().min(0).default(30_000),
-});
+/**
+ * Retry policy for 5xx, 429, network errors and timeouts: attempts per batch including the first
+ * (8, at most 100), backoff 500 ms doubling to 30 s; `maxDelayMs` is also the longest
+ * `Retry-After` waited inside one write.
+ */
+const webhookRetrySchema = retrySchema({ maxAttempts: 8, maxAttemptsCeiling: 100 });
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -39,7 +37,7 @@ export const webhookConfigSchema = z.strictObject({
       error: `may not set ${reservedHeaders.join(', ')}`,
     })
     .optional(),
-  retry: webhookRetrySchema.default({ maxAttempts: 8, baseDelayMs: 500, maxDelayMs: 30_000 }),
+  retry: webhookRetrySchema,
   /**
    * What to do when `state` was used with another `url`: `refuse` (exit 2 naming both) or `adopt`
    * (the new receiver takes over the old state). Start fresh by pointing `state` at a new database.
@@ -49,4 +47,4 @@ export const webhookConfigSchema = z.strictObject({
 });
 
 export type WebhookConfig = z.output<typeof webhookConfigSchema>;
-export type WebhookRetryConfig = z.output<typeof webhookRetrySchema>;
+export type WebhookRetryConfig = RetryPolicy;

@@ -33,10 +33,17 @@ describe('webhookConfigSchema', () => {
     ['an invalid header name', { headers: { 'bad header': 'x' } }, 'headers'],
     ['a batch above 500', { batchSize: 501 }, 'batchSize'],
     ['an unknown state type', { state: { type: 'redis', url: 'redis://x' } }, 'state'],
+    ['more attempts than 100', { retry: { maxAttempts: 101 } }, 'retry.maxAttempts'],
+    ['a largest backoff below the first', { retry: { baseDelayMs: 1000, maxDelayMs: 10 } }, 'retry.maxDelayMs'],
   ])('rejects %s and names the path', (_label, change, path) => {
     const result = webhookConfigSchema.safeParse({ ...minimal, ...change });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.path.join('.'))).toContainEqual(expect.stringContaining(path));
+  });
+
+  it('names both delays when the largest backoff is below the first', () => {
+    const result = webhookConfigSchema.safeParse({ ...minimal, retry: { baseDelayMs: 1000, maxDelayMs: 10 } });
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual(['maxDelayMs (10) must be at least baseDelayMs (1000)']);
   });
 
   it('does not echo the secret in its error', () => {
