@@ -17,7 +17,7 @@ import type { StateStoreRecords } from '../../src/sink/parts.js';
 import type { NamedStatement, SinkDatabase, SqlDriver } from './client.js';
 import type { SqlAdapter } from './dialect.js';
 
-/** The reads and operator actions of a SQL store; the write path (`sql-store.ts`) moves checkpoints inside its transaction. */
+/** The reads and operator actions of a SQL store; the write path (`target.ts`) moves checkpoints inside its transaction. */
 
 /** Default page of {@link SqlDeadLetterStore.list}. */
 const DEFAULT_DEAD_LETTER_LIMIT = 100;
