@@ -97,13 +97,16 @@ describe('StreamLeases', () => {
   });
 
   it('takes over at once from a holder whose process is a zombie its parent has not reaped', async () => {
-    // The shell forks a child that exits at once, then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The shell forks a child, then becomes `sleep`, which never reaps it; the child is killed only
+    // then (a child that ended before the exec could be reaped by the shell).
+    const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       let out = '';
       parent.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       await waitFor('the child pid', () => out.includes('\n'));
       const pid = Number(out.trim());
+      await waitFor('the shell to become sleep', () => readFileSync(`/proc/${String(parent.pid)}/cmdline`, 'latin1').startsWith('sleep\0'));
+      process.kill(pid, 'SIGKILL');
       const state = (): string => readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0] ?? '';
       await waitFor('the child to be a zombie', () => state() === 'Z');
       const zombie = { id: 'z', host: hostname(), pid, command: 'backfill', since: '2026-11-25T00:00:00.000Z' };
