@@ -1,4 +1,5 @@
-import { abortableSleep } from '../../src/http/index.js';
+import { abortableSleep, headerValue } from '../../src/http/index.js';
+import type { Budget, ExchangeHead, HeaderBag } from '../../src/http/index.js';
 import type { HubSpotLimits } from './config.js';
 
 /** Time source of the limiters; injected so tests need no real waiting. */
@@ -118,6 +119,7 @@ export class HubSpotBudget {
   readonly #search: RollingWindow;
   readonly #ceiling: number;
   readonly #clock: Clock;
+  readonly #views: Readonly<Record<RequestKind, Budget>>;
   #secondly: RollingWindow | undefined;
   #dailyExhaustedUntil = 0;
   #associationsCounted = false;
@@ -127,6 +129,21 @@ export class HubSpotBudget {
     this.#ceiling = limits.requestsPer10s;
     this.#general = new RollingWindow(limits.requestsPer10s, 10_000 + WINDOW_MARGIN_MS.tenSecondly, clock);
     this.#search = new RollingWindow(limits.searchPerSecond, 1000 + WINDOW_MARGIN_MS.search, clock);
+    this.#views = { general: this.#view('general'), search: this.#view('search'), associations: this.#view('associations') };
+  }
+
+  /** The budget a request of this kind spends, as `send()` takes it: one per kind, made once. */
+  for(kind: RequestKind): Budget {
+    return this.#views[kind];
+  }
+
+  #view(kind: RequestKind): Budget {
+    return {
+      acquire: () => this.#take(kind),
+      settle: (head: ExchangeHead | undefined) => {
+        if (head !== undefined) this.observe(head.headers, kind);
+      },
+    };
   }
 
   /** True while the daily quota is known to be used up. */
@@ -140,7 +157,7 @@ export class HubSpotBudget {
   }
 
   /** Waits for a slot in every budget the request counts against. */
-  async take(kind: RequestKind): Promise<void> {
+  async #take(kind: RequestKind): Promise<void> {
     if (kind === 'search') {
       await this.#search.take();
       return;
@@ -154,14 +171,14 @@ export class HubSpotBudget {
     await this.#general.untilUnblocked();
   }
 
-  /** Corrects the local view from a response's headers (lower-case names). */
-  observe(headers: Readonly<Record<string, string | undefined>>, kind: RequestKind = 'general'): void {
+  /** Corrects the local view from a response's headers. */
+  observe(headers: HeaderBag, kind: RequestKind = 'general'): void {
     const number = (name: string): number | undefined => {
-      const value = headers[`x-hubspot-ratelimit-${name}`];
+      const value = headerValue(headers, `x-hubspot-ratelimit-${name}`);
       const parsed = Number(value);
       return value === undefined || value === '' || !Number.isFinite(parsed) ? undefined : parsed;
     };
-    const exempt = /ten-secondly/i.test(headers['x-hubspot-rate-limit-exemptions'] ?? '');
+    const exempt = /ten-secondly/i.test(headerValue(headers, 'x-hubspot-rate-limit-exemptions') ?? '');
     const remaining = number('remaining');
     if (kind === 'associations' && !exempt && remaining !== undefined) this.#associationsCounted = true;
     const max = number('max');

@@ -10,16 +10,16 @@ describe('HubSpotBudget', () => {
   it('keeps search and associations out of the 10-s window and search within its own', async () => {
     const clock = clockAt(0);
     const budget = new HubSpotBudget({ requestsPer10s: 2, searchPerSecond: 2 }, clock);
-    for (let index = 0; index < 5; index += 1) await budget.take('associations');
-    await budget.take('search');
-    await budget.take('search');
+    for (let index = 0; index < 5; index += 1) await budget.for('associations').acquire();
+    await budget.for('search').acquire();
+    await budget.for('search').acquire();
     expect(clock.now()).toBe(0);
-    await budget.take('general');
-    await budget.take('general');
+    await budget.for('general').acquire();
+    await budget.for('general').acquire();
     expect(clock.now()).toBe(0);
-    await budget.take('search');
+    await budget.for('search').acquire();
     expect(clock.now()).toBe(1000 + WINDOW_MARGIN_MS.search);
-    await budget.take('general');
+    await budget.for('general').acquire();
     expect(clock.now()).toBe(10_000 + WINDOW_MARGIN_MS.tenSecondly);
   });
 
@@ -30,9 +30,9 @@ describe('HubSpotBudget', () => {
     expect(budget.countsTenSecondly('associations')).toBe(false);
     budget.observe({ 'x-hubspot-ratelimit-remaining': '2' }, 'associations');
     expect(budget.countsTenSecondly('associations')).toBe(true);
-    await budget.take('associations');
-    await budget.take('associations');
-    await budget.take('associations');
+    await budget.for('associations').acquire();
+    await budget.for('associations').acquire();
+    await budget.for('associations').acquire();
     expect(clock.now()).toBe(10_000 + WINDOW_MARGIN_MS.tenSecondly);
   });
 
@@ -40,7 +40,7 @@ describe('HubSpotBudget', () => {
     const clock = clockAt(0);
     const budget = new HubSpotBudget({ requestsPer10s: 100, searchPerSecond: 5 }, clock);
     budget.block('general', 3000);
-    await budget.take('associations');
+    await budget.for('associations').acquire();
     expect(clock.now()).toBe(3000);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { retrySchema } from '../../src/http/index.js';
+import { retrySchema, type RetryPolicy } from '../../src/http/index.js';
 import { trackedNumbersSchema } from '../crm/index.js';
 import { stateStoreConfigSchema } from '../state-stores/index.js';
 
@@ -73,4 +73,4 @@ export const hubspotConfigSchema = z.strictObject({
 export type HubSpotConfig = z.output<typeof hubspotConfigSchema>;
 export type HubSpotMappingOverrides = z.output<typeof hubspotMappingSchema>;
 export type HubSpotLimits = z.output<typeof hubspotLimitsSchema>;
-export type HubSpotRetryPolicy = z.output<typeof hubspotRetrySchema>;
+export type HubSpotRetryPolicy = RetryPolicy;

@@ -62,6 +62,7 @@ export class HubSpotHttp {
     const { budget, retry: policy, logger, clock, dispatcher } = this.#options;
     const timeoutMs = this.#options.timeoutMs ?? 30_000;
     const label = { method, path: path.split('?')[0] ?? path };
+    const spends = budget.for(kind);
     const payload = body === undefined ? {} : { body: JSON.stringify(body) };
     const headers = {
       authorization: `Bearer ${this.#token}`,
@@ -69,8 +70,8 @@ export class HubSpotHttp {
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     };
     const decide = (outcome: ExchangeOutcome, attempt: number): ExchangeDecision<HubSpotResponse> => {
+      spends.settle('response' in outcome ? outcome.response : undefined);
       const failure = failureOf(outcome, timeoutMs);
-      if ('status' in failure) budget.observe(failure.headers, kind);
       if ('status' in failure && failure.status >= 200 && failure.status < 300 && failure.bodyProblem === undefined) {
         logger.debug({ ...label, status: failure.status, attempt }, 'hubspot request');
         return { action: 'accept', value: { status: failure.status, body: failure.body } };
@@ -94,7 +95,7 @@ export class HubSpotHttp {
       sleep: (ms) => clock.sleep(ms),
       acquire: async () => {
         if (budget.dailyExhausted) throw this.#error(label, undefined, dailyExhausted());
-        await budget.take(kind);
+        await spends.acquire();
       },
       request: () => ({ url: new URL(path, this.#options.baseUrl), method, headers, ...payload }),
       decide,

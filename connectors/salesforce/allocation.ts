@@ -1,8 +1,12 @@
+import type { Logger } from 'pino';
+import { headerValue, type Budget, type ExchangeHead } from '../../src/http/index.js';
 import type { SalesforceLimits } from './config.js';
+import { SalesforceError } from './errors.js';
 
 /** Time source; tests pass their own. */
 interface AllocationClock {
   now(): number;
+  sleep(ms: number): Promise<void>;
 }
 
 /** Why a request may not go now, and when it may. */
@@ -28,20 +32,26 @@ interface Observation {
  * When the org is full the client cannot see whose requests expire when; but every request the
  * org counted before an answer expires one window after that answer, so the earliest answer seen
  * in the window, plus the window, is when room opens.
+ *
+ * As the {@link Budget} of the client: `acquire` waits for room (at most `limits.maxWaitSeconds`),
+ * `settle` counts what Salesforce answered and reads its header.
  */
-export class ApiAllocation {
+export class ApiAllocation implements Budget {
   readonly #limits: SalesforceLimits;
   readonly #clock: AllocationClock;
+  readonly #logger: Logger;
   readonly #windowMs: number;
   readonly #sent: number[] = [];
   readonly #observed: Observation[] = [];
   #orgMax: number | undefined;
   #orgUsed = 0;
   #inFlight = 0;
+  #waitingSince: number | undefined;
 
-  constructor(limits: SalesforceLimits, clock: AllocationClock) {
+  constructor(limits: SalesforceLimits, clock: AllocationClock, logger: Logger) {
     this.#limits = limits;
     this.#clock = clock;
+    this.#logger = logger;
     this.#windowMs = limits.windowSeconds * 1000;
   }
 
@@ -73,18 +83,51 @@ export class ApiAllocation {
     return undefined;
   }
 
-  /** The reserved request was answered (`limitInfo`: its `Sforce-Limit-Info`) or failed before reaching Salesforce (`counted` false). */
-  settle(counted: boolean, limitInfo: string | undefined): void {
+  /** Waits until the allocation has room for one more request and reserves it, or throws when that is further off than `limits.maxWaitSeconds`. */
+  async acquire(): Promise<void> {
+    for (;;) {
+      const wait = this.reserve();
+      if (wait === undefined) {
+        if (this.#waitingSince !== undefined)
+          this.#logger.info({ waitedMs: this.#clock.now() - this.#waitingSince }, 'salesforce: room in the API allocation again; writing goes on');
+        this.#waitingSince = undefined;
+        return;
+      }
+      const now = this.#clock.now();
+      const resumeAt = new Date(wait.untilMs).toISOString();
+      if (wait.untilMs - now > this.#limits.maxWaitSeconds * 1000) {
+        throw new SalesforceError('allocation', `salesforce: ${wait.reason}; writing stops until ${resumeAt} (wait longer than sink.limits.maxWaitSeconds)`, {
+          resumeAt: wait.untilMs,
+        });
+      }
+      if (this.#waitingSince === undefined) {
+        this.#waitingSince = now;
+        this.#logger.warn({ resumeAt }, `salesforce: ${wait.reason}; writing pauses until ${resumeAt}`);
+      }
+      await this.#clock.sleep(Math.max(10, wait.untilMs - now));
+    }
+  }
+
+  /**
+   * The reserved request was answered (its `Sforce-Limit-Info` read), or failed before reaching
+   * Salesforce (`head` undefined: not counted). A 401 is not counted either: the session was refused.
+   */
+  settle(head: ExchangeHead | undefined): void {
     const now = this.#clock.now();
     this.#inFlight = Math.max(0, this.#inFlight - 1);
-    if (counted) this.#sent.push(now);
-    const usage = /api-usage=(\d+)\/(\d+)/.exec(limitInfo ?? '');
+    if (head === undefined) return;
+    if (head.status !== 401) this.#sent.push(now);
+    const usage = /api-usage=(\d+)\/(\d+)/.exec(headerValue(head.headers, 'sforce-limit-info') ?? '');
     if (usage !== null) this.#observe(now, Number(usage[1]), Number(usage[2]));
   }
 
-  /** Salesforce answered `REQUEST_LIMIT_EXCEEDED`: the org is full now, whatever was last seen. */
+  /**
+   * The answer just settled was `REQUEST_LIMIT_EXCEEDED`: the org is full now, whatever was last
+   * seen, and that request, refused for the limit, was not counted (its count is taken back).
+   */
   exhausted(): void {
     const now = this.#clock.now();
+    this.#sent.pop();
     this.#observe(now, Math.max(this.#orgUsed, this.#orgMax ?? 0), this.#orgMax ?? Math.max(this.#orgUsed, 1));
   }
 

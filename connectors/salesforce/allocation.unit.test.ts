@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits } from './config.js';
@@ -12,14 +13,17 @@ const limits = (overrides: Partial<SalesforceLimits> = {}): SalesforceLimits => 
 });
 
 function setUp(overrides: Partial<SalesforceLimits> = {}) {
-  const clock = { at: 1_000_000, now: () => clock.at };
-  return { clock, allocation: new ApiAllocation(limits(overrides), clock) };
+  const clock = { at: 1_000_000, now: () => clock.at, sleep: () => Promise.reject(new Error('no wait in these tests')) };
+  return { clock, allocation: new ApiAllocation(limits(overrides), clock, pino({ level: 'silent' })) };
 }
+
+/** An answer's head with the org's usage in `Sforce-Limit-Info`. */
+const answered = (usage: string, status = 200) => ({ status, headers: { 'sforce-limit-info': usage } });
 
 /** Sends one request now and settles it with the org's usage as the answer's header says. */
 function sendOne(allocation: ApiAllocation, used: number, max: number): void {
   expect(allocation.reserve()).toBeUndefined();
-  allocation.settle(true, `api-usage=${used}/${max}`);
+  allocation.settle(answered(`api-usage=${used}/${max}`));
 }
 
 describe('ApiAllocation', () => {
@@ -38,8 +42,8 @@ describe('ApiAllocation', () => {
     expect(allocation.reserve()).toBeUndefined();
     expect(allocation.reserve()).toBeUndefined();
     expect(allocation.reserve()).toBeDefined();
-    allocation.settle(true, 'api-usage=9/10');
-    allocation.settle(true, 'api-usage=10/10');
+    allocation.settle(answered('api-usage=9/10'));
+    allocation.settle(answered('api-usage=10/10'));
     expect(allocation.reserve()?.reason).toMatch(/api-usage=10\/10/);
   });
 
@@ -53,7 +57,7 @@ describe('ApiAllocation', () => {
     clock.at = first + WINDOW_S * 1000;
     expect(allocation.reserve()).toBeUndefined();
     expect(allocation.reserve()).toBeDefined();
-    allocation.settle(true, 'api-usage=3/10');
+    allocation.settle(answered('api-usage=3/10'));
     expect(allocation.reserve()).toBeUndefined();
   });
 
@@ -74,15 +78,40 @@ describe('ApiAllocation', () => {
     const { allocation } = setUp();
     sendOne(allocation, 3, 10);
     expect(allocation.reserve()).toBeUndefined();
-    allocation.settle(false, 'api-usage=10/10');
+    allocation.settle(answered('api-usage=10/10', 403));
     allocation.exhausted();
     expect(allocation.reserve()).toBeDefined();
+    // Refused for the limit, so not counted; nor is a 401 (the session was refused).
+    expect(allocation.used).toBe(1);
+    expect(allocation.reserve()).toBeDefined();
+  });
+
+  it('does not count a 401', () => {
+    const { allocation } = setUp();
+    expect(allocation.reserve()).toBeUndefined();
+    allocation.settle(answered('api-usage=1/10', 401));
+    expect(allocation.used).toBe(0);
+  });
+
+  it('acquires at once when there is room, waits for it within maxWaitSeconds, and refuses a longer wait naming when writing goes on', async () => {
+    const slept: number[] = [];
+    const clock = { at: 1_000_000, now: () => clock.at, sleep: (ms: number) => (slept.push(ms), (clock.at += ms), Promise.resolve()) };
+    const allocation = new ApiAllocation(limits({ requestsPer24h: 1, maxWaitSeconds: WINDOW_S }), clock, pino({ level: 'silent' }));
+    await allocation.acquire();
+    allocation.settle(answered('api-usage=1/1000'));
+    await allocation.acquire();
+    expect(slept).toEqual([WINDOW_S * 1000]);
+    allocation.settle(answered('api-usage=2/1000'));
+    const short = new ApiAllocation(limits({ requestsPer24h: 1, maxWaitSeconds: 1 }), clock, pino({ level: 'silent' }));
+    await short.acquire();
+    short.settle(answered('api-usage=3/1000'));
+    await expect(short.acquire()).rejects.toMatchObject({ problem: 'allocation', resumeAt: clock.at + WINDOW_S * 1000 });
   });
 
   it('does not count a request that never reached Salesforce', () => {
     const { allocation } = setUp({ requestsPer24h: 1 });
     expect(allocation.reserve()).toBeUndefined();
-    allocation.settle(false, undefined);
+    allocation.settle(undefined);
     expect(allocation.used).toBe(0);
     expect(allocation.reserve()).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { retrySchema } from '../../src/http/index.js';
+import { retrySchema, type RetryPolicy } from '../../src/http/index.js';
 import { trackedNumbersSchema } from '../crm/index.js';
 import { stateStoreConfigSchema } from '../state-stores/index.js';
 
@@ -117,5 +117,5 @@ export const salesforceConfigSchema = z.strictObject({
 export type SalesforceConfig = z.output<typeof salesforceConfigSchema>;
 export type SalesforceAuthConfig = SalesforceConfig['auth'];
 export type SalesforceLimits = z.output<typeof salesforceLimitsSchema>;
-export type SalesforceRetry = z.output<typeof salesforceRetrySchema>;
+export type SalesforceRetry = RetryPolicy;
 export type WhoConfig = z.output<typeof whoSchema>;

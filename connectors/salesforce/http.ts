@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { backoffDelayMs, describeThrown, flattenHeaders, jsonValue, parseJson, send } from '../../src/http/index.js';
 import type { ExchangeOutcome, ExchangeResponse, FlatHeaders } from '../../src/http/index.js';
 import type { ApiAllocation } from './allocation.js';
-import type { SalesforceLimits, SalesforceRetry } from './config.js';
+import type { SalesforceRetry } from './config.js';
 import { isSalesforceError, SalesforceError, salesforceProblem } from './errors.js';
 
 /**
@@ -80,7 +80,6 @@ interface SalesforceHttpOptions {
   readonly dispatcher: Dispatcher;
   readonly tokens: TokenSource;
   readonly allocation: ApiAllocation;
-  readonly limits: SalesforceLimits;
   readonly retry: SalesforceRetry;
   readonly apiVersion: string;
   readonly logger: Logger;
@@ -103,12 +102,11 @@ const TRANSIENT = new Set([429, 500, 502, 503, 504]);
  * The REST API under `/services/data/vNN.0`, on the shared exchange: before each attempt waits
  * for room in the allocation (`acquire`); sends with the current session; learns from
  * `Sforce-Limit-Info`; renews the session once on `401 INVALID_SESSION_ID`; waits out
- * `REQUEST_LIMIT_EXCEEDED` (up to `limits.maxWaitSeconds`); retries 5xx and network failures with
+ * `REQUEST_LIMIT_EXCEEDED` (the allocation waits up to `limits.maxWaitSeconds`); retries 5xx and network failures with
  * jittered backoff. Anything else is a {@link SalesforceError}.
  */
 export class SalesforceHttp {
   readonly #options: SalesforceHttpOptions;
-  #waitingSince: number | undefined;
   #answeredAt: number | undefined;
 
   constructor(options: SalesforceHttpOptions) {
@@ -135,7 +133,7 @@ export class SalesforceHttp {
       maxBodyBytes: MAX_BODY_BYTES,
       redact: clean,
       sleep: (ms) => clock.sleep(ms),
-      acquire: () => this.#room(),
+      acquire: () => allocation.acquire(),
       request: async () => {
         // A refused or unreachable token endpoint comes to `decide` as an unsent attempt.
         const session = await tokens.session();
@@ -154,7 +152,7 @@ export class SalesforceHttp {
       decide: (outcome) => {
         const answer = 'response' in outcome ? answerOf(outcome.response) : undefined;
         const limitExceeded = answer !== undefined && isLimitExceeded(answer);
-        allocation.settle(answer !== undefined && answer.status !== 401 && !limitExceeded, answer?.headers['sforce-limit-info']);
+        allocation.settle('response' in outcome ? outcome.response : undefined);
         // The session could not be had: the token request already retried what it could, and its error names the key to fix.
         if ('error' in outcome && isSalesforceError(outcome.error)) return { action: 'fail', error: outcome.error };
         if (answer !== undefined && isSuccess(answer) && !answer.notJson) {
@@ -184,32 +182,6 @@ export class SalesforceHttp {
         return { action: 'retry', waitMs };
       },
     });
-  }
-
-  /** Waits until the allocation has room for one more request, or throws when that is further off than `limits.maxWaitSeconds`. */
-  async #room(): Promise<void> {
-    const { allocation, limits, logger, clock } = this.#options;
-    for (;;) {
-      const wait = allocation.reserve();
-      if (wait === undefined) {
-        if (this.#waitingSince !== undefined)
-          logger.info({ waitedMs: clock.now() - this.#waitingSince }, 'salesforce: room in the API allocation again; writing goes on');
-        this.#waitingSince = undefined;
-        return;
-      }
-      const now = clock.now();
-      const resumeAt = new Date(wait.untilMs).toISOString();
-      if (wait.untilMs - now > limits.maxWaitSeconds * 1000) {
-        throw new SalesforceError('allocation', `salesforce: ${wait.reason}; writing stops until ${resumeAt} (wait longer than sink.limits.maxWaitSeconds)`, {
-          resumeAt: wait.untilMs,
-        });
-      }
-      if (this.#waitingSince === undefined) {
-        this.#waitingSince = now;
-        logger.warn({ resumeAt }, `salesforce: ${wait.reason}; writing pauses until ${resumeAt}`);
-      }
-      await clock.sleep(Math.max(10, wait.untilMs - now));
-    }
   }
 
   #failure(label: { method: string; path: string }, outcome: ExchangeOutcome, answer: Answer | undefined, attempts: number): SalesforceError {

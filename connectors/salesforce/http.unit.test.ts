@@ -31,15 +31,15 @@ function client(source: TokenSource = tokens()): { http: SalesforceHttp; allocat
   agent = new MockAgent();
   agent.disableNetConnect();
   const clock = { now: () => Date.now(), sleep: () => Promise.resolve() };
-  const allocation = new ApiAllocation(LIMITS, clock);
+  const logger = pino({ level: 'silent' });
+  const allocation = new ApiAllocation(LIMITS, clock, logger);
   const http = new SalesforceHttp({
     dispatcher: agent,
     tokens: source,
     allocation,
-    limits: LIMITS,
     retry: { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 },
     apiVersion: '62.0',
-    logger: pino({ level: 'silent' }),
+    logger,
     clock,
     clean: (text) => text,
   });

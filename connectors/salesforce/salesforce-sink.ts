@@ -45,8 +45,7 @@ export function createSalesforceSink(config: SalesforceConfig, deps: SalesforceS
   const http = new SalesforceHttp({
     dispatcher,
     tokens,
-    allocation: new ApiAllocation(config.limits, clock),
-    limits: config.limits,
+    allocation: new ApiAllocation(config.limits, clock, logger),
     retry: config.retry,
     apiVersion: config.apiVersion,
     logger,

@@ -1,5 +1,5 @@
 /** A response body read as JSON: its value, or why it is not JSON (with its text, for a message). */
-export type JsonBody =
+type JsonBody =
   | { readonly ok: true; readonly value: unknown }
   | {
       readonly ok: false;
@@ -27,9 +27,4 @@ export function parseJson(text: string, parse: (text: string) => unknown = JSON.
 /** The value of a body read as JSON; `undefined` when it was empty or not JSON. */
 export function jsonValue(body: JsonBody): unknown {
   return body.ok ? body.value : undefined;
-}
-
-/** What a body that is not JSON was, for an error message ("an empty body", "a body that is not JSON"). */
-export function describeNotJson(body: JsonBody & { readonly ok: false }): string {
-  return body.problem === 'empty' ? 'an empty body' : 'a body that is not JSON';
 }

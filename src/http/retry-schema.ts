@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** A service's documented defaults and its own ceiling on attempts. */
-export interface RetryDefaults {
+interface RetryDefaults {
   /** Attempts per request including the first, when the config names none. */
   readonly maxAttempts: number;
   /** Largest `maxAttempts` the service accepts (a batch retried longer holds its slot too long). @defaultValue no ceiling */
