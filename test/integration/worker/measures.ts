@@ -10,10 +10,15 @@ import { redisUrl } from '../services.js';
  * bench measures it (partial first and last window left out, empty windows in between counted).
  */
 export function backlogBudgetUse(sim: Simulator, business: string, limit: number, windowMs: number): BudgetUse {
+  return budgetUse(backlogWindows(sim, business, limit), limit, windowMs);
+}
+
+/** The windows from the first to the last that took at least half the limit (those with no request are not listed). */
+export function backlogWindows(sim: Simulator, business: string, limit: number): RateWindow[] {
   const windows = sim.counters().businesses[business]?.windows ?? [];
   const busy = (w: RateWindow): boolean => w.count >= limit / 2;
   const first = windows.findIndex(busy);
-  return budgetUse(first < 0 ? [] : windows.slice(first, windows.findLastIndex(busy) + 1), limit, windowMs);
+  return first < 0 ? [] : windows.slice(first, windows.findLastIndex(busy) + 1);
 }
 
 /** Total commands Redis has processed (all clients), from INFO commandstats. */
