@@ -57,14 +57,14 @@ export interface DocumentedPath {
 }
 
 /**
- * A path block: a `Stages: a → b → …` line, then `Entered again after a later stage:` followed by
+ * A path block: a `Stages: a → b → …` line, then `Entered after a later stage:` followed by
  * a numbered list of files (each with why), or `none`.
  */
 export function documentedPath(name: string, text?: string): DocumentedPath {
   const block = docBlock(`${name}-path`, text);
   const stages = /^Stages: (.+)$/m.exec(block)?.[1];
-  const again = /^Entered again after a later stage:(.*)$/m.exec(block);
-  if (stages === undefined || again === null) throw new Error(`<!-- ${name}-path --> needs a "Stages:" line and an "Entered again after a later stage:" line`);
+  const again = /^Entered after a later stage:(.*)$/m.exec(block);
+  if (stages === undefined || again === null) throw new Error(`<!-- ${name}-path --> needs a "Stages:" line and an "Entered after a later stage:" line`);
   const rest = block.slice(again.index);
   return {
     stages: stages.split('→').map((stage) => stage.trim()),

@@ -77,13 +77,13 @@ describe('docs/architecture.md, as the path tests read it', () => {
       '<!-- x-path -->',
       'Stages: engine → source → sink',
       '',
-      'Entered again after a later stage:',
+      'Entered after a later stage:',
       '',
       '1. `src/http/exchange.ts`: the transport',
       '<!-- /x-path -->',
       '<!-- y-path -->',
       'Stages: engine',
-      'Entered again after a later stage: none.',
+      'Entered after a later stage: none.',
       '<!-- /y-path -->',
     ].join('\n');
     expect(documentedPath('x', text)).toEqual({ stages: ['engine', 'source', 'sink'], reentered: ['src/http/exchange.ts'] });

@@ -5,7 +5,7 @@ import { ENTER, instrument, RESUME, tracedFile } from './trace-plugin.js';
 
 /** Runs instrumented TypeScript (types stripped), answering what it returned and the files entered, in order. */
 function run(code: string, file: string): { value: unknown; entered: string[] } {
-  const js = ts.transpileModule(instrument(code, file), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None } }).outputText;
+  const js = ts.transpileModule(instrument(ts, code, file), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None } }).outputText;
   const entered: string[] = [];
   const enter = (name: string): void => void entered.push(name);
   const resume = (name: string, value: unknown): unknown => (entered.push(`${name}:resumed`), value);
@@ -43,7 +43,7 @@ describe('the path trace instrumentation', () => {
 
   it('writes no line break, so stack traces keep their line numbers', () => {
     const code = 'export function f(): number {\n  return 1;\n}\nexport const g = () =>\n  2;\n';
-    expect(instrument(code, 'src/f.ts').split('\n').length).toBe(code.split('\n').length);
+    expect(instrument(ts, code, 'src/f.ts').split('\n').length).toBe(code.split('\n').length);
   });
 
   it('traces the sources of src/ and connectors/ only, not their tests nor test code', () => {

@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import ts from 'typescript';
+import type ts from 'typescript';
 import type { Plugin } from 'vitest/config';
 
 /** The repository root, whatever directory vitest runs from. */
@@ -22,10 +22,11 @@ interface Edit {
  * `code` with a call to `ENTER(file)` at the start of every function body (a function, a method,
  * an accessor, a constructor, an arrow, whose expression body becomes `(ENTER(file), body)`), and
  * every `yield` wrapped in `RESUME(file, yield …)`. Only text is inserted, never a line break, so
- * line numbers in stack traces stay true.
+ * line numbers in stack traces stay true. The compiler is passed in, so that loading this file
+ * (every vitest run loads the config that names the plugin) does not load it.
  */
-export function instrument(code: string, file: string): string {
-  const source = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+export function instrument(typescript: typeof ts, code: string, file: string): string {
+  const source = typescript.createSourceFile(file, code, typescript.ScriptTarget.Latest, true, typescript.ScriptKind.TS);
   const tag = JSON.stringify(file);
   const edits: Edit[] = [];
   const wrap = (node: ts.Node, open: string, close: string): void => {
@@ -33,13 +34,13 @@ export function instrument(code: string, file: string): string {
     edits.push({ at: node.getEnd(), text: close, closes: true, order: edits.length });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+    if (typescript.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
       const body: ts.Node = node.body;
-      if (ts.isBlock(body)) edits.push({ at: body.getStart(source) + 1, text: `${ENTER}(${tag});`, closes: false, order: edits.length });
+      if (typescript.isBlock(body)) edits.push({ at: body.getStart(source) + 1, text: `${ENTER}(${tag});`, closes: false, order: edits.length });
       else wrap(body, `(${ENTER}(${tag}), `, ')');
     }
     // `yield*` hands the consumer's `next()` to the inner generator, which records its own resumption.
-    if (ts.isYieldExpression(node) && node.asteriskToken === undefined) wrap(node, `${RESUME}(${tag}, `, ')');
+    if (typescript.isYieldExpression(node) && node.asteriskToken === undefined) wrap(node, `${RESUME}(${tag}, `, ')');
     node.forEachChild(visit);
   };
   visit(source);
@@ -65,10 +66,12 @@ export function pathTracePlugin(): Plugin {
   return {
     name: 'callsync-path-trace',
     enforce: 'pre',
-    transform(code, id) {
+    async transform(code, id) {
       const file = tracedFile(id);
+      if (file === undefined) return undefined;
+      const typescript = (await import('typescript')).default;
       // Only inserted text: lines keep their numbers, so the original map is close enough for a stack trace.
-      return file === undefined ? undefined : { code: instrument(code, file), map: null };
+      return { code: instrument(typescript, code, file), map: null };
     },
   };
 }
