@@ -32,7 +32,7 @@ const FLAT_FACTOR = 1.1;
 export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
   const sizes = ctx.quick ? [100_000, 300_000] : [100_000, 300_000, 1_000_000];
   const runs: { calls: number; run: MemoryRun }[] = [];
-  const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench']);
+  const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   try {
     for (const calls of sizes) {
       ctx.log(`memory: syncing ${calls} calls in a child process`);
