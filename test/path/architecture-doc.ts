@@ -50,19 +50,19 @@ export function stageLeaves(text?: string): string[] {
 
 /** What a connector's path block (`<!-- <name>-path -->`) states for every page. */
 export interface DocumentedPath {
-  /** The stages a page enters, a stage entered again after another counted again. */
+  /** The stages in the order a page first enters each. */
   readonly stages: readonly string[];
-  /** The files a page enters after control has reached a later stage, in the order first met. */
+  /** The files a page enters after control has reached a later stage. */
   readonly reentered: readonly string[];
 }
 
 /**
- * A path block: a `Stages: a → b → …` line, then `Entered after a later stage:` followed by
- * a numbered list of files (each with why), or `none`.
+ * A path block: a `Stages…: a → b → …` line (the order a page first enters them), then an
+ * `Entered after a later stage:` line followed by a numbered list of files (each with why), or `none.`
  */
 export function documentedPath(name: string, text?: string): DocumentedPath {
   const block = docBlock(`${name}-path`, text);
-  const stages = /^Stages: (.+)$/m.exec(block)?.[1];
+  const stages = /^Stages[^:\n]*: (.+)$/m.exec(block)?.[1];
   const again = /^Entered after a later stage:(.*)$/m.exec(block);
   if (stages === undefined || again === null) throw new Error(`<!-- ${name}-path --> needs a "Stages:" line and an "Entered after a later stage:" line`);
   const rest = block.slice(again.index);

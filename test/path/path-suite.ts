@@ -28,12 +28,14 @@ export function describeTracedPath(name: string, trace: () => Promise<string[][]
       const stages = pathStages();
       expect(readings.filter((reading) => !inPathOrder(reading.firstEntered, stages)).map((reading) => reading.firstEntered)).toEqual([]);
       const stated = documentedPath(name).stages.join(' → ');
-      expect(readings.map((reading) => reading.stages.join(' → '))).toEqual(readings.map(() => stated));
+      expect(readings.map((reading) => reading.firstEntered.join(' → '))).toEqual(readings.map(() => stated));
     });
 
+    // As a set: a connector's requests that go out side by side (HubSpot's contact search beside
+    // its upsert) come back in either order, so the order files are first met in may vary.
     it('enters a file after control has reached a later stage only where the docs say why', () => {
-      const stated = documentedPath(name).reentered;
-      expect(readings.map((reading) => reading.afterLater)).toEqual(readings.map(() => stated));
+      const stated = [...documentedPath(name).reentered].sort();
+      expect(readings.map((reading) => [...reading.afterLater].sort())).toEqual(readings.map(() => stated));
     });
   });
 }
