@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { directionDecidedNote, TrackedNumbers } from '../crm/index.js';
+import { CALL_STREAMS, callKey, directionDecidedNote, TrackedNumbers } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import { archiveCalls } from './archive.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
@@ -10,7 +10,7 @@ import type { HubSpotConfig } from './config.js';
 import { ContactResolver } from './contacts.js';
 import { isHubSpotError } from './errors.js';
 import { HubSpotHttp } from './http-client.js';
-import { callUniqueValue, mapRecordToCall, resolveMapping, supportedStreams, type CallPropertyMapping } from './mapping.js';
+import { mapRecordToCall, resolveMapping, type CallPropertyMapping } from './mapping.js';
 import { recordPropertyValue, ensureRecordProperty } from './record-property.js';
 import { ensureUniqueProperty } from './unique-property.js';
 import { explainArchivedHolders, upsertCalls, type CallInput } from './upsert.js';
@@ -48,7 +48,7 @@ interface Pending {
  */
 export class HubSpotTarget implements Target {
   readonly capabilities = { maxBatchSize: 100 } as const;
-  readonly writes = supportedStreams;
+  readonly writes = CALL_STREAMS;
   readonly #options: HubSpotTargetOptions;
   readonly #http: HubSpotHttp;
   readonly #contacts: ContactResolver;
@@ -124,7 +124,7 @@ export class HubSpotTarget implements Target {
     const archived = await archiveCalls(
       this.#http,
       uniqueProperty,
-      ids.map((id) => callUniqueValue(businessId, table.stream, id)),
+      ids.map((id) => callKey(businessId, table.stream, id)),
     );
     this.#options.logger.info({ businessId, stream: table.stream, requested: ids.length, archived }, 'hubspot calls archived');
   }

@@ -1,12 +1,19 @@
 import type { ColumnValue, Json, SyncRecord } from '../../src/sink/sink.js';
-import { otherParty, type PartyBasis } from '../crm/index.js';
+import {
+  CALL_STREAMS,
+  callDescription,
+  callDirection,
+  callKey,
+  callSubject,
+  durationSeconds,
+  fieldText as text,
+  otherParty,
+  type PartyBasis,
+} from '../crm/index.js';
 import type { HubSpotMappingOverrides } from './config.js';
 
 /** HubSpot's predefined "Left voicemail" call outcome. */
 export const LEFT_VOICEMAIL_DISPOSITION = 'b2cf5968-551e-4856-9783-52b3da59a7d0';
-
-/** Streams this connector turns into Calls engagements (its target's `writes`); the state store alone keeps the others. */
-export const supportedStreams: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);
 
 /** HubSpot property written for each logical value; `null` leaves the value out. */
 export interface CallPropertyMapping {
@@ -73,27 +80,27 @@ export function mapRecordToCall(
   mapping: CallPropertyMapping,
   isTracked: (e164: string) => boolean = () => false,
 ): MappedCall {
-  if (!supportedStreams.has(stream)) {
-    return { ok: false, reason: `hubspot: stream "${stream}" is not synced to HubSpot (supported: ${[...supportedStreams].join(', ')})` };
+  if (!CALL_STREAMS.has(stream)) {
+    return { ok: false, reason: `hubspot: stream "${stream}" is not synced to HubSpot (supported: ${[...CALL_STREAMS].join(', ')})` };
   }
   const fields = record.fields;
   const createdAt = text(fields.created_at);
   if (createdAt === null) return { ok: false, reason: 'hubspot: created_at is missing; hs_timestamp is required' };
 
   const voicemail = stream === 'voicemails';
-  const direction = voicemail ? 'INBOUND' : hubspotDirection(fields.direction);
+  const direction = callDirection(stream, fields);
   const from = text(fields.from_number);
   const to = text(fields.to_number);
-  const party = otherParty({ from, to, direction: direction === 'OUTBOUND' ? 'outbound' : direction === 'INBOUND' ? 'inbound' : null }, isTracked);
+  const party = otherParty({ from, to, direction }, isTracked);
   const values: Record<string, string | null> = {
     timestamp: createdAt,
-    direction,
+    direction: direction === null ? null : DIRECTION[direction],
     durationMs: durationMs(voicemail ? fields.duration_seconds : (fields.duration_seconds ?? rawNumber(record.raw, 'duration_seconds'))),
     fromNumber: from,
     toNumber: to,
     recordingUrl: httpsUrl(fields.recording_url) ?? (voicemail ? httpsUrl(fields.api_recording_url) : null),
-    body: callBody(text(fields.transcription_summary), text(fields.transcription_text)),
-    title: callTitle(voicemail, direction, party.number ?? (direction === 'OUTBOUND' ? to : from)),
+    body: callDescription(text(fields.transcription_summary), text(fields.transcription_text)),
+    title: callSubject(stream, direction, party.number, from, to, 'from'),
     status: hubspotCallStatus(text(fields.status) ?? rawText(record.raw, 'status') ?? rawText(record.raw, 'call_status')),
     disposition: voicemail ? mapping.voicemailDisposition : null,
   };
@@ -106,7 +113,7 @@ export function mapRecordToCall(
     const value = fields[field];
     if (value !== null && value !== undefined) properties[property] = String(value);
   }
-  const uniqueValue = callUniqueValue(record.businessId, stream, record.id);
+  const uniqueValue = callKey(record.businessId, stream, record.id);
   properties[uniqueProperty] = uniqueValue;
   return { ok: true, uniqueValue, properties, contactNumber: party.number, partyBasis: party.basis };
 }
@@ -132,27 +139,13 @@ export function hubspotCallStatus(status: string | null): string | null {
   return status === null ? null : (CALL_STATUS.get(status.trim().toLowerCase()) ?? null);
 }
 
-/** The unique property's value of a record's call: `${businessId}:${stream}:${id}`. */
-export function callUniqueValue(businessId: string, stream: string, id: string): string {
-  return `${businessId}:${stream}:${id}`;
-}
+/** `hs_call_direction` of each direction. */
+const DIRECTION = { inbound: 'INBOUND', outbound: 'OUTBOUND' } as const;
 
-function text(value: ColumnValue | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  const string = String(value).trim();
-  return string === '' ? null : string;
-}
-
-function hubspotDirection(value: ColumnValue | undefined): 'INBOUND' | 'OUTBOUND' | null {
-  if (value === 'inbound') return 'INBOUND';
-  if (value === 'outbound') return 'OUTBOUND';
-  return null;
-}
-
-function durationMs(seconds: ColumnValue | undefined): string | null {
-  const value = typeof seconds === 'string' && /^\d+(\.\d+)?$/.test(seconds.trim()) ? Number(seconds) : seconds;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return null;
-  return String(Math.round(value * 1000));
+/** `hs_call_duration` is in milliseconds. */
+function durationMs(value: ColumnValue | undefined): string | null {
+  const seconds = durationSeconds(value);
+  return seconds === null ? null : String(Math.round(seconds * 1000));
 }
 
 /** v1 call fields are not in the specification; a numeric `duration_seconds` is used when an instance sends one. */
@@ -171,18 +164,4 @@ function rawText(raw: Json, key: string): string | null {
 function httpsUrl(value: ColumnValue | undefined): string | null {
   const url = text(value);
   return url !== null && /^https:\/\/[^\s/]+/i.test(url) ? url : null;
-}
-
-function callBody(summary: string | null, transcription: string | null): string | null {
-  const parts = [summary === null ? null : `Summary: ${summary}`, transcription === null ? null : `Transcription: ${transcription}`];
-  const present = parts.filter((part): part is string => part !== null);
-  return present.length === 0 ? null : present.join('\n\n');
-}
-
-/** The title names the customer, whichever field carried the number. */
-function callTitle(voicemail: boolean, direction: 'INBOUND' | 'OUTBOUND' | null, customer: string | null): string {
-  if (voicemail) return customer === null ? 'Voicemail' : `Voicemail from ${customer}`;
-  if (direction === 'OUTBOUND') return customer === null ? 'Outbound call' : `Outbound call to ${customer}`;
-  if (direction === 'INBOUND') return customer === null ? 'Inbound call' : `Inbound call from ${customer}`;
-  return customer === null ? 'Call' : `Call from ${customer}`;
 }

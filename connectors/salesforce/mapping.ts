@@ -1,8 +1,6 @@
-import type { ColumnValue, SyncRecord } from '../../src/sink/sink.js';
+import type { SyncRecord } from '../../src/sink/sink.js';
 import { jsonText } from '../../src/sink/json-text.js';
-
-/** Streams written as Tasks; the others are kept by the state store alone (the `numbers` stream feeds the other-party rule). */
-export const TASK_STREAMS: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);
+import { callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText as text } from '../crm/index.js';
 
 /** Task field lengths (Object Reference: Task). */
 const SUBJECT_MAX = 255;
@@ -44,23 +42,21 @@ export function mapRecordToTask(record: SyncRecord, stream: string, options: Tas
   if (Number.isNaN(when.getTime()))
     return { ok: false, reason: `salesforce: created_at ${JSON.stringify(createdAt)} is not a date; a Task needs its ActivityDate` };
   const voicemail = stream === 'voicemails';
-  const direction = voicemail ? 'Inbound' : callType(fields.direction);
-  const from = text(fields.from_number);
-  const to = text(fields.to_number);
+  const direction = callDirection(stream, fields);
   const status = text(fields.status);
   const task: Record<string, TaskFieldValue> = {
     TaskSubtype: 'Call',
-    Subject: cut(subject(voicemail, direction, customer ?? (direction === 'Outbound' ? to : from)), SUBJECT_MAX),
+    Subject: cut(callSubject(stream, direction, customer, text(fields.from_number), text(fields.to_number), 'with'), SUBJECT_MAX),
     Status: options.status,
     ActivityDate: when.toISOString().slice(0, 10),
     CallObject: cut(record.id, TEXT_MAX),
   };
-  if (direction !== null) task.CallType = direction;
-  const duration = seconds(fields.duration_seconds);
-  if (duration !== null) task.CallDurationInSeconds = duration;
+  if (direction !== null) task.CallType = CALL_TYPE[direction];
+  const duration = durationSeconds(fields.duration_seconds);
+  if (duration !== null) task.CallDurationInSeconds = Math.round(duration);
   const disposition = voicemail ? 'Left voicemail' : callDisposition(status);
   if (disposition !== null) task.CallDisposition = disposition;
-  const description = describe(text(fields.transcription_summary), text(fields.transcription_text));
+  const description = callDescription(text(fields.transcription_summary), text(fields.transcription_text));
   if (description !== null) task.Description = cut(description, DESCRIPTION_MAX);
   const recording = text(fields.recording_url) ?? (voicemail ? text(fields.api_recording_url) : null);
   if (options.recordingUrlField !== null && recording !== null) task[options.recordingUrlField] = cut(recording, TEXT_MAX);
@@ -74,15 +70,13 @@ export function mapRecordToTask(record: SyncRecord, stream: string, options: Tas
     // A record too long for the field is still synced; only its copy is left out.
     if (kept.length <= RECORD_FIELD_MAX) task[options.recordField] = kept;
   }
-  const externalId = taskExternalId(record.businessId, stream, record.id);
+  const externalId = callKey(record.businessId, stream, record.id);
   task[options.externalIdField] = externalId;
   return { ok: true, externalId, fields: task };
 }
 
-/** The external id of a record's Task: `${businessId}:${stream}:${id}`. */
-export function taskExternalId(businessId: string, stream: string, id: string): string {
-  return `${businessId}:${stream}:${id}`;
-}
+/** `CallType` of each direction. */
+const CALL_TYPE = { inbound: 'Inbound', outbound: 'Outbound' } as const;
 
 /**
  * `CallDisposition` (free text, 255) for an upstream call status; unknown statuses are written
@@ -101,37 +95,6 @@ function callDisposition(status: string | null): string | null {
     cancelled: 'Canceled',
   };
   return known[status.trim().toLowerCase()] ?? cut(status, TEXT_MAX);
-}
-
-function callType(value: ColumnValue | undefined): 'Inbound' | 'Outbound' | null {
-  if (value === 'inbound') return 'Inbound';
-  if (value === 'outbound') return 'Outbound';
-  return null;
-}
-
-function seconds(value: ColumnValue | undefined): number | null {
-  const number = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
-  return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? Math.round(number) : null;
-}
-
-function subject(voicemail: boolean, direction: 'Inbound' | 'Outbound' | null, customer: string | null): string {
-  if (voicemail) return customer === null ? 'Voicemail' : `Voicemail from ${customer}`;
-  if (direction === 'Outbound') return customer === null ? 'Outbound call' : `Outbound call to ${customer}`;
-  if (direction === 'Inbound') return customer === null ? 'Inbound call' : `Inbound call from ${customer}`;
-  return customer === null ? 'Call' : `Call with ${customer}`;
-}
-
-function describe(summary: string | null, transcription: string | null): string | null {
-  const parts = [summary === null ? null : `Summary: ${summary}`, transcription === null ? null : `Transcription: ${transcription}`].filter(
-    (part): part is string => part !== null,
-  );
-  return parts.length === 0 ? null : parts.join('\n\n');
-}
-
-function text(value: ColumnValue | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  const string = String(value).trim();
-  return string === '' ? null : string;
 }
 
 function cut(value: string, max: number): string {

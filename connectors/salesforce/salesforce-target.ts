@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { directionDecidedNote, otherParty, TrackedNumbers } from '../crm/index.js';
+import { CALL_STREAMS, callDirection, callKey, directionDecidedNote, otherParty, TrackedNumbers } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
 import type { SalesforceHttp } from './http.js';
-import { mapRecordToTask, TASK_STREAMS, taskExternalId, type TaskMappingOptions } from './mapping.js';
+import { mapRecordToTask, type TaskMappingOptions } from './mapping.js';
 import { checkTaskFields, type TaskFieldFacts } from './task-fields.js';
 import { upsertTasks, type TaskInput } from './upsert.js';
 import { WhoResolver } from './who.js';
@@ -34,7 +34,7 @@ interface SalesforceTargetOptions {
 export class SalesforceTarget implements Target {
   /** Five upserts of 200 in one composite request, and one composite of phone queries, per write: fewest API requests per record. */
   readonly capabilities = { maxBatchSize: 1000 } as const;
-  readonly writes = TASK_STREAMS;
+  readonly writes = CALL_STREAMS;
   readonly #options: SalesforceTargetOptions;
   readonly #mapping: TaskMappingOptions;
   readonly #tracked: TrackedNumbers;
@@ -79,8 +79,7 @@ export class SalesforceTarget implements Target {
     let byDirection = 0;
     const inputs: { record: SyncRecord; fields: Record<string, string | number | boolean>; externalId: string; party: string | null }[] = [];
     for (const record of batch.records) {
-      const direction =
-        stream === 'voicemails' ? 'inbound' : record.fields.direction === 'inbound' || record.fields.direction === 'outbound' ? record.fields.direction : null;
+      const direction = callDirection(stream, record.fields);
       const party = otherParty({ from: record.fields.from_number, to: record.fields.to_number, direction }, (number) => tracked.has(number));
       const mapped = mapRecordToTask(record, stream, this.#mapping, party.number);
       if (!mapped.ok) {
@@ -126,7 +125,7 @@ export class SalesforceTarget implements Target {
     const affected = await deleteTasks(
       http,
       config,
-      ids.map((id) => taskExternalId(businessId, table.stream, id)),
+      ids.map((id) => callKey(businessId, table.stream, id)),
       (ms) => clock.sleep(ms),
     );
     logger.info({ businessId, stream: table.stream, requested: ids.length, affected, onDelete: config.onDelete }, 'salesforce tasks deleted upstream applied');
