@@ -14,7 +14,7 @@ import type { ColumnValue, SyncRecord } from '../../src/sink/sink.js';
 export const CALL_STREAMS: ReadonlySet<string> = new Set(['calls', 'v2_calls', 'voicemails']);
 
 /** A call's direction; null when the record does not say (a voicemail is inbound). */
-export type CallDirection = 'inbound' | 'outbound' | null;
+type CallDirection = 'inbound' | 'outbound' | null;
 
 /** The direction of a record of `stream`: a voicemail is inbound; a call, its `direction` when that is `inbound` or `outbound`. */
 export function callDirection(stream: string, fields: SyncRecord['fields']): CallDirection {

@@ -3,4 +3,3 @@ export { directionDecidedNote, otherParty, type PartyBasis } from './other-party
 export { TrackedNumbers } from './tracked-numbers.js';
 export { trackedNumbersSchema } from './config.js';
 export { CALL_STREAMS, callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText } from './call-mapping.js';
-export type { CallDirection } from './call-mapping.js';

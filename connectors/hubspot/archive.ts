@@ -2,7 +2,7 @@ import { chunks } from '../../src/base/chunks.js';
 import { invalidAnswer } from './classify.js';
 import { batchParts, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, readCallIdsByUnique } from './batch-answer.js';
 import { HubSpotError } from './errors.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 import { tombstoneValue } from './tombstone.js';
 
 const UPDATE = '/crm/v3/objects/calls/batch/update';

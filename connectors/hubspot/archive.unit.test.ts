@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { archiveCalls } from './archive.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 import { fakeClock, mockedHubSpotHttp, ORIGIN } from '../../test/support/hubspot-mock-portal.js';
 import { tombstoneValue, valueBeforeTombstone } from './tombstone.js';
 

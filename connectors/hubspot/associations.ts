@@ -1,7 +1,7 @@
 import { chunks } from '../../src/base/chunks.js';
 import { backoffDelayMs, type BackoffOptions } from '../../src/http/index.js';
 import { batchParts, errorMessageFor } from './batch-answer.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 import type { Clock } from './budget.js';
 
 /** One call → contact pair, by HubSpot object ids. */

@@ -5,7 +5,7 @@
  */
 import { chunks } from '../../src/base/chunks.js';
 import { isHubSpotError } from './errors.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 
 /** The `results` and `errors` arrays of a batch answer; missing or malformed ones are empty. */
 export function batchParts(body: unknown): { readonly results: readonly unknown[]; readonly errors: readonly unknown[] } {

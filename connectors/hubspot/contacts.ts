@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { NumberCache } from '../crm/number-cache.js';
 import { batchParts, idOf, propertyOf } from './batch-answer.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from './phone-match.js';
 import type { Clock } from './budget.js';
 

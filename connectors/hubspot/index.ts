@@ -2,7 +2,7 @@ import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink/sink.js';
 import { openStateStore } from '../state-stores/index.js';
 import { hubspotConfigSchema, type HubSpotConfig } from './config.js';
-import { createHubSpotSink } from './hubspot-sink.js';
+import { createHubSpotSink } from './sink.js';
 
 /** `sink: { type: hubspot, token, state, … }`: calls and voicemails as HubSpot Calls engagements. */
 export const hubspotSinkFactory = {

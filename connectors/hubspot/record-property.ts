@@ -1,6 +1,6 @@
 import type { SyncRecord } from '../../src/sink/sink.js';
 import { isHubSpotError } from './errors.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 
 /** HubSpot's limit for a string property value. */
 const MAX_VALUE_CHARS = 65_536;

@@ -1,6 +1,6 @@
 import { invalidAnswer } from './classify.js';
 import { HubSpotError, isHubSpotError } from './errors.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 
 /** The definition created when the unique property is missing. */
 function uniquePropertyDefinition(name: string): Record<string, string | boolean> {

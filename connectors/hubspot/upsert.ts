@@ -1,7 +1,7 @@
 import { chunks } from '../../src/base/chunks.js';
 import { batchParts, errorCategoryFor, errorMessageFor, HUBSPOT_BATCH_LIMIT, idOf, propertyOf, readCallIdsByUnique } from './batch-answer.js';
 import { isHubSpotError, type HubSpotError } from './errors.js';
-import type { HubSpotHttp } from './http-client.js';
+import type { HubSpotHttp } from './client.js';
 
 /** One call to upsert, keyed by its unique property value. */
 export interface CallInput<T> {

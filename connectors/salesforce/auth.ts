@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { SalesforceAuthConfig } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
-import { postForm, type TokenSource } from './http.js';
+import { postForm, type TokenSource } from './client.js';
 
 /** A session is renewed this long before the org's session timeout would end it. */
 export const RENEW_MARGIN_MS = 5 * 60_000;

@@ -1,6 +1,6 @@
 import { chunks } from '../../src/base/chunks.js';
 import type { SalesforceConfig } from './config.js';
-import type { SalesforceHttp } from './http.js';
+import type { SalesforceHttp } from './client.js';
 import { runQueries, soqlString } from './queries.js';
 import { upsertTasks } from './upsert.js';
 

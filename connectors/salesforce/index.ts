@@ -2,7 +2,7 @@ import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink/sink.js';
 import { openStateStore } from '../state-stores/index.js';
 import { salesforceConfigSchema, type SalesforceConfig } from './config.js';
-import { createSalesforceSink } from './salesforce-sink.js';
+import { createSalesforceSink } from './sink.js';
 
 /** `sink: { type: salesforce, auth, state, … }`: calls and voicemails as Salesforce Tasks. */
 export const salesforceSinkFactory = {

@@ -1,6 +1,6 @@
 import { chunks } from '../../src/base/chunks.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
-import type { SalesforceHttp } from './http.js';
+import type { SalesforceHttp } from './client.js';
 
 /** Salesforce counts a composite request once, whatever it holds: up to 25 subrequests, at most 5 of them queries. */
 const QUERIES_PER_COMPOSITE = 5;

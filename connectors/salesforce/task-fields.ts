@@ -1,6 +1,6 @@
 import type { SalesforceConfig } from './config.js';
 import { SalesforceError } from './errors.js';
-import type { SalesforceHttp } from './http.js';
+import type { SalesforceHttp } from './client.js';
 
 interface DescribedField {
   readonly name: string;

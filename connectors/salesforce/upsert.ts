@@ -2,7 +2,7 @@ import { chunks } from '../../src/base/chunks.js';
 import { backoffDelayMs } from '../../src/http/index.js';
 import type { SalesforceRetry } from './config.js';
 import { SalesforceError, salesforceProblem } from './errors.js';
-import type { SalesforceHttp } from './http.js';
+import type { SalesforceHttp } from './client.js';
 import { COLLECTIONS_PER_COMPOSITE, sendCollections } from './queries.js';
 import type { TaskFieldValue } from './mapping.js';
 

@@ -4,7 +4,7 @@ import type { CheckpointStore } from '../../src/sink/sink.js';
 import { NumberCache } from '../crm/number-cache.js';
 import { phoneForms, typedPhoneMatches, type PhoneForms } from '../hubspot/phone-match.js';
 import type { WhoConfig } from './config.js';
-import type { SalesforceHttp } from './http.js';
+import type { SalesforceHttp } from './client.js';
 import { MAX_QUERY_URL, runQueries, sendCollections } from './queries.js';
 
 /** Caller numbers per SOQL query at most: a page of 500 calls asks one query per object. */

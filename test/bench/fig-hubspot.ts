@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../connectors/hubspot/config.js';
-import { createHubSpotSink } from '../../connectors/hubspot/hubspot-sink.js';
+import { createHubSpotSink } from '../../connectors/hubspot/sink.js';
 import { openStateStore } from '../../connectors/state-stores/index.js';
 import { callColumns } from '../../src/normalize/index.js';
 import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Agent } from 'undici';
 import { salesforceConfigSchema } from '../../connectors/salesforce/config.js';
-import { createSalesforceSink } from '../../connectors/salesforce/salesforce-sink.js';
+import { createSalesforceSink } from '../../connectors/salesforce/sink.js';
 import { openStateStore } from '../../connectors/state-stores/index.js';
 import { callColumns, voicemailColumns } from '../../src/normalize/index.js';
 import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';

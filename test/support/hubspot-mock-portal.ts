@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { Dispatcher } from 'undici';
 import { HubSpotBudget, type Clock } from '../../connectors/hubspot/budget.js';
-import { HubSpotHttp, type HubSpotHttpOptions } from '../../connectors/hubspot/http-client.js';
+import { HubSpotHttp, type HubSpotHttpOptions } from '../../connectors/hubspot/client.js';
 
 /** The portal the unit tests' MockAgent answers for. */
 export const ORIGIN = 'https://api.hubapi.com';

@@ -24,7 +24,7 @@ const matching = (pattern: { test: (source: string) => boolean }): string[] => c
 describe('one HTTP exchange (docs/architecture.md "One HTTP exchange")', () => {
   it('scans the code base (so the checks below cannot pass on an empty list)', () => {
     expect(code).toContain('src/http/exchange.ts');
-    expect(code).toContain('connectors/hubspot/http-client.ts');
+    expect(code).toContain('connectors/hubspot/client.ts');
   });
 
   it('the patterns find what they look for', () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hubspotConfigSchema, type HubSpotConfig } from '../../../connectors/hubspot/config.js';
-import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
+import { createHubSpotSink } from '../../../connectors/hubspot/sink.js';
 import type { ColumnValue, SyncRecord } from '../../../src/sink/sink.js';
 import { openCrmSink, type CrmSinkUnderTest } from '../support/crm-sink.js';
 import { startFakeHubSpot, type FakeHubSpot, type FakeHubSpotOptions } from '../../fakes/hubspot/index.js';

@@ -10,7 +10,7 @@ import type { CallsyncConfig } from '../../../src/config/index.js';
 import { planBusinesses } from '../../../src/engine/sync/plan-businesses.js';
 import type { BusinessOutcome } from '../../../src/engine/sync/sync-event.js';
 import { salesforceConfigSchema, type SalesforceConfig } from '../../../connectors/salesforce/config.js';
-import { createSalesforceSink } from '../../../connectors/salesforce/salesforce-sink.js';
+import { createSalesforceSink } from '../../../connectors/salesforce/sink.js';
 import { startFakeSalesforce, type FakeSalesforce, type FakeSalesforceOptions } from '../../fakes/salesforce/index.js';
 import { capturingLogger, openCrmSink, type CrmSinkUnderTest } from '../support/crm-sink.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Agent } from 'undici';
 import { hubspotConfigSchema } from '../../../connectors/hubspot/config.js';
-import { createHubSpotSink } from '../../../connectors/hubspot/hubspot-sink.js';
+import { createHubSpotSink } from '../../../connectors/hubspot/sink.js';
 import { valueBeforeTombstone } from '../../../connectors/hubspot/tombstone.js';
 import { openStateStore } from '../../../connectors/state-stores/index.js';
 import type { Json } from '../../../src/sink/sink.js';

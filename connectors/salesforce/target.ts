@@ -4,7 +4,7 @@ import { CALL_STREAMS, callDirection, callKey, directionDecidedNote, otherParty,
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
-import type { SalesforceHttp } from './http.js';
+import type { SalesforceHttp } from './client.js';
 import { mapRecordToTask, type TaskMappingOptions } from './mapping.js';
 import { checkTaskFields, type TaskFieldFacts } from './task-fields.js';
 import { upsertTasks, type TaskInput } from './upsert.js';

@@ -6,8 +6,8 @@ import type { StateStore } from '../../src/sink/parts.js';
 import { ApiAllocation } from './allocation.js';
 import { SalesforceAuth } from './auth.js';
 import type { SalesforceConfig } from './config.js';
-import { SalesforceHttp } from './http.js';
-import { SalesforceTarget } from './salesforce-target.js';
+import { SalesforceHttp } from './client.js';
+import { SalesforceTarget } from './target.js';
 
 interface SalesforceSinkDeps extends SinkDeps {
   /** The opened state store (SQLite or Postgres); the Salesforce sink closes it. */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiAllocation } from './allocation.js';
 import type { SalesforceLimits } from './config.js';
 import { SalesforceError } from './errors.js';
-import { SalesforceHttp, type TokenSource } from './http.js';
+import { SalesforceHttp, type TokenSource } from './client.js';
 
 const ORIGIN = 'https://acme.my.salesforce.com';
 const LIMITS: SalesforceLimits = { share: 1, requestsPer24h: null, windowSeconds: 86_400, maxWaitSeconds: 0 };

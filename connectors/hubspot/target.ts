@@ -9,7 +9,7 @@ import { HubSpotBudget, systemClock, type Clock } from './budget.js';
 import type { HubSpotConfig } from './config.js';
 import { ContactResolver } from './contacts.js';
 import { isHubSpotError } from './errors.js';
-import { HubSpotHttp } from './http-client.js';
+import { HubSpotHttp } from './client.js';
 import { mapRecordToCall, resolveMapping, type CallPropertyMapping } from './mapping.js';
 import { recordPropertyValue, ensureRecordProperty } from './record-property.js';
 import { ensureUniqueProperty } from './unique-property.js';

@@ -3,7 +3,7 @@ import type { Sink, SinkDeps } from '../../src/sink/sink.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { StateStore } from '../../src/sink/parts.js';
 import type { HubSpotConfig } from './config.js';
-import { HubSpotTarget } from './hubspot-target.js';
+import { HubSpotTarget } from './target.js';
 import type { Clock } from './budget.js';
 
 interface HubSpotSinkDeps extends SinkDeps {

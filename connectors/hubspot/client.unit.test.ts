@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { trickling } from '../../test/support/trickle.js';
-import type { HubSpotHttp, HubSpotHttpOptions } from './http-client.js';
+import type { HubSpotHttp, HubSpotHttpOptions } from './client.js';
 import { fakeClock, mockedHubSpotHttp, ORIGIN } from '../../test/support/hubspot-mock-portal.js';
 
 const TOKEN = 'pat-na1-unit-test-token';
