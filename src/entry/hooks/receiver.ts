@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { headerValue, jsonValue, parseJson } from '../../http/index.js';
 import { ByteBudget, ClientRateLimit, CountedLine, LogThrottle } from './client-limits.js';
 import { ClientShares } from '../server/connection-limits.js';
 import { answerThenCut, answerThenDrain, fieldText, readBody } from './read-body.js';
@@ -126,19 +127,6 @@ function answer(outcome: DeliveryOutcome): { headers: Record<string, string | nu
   return { body, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' } };
 }
 
-function headerText(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Who may have signed a delivery, known from its headers alone. */
 type Claim = { readonly kind: 'hmac'; readonly signed: SignedClaim } | { readonly kind: 'token'; readonly secret: string };
 
@@ -213,7 +201,7 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
       } catch {
         return null;
       }
-    } else if (from !== undefined && 'header' in from) name = headerText(req, from.header);
+    } else if (from !== undefined && 'header' in from) name = headerValue(req.headers, from.header);
     if (name !== undefined) return businesses.has(name) ? name : null;
     return bodyField === undefined ? null : undefined;
   }
@@ -259,7 +247,7 @@ export function createHookReceiver(options: HookReceiverOptions): HookReceiver {
       const signedBy = claim.kind === 'token' ? { secret: claim.secret, digest: undefined } : digest?.match(claim.signed);
       if (signedBy === undefined) return refuse(req, res, source, 'unauthorized', known);
       // Parsed only now that the signature holds.
-      const payload = keepsBody ? parseJson(read.body) : undefined;
+      const payload = keepsBody ? jsonValue(parseJson(read.body.toString('utf8'))) : undefined;
       const named = bodyField === undefined ? undefined : fieldText(payload, bodyField);
       if (known === undefined && payload === undefined) return refuse(req, res, source, 'bad_request', undefined);
       const name = known ?? named;

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { headerValue } from '../../http/index.js';
 
 /** The signature settings of `hooks.signature` (see the config section for defaults). */
 export interface SignatureSettings {
@@ -27,11 +28,6 @@ const DIGEST_BYTES = { sha256: 32, sha1: 20 } as const;
 const MILLISECONDS_FROM = 100_000_000_000;
 /** More candidates than a sender rotating its secret needs; past it the header is junk. */
 const MAX_CANDIDATES = 4;
-
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /** What is signed ahead of the raw body: nothing, or `timestamp.` when a timestamp header binds the time. */
 function signedPrefix(timestamp: string | undefined): Buffer {
