@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Simulator } from '../../../simulator/index.js';
 import { startSimulator } from '../../../simulator/index.js';
 import { call } from './http.js';
@@ -47,13 +47,14 @@ describe('simulator faults', () => {
   it('slowRate delays the response by slowMs: a later fast request overtakes it, and both are correct', async () => {
     const s = await start();
     const token = s.businesses[0]!.apiKey;
-    s.setFaults({ slowRate: 1, slowMs: 300 });
+    s.setFaults({ slowRate: 1, slowMs: 1_000 });
     const order: string[] = [];
     const slow = call<{ data: { calls: unknown[] } }>(`${s.baseUrl}/api/v1/calls?limit=3`, { token }).then((r) => {
       order.push('slow');
       return r;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // Switched off once the first request has been planned slow: a machine slower than any pause cannot let it through fast.
+    await vi.waitFor(() => expect(s.counters().faults.slow).toBe(1), { timeout: 10_000, interval: 5 });
     s.setFaults({ slowRate: 0 });
     const fast = await call(`${s.baseUrl}/api/v1/numbers`, { token });
     order.push('fast');
