@@ -27,7 +27,7 @@ export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): 
  * and a named statement is parsed and planned once per connection instead of once per batch.
  * Statements are parameterised, never interpolated. pg connects on first query.
  */
-export class PostgresDriver implements SqlDriver {
+class PostgresDriver implements SqlDriver {
   readonly db: Kysely<SinkDatabase>;
   readonly #pool: pg.Pool;
   readonly #schema: string;

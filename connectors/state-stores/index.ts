@@ -9,7 +9,7 @@ import { sqliteDialect } from '../sqlite/index.js';
  * Every SQL database a connector can keep its state in (HubSpot's, Salesforce's and webhook's
  * `state:`), by `type`, as `connectors/registry.ts` keys the sinks: a new dialect is one line here.
  */
-export const stateStoreDialects = {
+const stateStoreDialects = {
   sqlite: sqliteDialect,
   postgres: postgresDialect,
 } as const;
