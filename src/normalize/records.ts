@@ -110,17 +110,29 @@ function normalizeRecord(raw: Json, context: NormalizeContext, rules: RecordRule
 }
 
 /**
- * The `created_at` that `rules` give a record, read alone by that one rule (its sources, its
- * parser), so a walk can date a record without normalizing it; undefined where the rule gives
- * no date. Derived from the rules, so the two readings cannot drift apart.
+ * What a walk reads of a record without normalizing it (its progress guards, the order of a list,
+ * a high-water mark): the id and `created_at` that normalizing gives it, each read alone by its one
+ * rule (its sources, its parser), so the two readings cannot drift apart. Undefined where that rule
+ * gives none (or the record is no object).
  */
-function createdAtReader(rules: RecordRules): (raw: Json, context: NormalizeContext) => string | undefined {
+export interface RecordKeys {
+  id(raw: Json): string | undefined;
+  createdAt(raw: Json, context: NormalizeContext): string | undefined;
+}
+
+function keysOf(rules: RecordRules): RecordKeys {
   const rule = rules.fields.find((field) => field.column === 'created_at');
-  if (rule === undefined) throw new Error('createdAtReader: these rules read no created_at');
-  return (raw, context) => {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-    const result = rule.parse(pick(raw, rule.sources), context);
-    return result.ok && typeof result.value === 'string' ? result.value : undefined;
+  return {
+    id: (raw) => {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+      const id = parseId(pick(raw, rules.idSources));
+      return id.ok ? id.value : undefined;
+    },
+    createdAt: (raw, context) => {
+      if (rule === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+      const result = rule.parse(pick(raw, rule.sources), context);
+      return result.ok && typeof result.value === 'string' ? result.value : undefined;
+    },
   };
 }
 
@@ -161,6 +173,8 @@ const v1CallRules = recordRules(
 
 /** A v1 call → `callColumns`. Fails without an id or a parseable `created_at`. */
 export const normalizeV1Call: Normalizer = (raw, context) => normalizeRecord(raw, context, v1CallRules);
+/** A v1 call's id and `created_at` as {@link normalizeV1Call} gives them, read alone. */
+export const v1CallKeys = keysOf(v1CallRules);
 
 // v2 calls
 
@@ -183,8 +197,8 @@ const v2CallRules = recordRules(
 
 /** A v2 call (`call_` prefixes, numeric `uuid`, zoned local timestamps) → `callColumns`. */
 export const normalizeV2Call: Normalizer = (raw, context) => normalizeRecord(raw, context, v2CallRules);
-/** A v2 call's `created_at` as {@link normalizeV2Call} gives it, read alone. */
-export const v2CallCreatedAt = createdAtReader(v2CallRules);
+/** A v2 call's id and `created_at` as {@link normalizeV2Call} gives them, read alone. */
+export const v2CallKeys = keysOf(v2CallRules);
 
 // v2 voicemails
 
@@ -218,8 +232,8 @@ const v2VoicemailRules = recordRules(
 
 /** A v2 voicemail → `voicemailColumns`. Fails without a `uuid` or a parseable `voicemail_created_at`. */
 export const normalizeV2Voicemail: Normalizer = (raw, context) => normalizeRecord(raw, context, v2VoicemailRules);
-/** A v2 voicemail's `created_at` as {@link normalizeV2Voicemail} gives it, read alone. */
-export const v2VoicemailCreatedAt = createdAtReader(v2VoicemailRules);
+/** A v2 voicemail's id and `created_at` as {@link normalizeV2Voicemail} gives them, read alone. */
+export const v2VoicemailKeys = keysOf(v2VoicemailRules);
 
 // v1 tracked numbers
 
@@ -230,6 +244,8 @@ const v1NumberRules = recordRules(
 
 /** A v1 tracked number → `numberColumns`; its other fields stay in `raw`. */
 export const normalizeV1Number: Normalizer = (raw, context) => normalizeRecord(raw, context, v1NumberRules);
+/** A v1 tracked number's id as {@link normalizeV1Number} gives it (it has no `created_at`). */
+export const v1NumberKeys = keysOf(v1NumberRules);
 
 // config-declared v1 lists
 
@@ -239,7 +255,17 @@ export const normalizeV1Number: Normalizer = (raw, context) => normalizeRecord(r
  * absent; a present but unparseable value fails the record). Columns: `genericColumns`.
  */
 export function normalizeV1Generic(idField: string, createdAtField?: string): Normalizer {
-  const rules = recordRules(
+  const rules = genericRules(idField, createdAtField);
+  return (raw, context) => normalizeRecord(raw, context, rules);
+}
+
+/** A config-declared record's id and `created_at` as {@link normalizeV1Generic} gives them, read alone. */
+export function v1GenericKeys(idField: string, createdAtField?: string): RecordKeys {
+  return keysOf(genericRules(idField, createdAtField));
+}
+
+function genericRules(idField: string, createdAtField: string | undefined): RecordRules {
+  return recordRules(
     [idField],
     [
       createdAtField === undefined
@@ -247,5 +273,4 @@ export function normalizeV1Generic(idField: string, createdAtField?: string): No
         : { column: 'created_at', sources: [createdAtField], parse: parseIsoTimestamp },
     ],
   );
-  return (raw, context) => normalizeRecord(raw, context, rules);
 }

@@ -1,7 +1,8 @@
 /**
  * The write side of figure 3 alone, CPU per record: `npx tsx test/bench/write-side.ts [rounds] [calls]`.
  * Pages are fetched once from a simulator child and normalized once; then rounds alternate the
- * raw baseline's insert loop and `storePage` into the SQLite sink over the same pages, with no
+ * raw baseline's insert loop and the engine's writes (in parts of the sink's batch size, the last
+ * with the page's position) into the SQLite sink over the same pages, with no
  * network in either, so a change to the sink shows even on a busy machine (compare medians).
  */
 import { rmSync } from 'node:fs';
@@ -9,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createSink } from '../../connectors/registry.js';
+import { chunks } from '../../src/base/chunks.js';
+import { normalizePage } from '../../src/normalize/index.js';
 import { parseJsonExact } from '../../src/source/upstream/read-response.js';
 import type { JsonObject } from '../../src/sink/sink.js';
 import { builtinStreams } from '../../src/source/streams/builtin-streams.js';
-import { storePage } from '../../src/engine/sync/store-page.js';
-import type { WalkPage } from '../../src/source/walkers/index.js';
 import { rawPageWriter } from './raw-sqlite-baseline.js';
 import { firstBusiness, rawRow, rawWalk, type RawCall } from '../support/raw-walk.js';
 import { silentLogger } from '../support/silent-logger.js';
@@ -32,9 +33,9 @@ try {
 const descriptor = builtinStreams.get('calls')!;
 const context = { recordingsBaseUrl: 'https://recordings.example', v2TimeZone: 'UTC' };
 // Parsed again as the engine parses a body, so the sink sees values of the same shapes.
-const walkPages: WalkPage[] = pages.map((page, index) => {
+const normalizedPages = pages.map((page, index) => {
   const raws = parseJsonExact(JSON.stringify(page)) as JsonObject[];
-  return { items: raws.map((raw) => ({ raw, result: descriptor.normalize(raw, context) })), position: { cursor: String(index) } };
+  return { ...normalizePage(raws, descriptor.normalize, context, source.businessId, descriptor.name, descriptor.source), position: { cursor: String(index) } };
 });
 
 function cpuMicros(): number {
@@ -62,9 +63,16 @@ async function rawLoop(path: string): Promise<void> {
 
 async function sinkLoop(path: string): Promise<void> {
   const sink = await createSink({ type: 'sqlite', path }, { logger: silentLogger() });
-  let position: JsonObject | undefined;
-  for (const page of walkPages) {
-    await storePage(sink, source.businessId, descriptor, page, position);
+  let position: JsonObject = {};
+  for (const page of normalizedPages) {
+    const parts = chunks(page.records, sink.capabilities.maxBatchSize);
+    for (const [index, records] of (parts.length === 0 ? [page.records] : parts).entries()) {
+      const last = index === Math.max(0, parts.length - 1);
+      await sink.write(
+        { businessId: source.businessId, table: descriptor.table, records, deadLetters: index === 0 ? page.deadLetters : [] },
+        last ? page.position : position,
+      );
+    }
     position = page.position;
     await turn();
   }

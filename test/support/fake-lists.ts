@@ -1,4 +1,5 @@
-import type { Json, JsonObject } from '../../src/sink/sink.js';
+import type { RecordKeys } from '../../src/normalize/index.js';
+import type { JsonObject } from '../../src/sink/sink.js';
 import type { PagingMode, StreamDescriptor } from '../../src/source/streams/stream-descriptor.js';
 import type { Query, WalkContext, WalkPage, Walker } from '../../src/source/walkers/walker.js';
 
@@ -94,8 +95,14 @@ export class FakeList {
   }
 }
 
-export function descriptorFor(paging: PagingMode): StreamDescriptor {
-  return { name: 'calls', path: '/calls', recordsKey: 'calls', paging } as StreamDescriptor;
+/** What the fake records say of themselves: `id` and `created_at` as they are. */
+const RAW_KEYS: RecordKeys = {
+  id: (raw) => (raw as Raw).id,
+  createdAt: (raw) => (raw as Raw).created_at,
+};
+
+export function descriptorFor(paging: PagingMode, keys: RecordKeys = RAW_KEYS): StreamDescriptor {
+  return { name: 'calls', api: 'v1', path: '/calls', recordsKey: 'calls', paging, keys } as StreamDescriptor;
 }
 
 export function context(fetch: (query: Query) => JsonObject, options: Partial<WalkContext> = {}) {
@@ -108,14 +115,15 @@ export function context(fetch: (query: Query) => JsonObject, options: Partial<Wa
     v2MaxLimit: 8,
     order: 'auto',
     maxFutureSkewMs: 3_600_000,
-    fetch: (query) => {
-      queries.push(query);
-      return Promise.resolve(fetch(query));
+    // The business's client in miniature: every page request answered by `fetch`, whatever the rules.
+    client: {
+      get: (_api, _path, query = {}) => {
+        queries.push(query);
+        return Promise.resolve({ status: 200, payload: fetch(query), replacedUtf8: false });
+      },
     },
-    normalize: (raw: Json) => {
-      const record = raw as Raw;
-      return { ok: true, id: record.id, fields: { created_at: record.created_at } };
-    },
+    rules: {},
+    normalizeContext: { recordingsBaseUrl: 'https://calls.example.com', v2TimeZone: 'UTC' },
     warn: (message) => warnings.push(message),
     ...options,
   };
@@ -132,7 +140,7 @@ export async function collect(pages: AsyncGenerator<WalkPage>, limit = Number.PO
   return out;
 }
 
-export const ids = (pages: readonly WalkPage[]): string[] => pages.flatMap((page) => page.items.map((item) => (item.raw as Raw).id));
+export const ids = (pages: readonly WalkPage[]): string[] => pages.flatMap((page) => page.records.map((raw) => (raw as Raw).id));
 
 /** A sink in miniature: the ids stored and the position stored with the last page. */
 export class Mirror {

@@ -2,8 +2,10 @@ import { pino } from 'pino';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import { MemoryStateStore } from '../fakes/memory-state-store.js';
 import type { JsonObject } from '../../src/sink/sink.js';
+import { streamSource, type Source } from '../../src/source/source.js';
 import { customStream } from '../../src/source/streams/custom-streams.js';
-import type { Query } from '../../src/source/walkers/index.js';
+import type { StreamDescriptor } from '../../src/source/streams/stream-descriptor.js';
+import type { Query, WalkSettings } from '../../src/source/walkers/index.js';
 import { loadDeletions, loadRepairWalk, type DeletionGuard, type DeletionState } from '../../src/engine/reconcile/repair.js';
 
 /** Shared by the reconcile unit tests: the sink itself over a state store in memory, and an offset-paged upstream list. */
@@ -56,11 +58,20 @@ export function offsetList(ids: readonly string[], reportedTotal = ids.length) {
   return { fetch, queries };
 }
 
+const normalizeContext = { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' };
+const paging: WalkSettings = { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto', maxFutureSkewMs: 3_600_000 };
+
+/** The stream's source over `fetch` (each request's payload by its query), as a composition root binds it; pages of `pageSize`. */
+export function sourceOf(fetch: (query: Query) => Promise<JsonObject>, options: { descriptor?: StreamDescriptor; pageSize?: number } = {}): Source {
+  return streamSource({
+    descriptor: options.descriptor ?? sms,
+    client: { get: async (_api, _path, query = {}) => ({ status: 200, payload: await fetch(query), replacedUtf8: false }) },
+    rules: {},
+    paging: { ...paging, pageSize: options.pageSize ?? paging.pageSize },
+    normalizeContext,
+  });
+}
+
 /** The walk mechanics below are shown under a confirmed repair; the guard has its own cases. */
 export const confirmed: DeletionGuard = { maxShare: 0.1, afterMs: 3_600_000, confirmed: true };
-export const base = {
-  business: 'acme',
-  guard: confirmed,
-  normalizeContext: { recordingsBaseUrl: 'https://rec.example.com', v2TimeZone: 'UTC' },
-  paging: { pageSize: 2, v2Limit: 10, v2MaxLimit: 100, order: 'auto' as const, maxFutureSkewMs: 3_600_000 },
-};
+export const base = { business: 'acme', guard: confirmed, normalizeContext };

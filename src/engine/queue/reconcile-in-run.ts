@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { describeDrift, isVerifiable, type StreamCheck } from '../reconcile/check.js';
 import { deletionGuard, loadDeletions, reconcileStream } from '../reconcile/repair.js';
-import type { JsonObject, Sink } from '../../sink/sink.js';
+import type { Sink } from '../../sink/sink.js';
 import type { DriftReading } from '../state/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
+import type { Source } from '../../source/source.js';
 import type { StreamDescriptor } from '../../source/streams/stream-descriptor.js';
-import { walkSettings, type Query } from '../../source/walkers/index.js';
 import type { SyncJobDeps } from './job-deps.js';
 
 /** At most one automatic repair per stream this often, so a drift that persists is not walked after every run. */
@@ -14,9 +14,8 @@ const MAX_REPAIR_INTERVAL_MS = 60 * 60_000;
 interface ReconcileInRunOptions {
   readonly deps: SyncJobDeps;
   readonly plan: BusinessPlan;
-  readonly descriptor: StreamDescriptor;
-  /** One page of this stream, within the business's budget (the job's own fetch). */
-  readonly fetch: (query: Query) => Promise<JsonObject>;
+  /** The stream, read within the business's budget (the job's own source). */
+  readonly source: Source;
   readonly logger: Logger;
   readonly signal: AbortSignal;
   /**
@@ -75,16 +74,15 @@ function logCheck(logger: Logger, check: StreamCheck, message: string): void {
  * @returns the reading for the stream's status, or undefined when nothing could be compared
  */
 export async function reconcileInRun(options: ReconcileInRunOptions): Promise<DriftReading | undefined> {
-  const { deps, plan, descriptor, logger, when } = options;
+  const { deps, plan, source, logger, when } = options;
+  const { descriptor } = source;
   if (!isVerifiable(descriptor)) return undefined;
-  const { reconcile, upstream } = deps.config;
+  const { reconcile } = deps.config;
   const base = {
     business: plan.name,
-    descriptor,
+    source,
     sink: deps.sink,
-    fetch: options.fetch,
     normalizeContext: plan.normalizeContext,
-    paging: walkSettings(upstream),
     guard: deletionGuard(reconcile),
     signal: options.signal,
     onWarning: (warning: string) => logger.warn({ warning }, 'reconcile warning'),

@@ -1,10 +1,10 @@
 import type { RateLimiter } from '../../source/ratelimit/index.js';
 import type { BusinessPlan } from '../sync/business-plan.js';
 import type { StreamDescriptor } from '../../source/streams/stream-descriptor.js';
-import { revisitSettings } from '../sync/plan-businesses.js';
+import { planSource } from '../sync/plan-businesses.js';
 import type { StreamRunResult } from '../sync/sync-event.js';
 import { syncStream } from '../sync/sync-stream.js';
-import { upstreamFetch } from '../../source/upstream/index.js';
+import { runRules } from '../../source/upstream/index.js';
 import {
   failureReason,
   pausedNow,
@@ -17,7 +17,6 @@ import {
   type RunEnd,
   type StatusStore,
 } from '../state/index.js';
-import { walkSettings, type Query } from '../../source/walkers/index.js';
 import { reconcileInRun } from './reconcile-in-run.js';
 import type { SyncJobDeps } from './job-deps.js';
 import { JobReporter } from './job-reporter.js';
@@ -59,16 +58,9 @@ export async function runStreamJob(
   const reporter = new JobReporter({ business, stream, metrics: deps.metrics, statusStore, logger });
   const started = Date.now();
   const { upstream, worker } = deps.config;
-  const fetchPayload = upstreamFetch({
-    plan,
-    client: deps.client(plan),
-    limiter: shared.limiter,
-    retry: upstream.retry,
-    maxBudgetWaitMs: worker.maxBudgetWaitMs,
-    signal,
-    onEvent: reporter.event,
-  });
-  const reconcile = { deps, plan, descriptor, logger, signal, fetch: (query: Query) => fetchPayload(descriptor, query) };
+  const rules = runRules({ plan, limiter: shared.limiter, retry: upstream.retry, maxBudgetWaitMs: worker.maxBudgetWaitMs, signal, onEvent: reporter.event });
+  const source = planSource(deps.config, plan, deps.client(plan), rules, descriptor);
+  const reconcile = { deps, plan, source, logger, signal };
   try {
     if (job === 'reconcile') {
       const reading = await reconcileInRun({ ...reconcile, when: { kind: 'scheduled' } });
@@ -78,12 +70,9 @@ export async function runStreamJob(
     reporter.started(started, runStarted(started));
     const result = await syncStream({
       businessId: business,
-      descriptor,
-      fetchPayload,
+      source,
       sink: deps.sink,
       normalizeContext: plan.normalizeContext,
-      paging: walkSettings(upstream),
-      revisit: revisitSettings(deps.config),
       signal,
       onEvent: reporter.event,
     });

@@ -1,4 +1,5 @@
 import { storedIdPages, type Json, type JsonObject, type Sink } from '../../sink/sink.js';
+import type { Source } from '../../source/source.js';
 import type { PagingMode, StreamDescriptor } from '../../source/streams/stream-descriptor.js';
 import type { Query } from '../../source/walkers/index.js';
 
@@ -96,10 +97,11 @@ function totalOf(payload: JsonObject): number | undefined {
  * Asks upstream how many records the stream has (one request, within the business's budget).
  * @returns null for a stream that cannot say (v2, or a payload without a usable total)
  */
-async function upstreamTotal(descriptor: StreamDescriptor, fetch: (query: Query) => Promise<JsonObject>): Promise<number | null> {
+async function upstreamTotal(source: Pick<Source, 'descriptor' | 'fetch'>): Promise<number | null> {
+  const { descriptor } = source;
   const query = descriptor.api === 'v1' ? TOTAL_QUERY[descriptor.paging] : undefined;
   if (query === undefined) return null;
-  return totalOf(await fetch(query)) ?? null;
+  return totalOf(await source.fetch(query)) ?? null;
 }
 
 /**
@@ -137,17 +139,18 @@ export async function accountedCount(sink: Sink, businessId: string, descriptor:
 
 interface CheckStreamOptions {
   readonly business: string;
-  readonly descriptor: StreamDescriptor;
+  /** The stream, and its one request for the count (within the business's budget). */
+  readonly source: Pick<Source, 'descriptor' | 'fetch'>;
   readonly sink: Sink;
-  readonly fetch: (query: Query) => Promise<JsonObject>;
   /** Upstream's total when it is already known (the last page of a run carried it): no request. */
   readonly knownTotal?: number;
 }
 
 /** Compares what the sink accounts for with upstream's `total`: one request at most, none when the total is known. */
 export async function checkStream(options: CheckStreamOptions): Promise<StreamCheck> {
-  const { business, descriptor, sink } = options;
-  const upstream = !isVerifiable(descriptor) ? null : (options.knownTotal ?? (await upstreamTotal(descriptor, options.fetch)));
+  const { business, sink, source } = options;
+  const { descriptor } = source;
+  const upstream = !isVerifiable(descriptor) ? null : (options.knownTotal ?? (await upstreamTotal(source)));
   // Rows alone matching is the common case after every run: the dead letters need not be read.
   const rows = await sink.records.count(business, descriptor.table);
   const stored = rows === upstream ? rows : await accountedCount(sink, business, descriptor, rows);

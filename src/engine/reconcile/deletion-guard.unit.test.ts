@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sink } from '../../sink/sink.js';
 import { describeDrift } from './check.js';
-import { base, memorySink, offsetList, sms } from '../../../test/support/reconcile-fixtures.js';
+import { base, memorySink, offsetList, sourceOf } from '../../../test/support/reconcile-fixtures.js';
 import { decodeDeletions, encodeDeletions, repairStream, type DeletionGuard } from './repair.js';
 
 const HOUR = 3_600_000;
@@ -14,10 +14,8 @@ function repairAt(sink: Sink, listed: readonly string[], nowMs: number, override
   const { fetch } = offsetList(listed);
   const run = repairStream({
     ...base,
-    paging: { ...base.paging, pageSize: 50 },
-    descriptor: sms,
+    source: sourceOf(fetch, { pageSize: 50 }),
     sink,
-    fetch,
     repair: true,
     guard: { ...guard, ...overrides },
     now: () => nowMs,
@@ -102,10 +100,8 @@ describe('the deletion guard', () => {
     );
     const check = await repairStream({
       ...base,
-      paging: { ...base.paging, pageSize: 50 },
-      descriptor: sms,
+      source: sourceOf(partial.fetch, { pageSize: 50 }),
       sink,
-      fetch: partial.fetch,
       repair: true,
       guard,
       now: () => HOUR,

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { chunks } from '../../base/chunks.js';
 import type { NormalizeContext } from '../../normalize/index.js';
 import { storedIdPages, type JsonObject, type Sink, type SyncRecord } from '../../sink/sink.js';
+import type { Source } from '../../source/source.js';
 import type { StreamDescriptor } from '../../source/streams/stream-descriptor.js';
-import { toPageRecords } from '../sync/store-page.js';
-import { walkers, type Query, type WalkSettings } from '../../source/walkers/index.js';
 import { accountedCount, checkStream, heldMessage, isVerifiable, judge, rawId, type HeldDeletions, type StreamCheck } from './check.js';
 
 /**
@@ -161,11 +160,10 @@ async function storeMissing(sink: Sink, businessId: string, descriptor: StreamDe
 
 interface RepairStreamOptions {
   readonly business: string;
-  readonly descriptor: StreamDescriptor;
+  /** The stream's pages and its count, through the business's client and budget. */
+  readonly source: Source;
   readonly sink: Sink;
-  readonly fetch: (query: Query) => Promise<JsonObject>;
   readonly normalizeContext: NormalizeContext;
-  readonly paging: WalkSettings;
   /** False: only count what is missing and extra, change nothing. */
   readonly repair: boolean;
   /** What the walk may mark deleted. */
@@ -181,15 +179,16 @@ const MARK_CHUNK = 500;
 /**
  * Walks the whole upstream list from its start and compares ids with the sink: records upstream
  * lists that the sink lacks are stored as the walk goes, and the walk's position is checkpointed
- * after every page, so a cut-off repair resumes where it stopped. The walk asks through `fetch`,
- * so it spends the business's own budget. Stored records upstream no longer lists are marked
+ * after every page, so a cut-off repair resumes where it stopped. The walk asks through the
+ * stream's source, so it spends the business's own budget. Stored records upstream no longer lists are marked
  * deleted only with proof: the walk saw the whole list (the ids it saw match the `total` upstream
  * reported at its end, and it was not resumed), and the deletion guard lets them through (too
  * many are held until confirmed; fewer are marked once a second whole walk, `guard.afterMs`
  * later, missed them too). Otherwise nothing is marked and a warning says why.
  */
 export async function repairStream(options: RepairStreamOptions): Promise<StreamCheck> {
-  const { business, descriptor, sink } = options;
+  const { business, source, sink, normalizeContext } = options;
+  const { descriptor } = source;
   // One entry per stored id, flagged once the walk sees it, and a set of the ids upstream lists
   // that are not stored: the walk holds each id once (1M stored ids: about 85 MB of heap, where a
   // set of stored ids beside a set of ids seen held both, about 150 MB).
@@ -201,33 +200,25 @@ export async function repairStream(options: RepairStreamOptions): Promise<Stream
   let written = 0;
   let total: number | undefined;
   const resumedFrom = options.repair ? await loadRepairWalk(sink, business, descriptor) : undefined;
-  const walk = walkers[descriptor.paging](
-    {
-      descriptor,
-      ...options.paging,
-      fetch: options.fetch,
-      normalize: (raw) => descriptor.normalize(raw, options.normalizeContext),
-      warn: (message) => options.onWarning?.(message),
-    },
-    resumedFrom,
-  );
+  const walk = source.pages(resumedFrom, { warn: (message) => options.onWarning?.(message), revisit: false });
   const saveWalk = (position: JsonObject | null): Promise<void> =>
     sink.checkpoints.save({ businessId: business, stream: repairWalkStream(descriptor.name), position: { walk: position }, recordsSynced: 0 });
   for await (const page of walk) {
-    const fresh = page.items.filter((item) => {
-      const id = item.result.ok ? item.result.id : rawId(item.raw);
-      if (id === undefined) return false;
+    const records: SyncRecord[] = [];
+    for (const raw of page.records) {
+      const result = descriptor.normalize(raw, normalizeContext);
+      const id = result.ok ? result.id : rawId(raw);
+      if (id === undefined) continue;
       const seenBefore = stored.get(id);
       if (seenBefore !== undefined) {
         if (!seenBefore) seenStored += 1;
         stored.set(id, true);
-        return false;
+        continue;
       }
-      if (unstored.has(id)) return false;
+      if (unstored.has(id)) continue;
       unstored.add(id);
-      return item.result.ok;
-    });
-    const { records } = toPageRecords(business, descriptor.name, descriptor.source, fresh);
+      if (result.ok) records.push({ businessId: business, id: result.id, source: descriptor.source, fields: result.fields, raw });
+    }
     missing += records.length;
     if (options.repair && records.length > 0) written += await storeMissing(sink, business, descriptor, records);
     if (options.repair) await saveWalk(page.position);
@@ -279,7 +270,8 @@ interface Deletions {
  * see) is given only when the walk was whole; any walk drops the candidates it saw again.
  */
 async function guardDeletions(options: RepairStreamOptions, stored: ReadonlyMap<string, boolean>, extra: readonly string[] | undefined): Promise<Deletions> {
-  const { business, descriptor, sink, guard } = options;
+  const { business, sink, guard } = options;
+  const { descriptor } = options.source;
   const previous = await loadDeletions(sink, business, descriptor);
   // A candidate stays only while it is stored, not deleted, and unseen; its first-missed time is kept.
   const unseen = new Map([...previous.candidates].filter(([id]) => stored.get(id) === false));
@@ -330,6 +322,6 @@ interface ReconcileStreamOptions extends Omit<RepairStreamOptions, 'repair'> {
  * verifiable and never walked: without a count, no walk can prove a record was deleted.
  */
 export async function reconcileStream(options: ReconcileStreamOptions): Promise<StreamCheck> {
-  if (options.mode === 'count' || !isVerifiable(options.descriptor)) return checkStream(options);
+  if (options.mode === 'count' || !isVerifiable(options.source.descriptor)) return checkStream(options);
   return repairStream({ ...options, repair: options.mode === 'repair' });
 }

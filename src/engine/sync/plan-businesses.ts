@@ -4,7 +4,9 @@ import type { BusinessPlan } from './business-plan.js';
 import { customStream } from '../../source/streams/custom-streams.js';
 import { withDeclaredTableColumns } from '../../source/streams/declared-columns.js';
 import type { StreamDescriptor } from '../../source/streams/stream-descriptor.js';
-import type { RevisitSettings } from '../../source/walkers/index.js';
+import { streamSource, type Source } from '../../source/source.js';
+import type { RequestRules } from '../../source/upstream/index.js';
+import { walkSettings, type PageClient, type RevisitSettings } from '../../source/walkers/index.js';
 
 export interface PlanFilter {
   /** Only this business. */
@@ -46,7 +48,19 @@ function syncFirstOrder(streams: readonly StreamDescriptor[]): StreamDescriptor[
 }
 
 /** The configured revisit of recent records, or undefined when it is off. */
-export function revisitSettings(config: CallsyncConfig<unknown>, now: () => number = Date.now): RevisitSettings | undefined {
+function revisitSettings(config: CallsyncConfig<unknown>, now: () => number = Date.now): RevisitSettings | undefined {
   const revisit = config.upstream.revisit;
   return revisit === false ? undefined : { windowMs: revisit.window, everyMs: revisit.every, now };
+}
+
+/** The source of one stream of `plan`: its walker with the config's paging and revisit, the business's client and this run's request rules. */
+export function planSource(config: CallsyncConfig<unknown>, plan: BusinessPlan, client: PageClient, rules: RequestRules, descriptor: StreamDescriptor): Source {
+  return streamSource({
+    descriptor,
+    client,
+    rules,
+    paging: walkSettings(config.upstream),
+    revisit: revisitSettings(config),
+    normalizeContext: plan.normalizeContext,
+  });
 }

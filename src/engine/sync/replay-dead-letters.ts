@@ -1,7 +1,6 @@
-import type { NormalizeContext } from '../../normalize/index.js';
+import { normalizePage } from '../../normalize/index.js';
 import type { Sink, StoredDeadLetter } from '../../sink/sink.js';
 import type { BusinessPlan } from './business-plan.js';
-import { toPageRecords } from './store-page.js';
 
 interface ReplayOutcome {
   readonly id: number;
@@ -28,8 +27,7 @@ export async function replayDeadLetters(deadLetters: readonly StoredDeadLetter[]
       outcomes.push({ ...base, result: 'skipped', reason: 'business or stream not in the config' });
       continue;
     }
-    const context: NormalizeContext = plan.normalizeContext;
-    const page = toPageRecords(letter.businessId, letter.stream, descriptor.source, [{ raw: letter.raw, result: descriptor.normalize(letter.raw, context) }]);
+    const page = normalizePage([letter.raw], descriptor.normalize, plan.normalizeContext, letter.businessId, letter.stream, descriptor.source);
     const checkpoint = await sink.checkpoints.load(letter.businessId, letter.stream);
     const result = await sink.write(
       { businessId: letter.businessId, table: descriptor.table, records: page.records, deadLetters: page.deadLetters },

@@ -1,18 +1,19 @@
 import type { Sink } from '../../sink/sink.js';
+import type { Source } from '../../source/source.js';
 import type { BusinessPlan } from './business-plan.js';
 import { describeStreamFailure } from '../state/index.js';
 import type { BusinessOutcome, StreamOutcome, StreamRunResult, SyncEventHandler } from './sync-event.js';
-import { syncStream, type FetchPayload, type StreamRunOptions } from './sync-stream.js';
+import { syncStream, type StreamRunOptions, type StreamTally } from './sync-stream.js';
 
 interface BusinessRunOptions {
-  readonly plan: BusinessPlan;
-  readonly fetchPayload: FetchPayload;
+  readonly plan: Pick<BusinessPlan, 'name' | 'normalizeContext'>;
+  /** One per stream of the business, in the order they run. */
+  readonly sources: readonly Source[];
   readonly sink: Sink;
-  readonly paging: StreamRunOptions['paging'];
-  readonly revisit?: StreamRunOptions['revisit'];
   readonly signal?: AbortSignal;
   /** Hears every stream's events, then `business-end` with the outcome. */
   readonly onEvent?: SyncEventHandler;
+  readonly readAhead?: StreamRunOptions['readAhead'];
 }
 
 /** A stream the stop came before: stopped, with nothing stored. */
@@ -21,8 +22,9 @@ const NOT_REACHED: StreamRunResult = Object.freeze({ pages: 0, records: 0, writt
 /**
  * Syncs a business's streams one after another (they share one request budget, so running them
  * side by side would only interleave the same requests). A stream failure stops that stream; an
- * auth or role failure stops the business; neither escapes to other businesses. Once the signal
- * is aborted, every stream not yet run is `stopped` with nothing stored.
+ * auth or role failure stops the business; neither escapes to other businesses. A failed stream
+ * keeps the counts of the pages it stored before the failure (they are in the sink). Once the
+ * signal is aborted, every stream not yet run is `stopped` with nothing stored.
  */
 export async function syncBusiness(options: BusinessRunOptions): Promise<BusinessOutcome> {
   const { plan } = options;
@@ -31,27 +33,28 @@ export async function syncBusiness(options: BusinessRunOptions): Promise<Busines
     options.onEvent?.({ type: 'business-end', outcome });
     return outcome;
   };
-  for (const descriptor of plan.streams) {
+  for (const source of options.sources) {
+    const stream = source.descriptor.name;
     if (options.signal?.aborted === true) {
-      outcomes.push({ stream: descriptor.name, result: NOT_REACHED });
+      outcomes.push({ stream, result: NOT_REACHED });
       continue;
     }
+    const tally: StreamTally = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
     try {
       const result = await syncStream({
         businessId: plan.name,
-        descriptor,
-        fetchPayload: options.fetchPayload,
+        source,
         sink: options.sink,
         normalizeContext: plan.normalizeContext,
-        paging: options.paging,
-        revisit: options.revisit,
         signal: options.signal,
         onEvent: options.onEvent,
+        readAhead: options.readAhead,
+        tally,
       });
-      outcomes.push({ stream: descriptor.name, result });
+      outcomes.push({ stream, result });
     } catch (error) {
       const failure = describeStreamFailure(error);
-      outcomes.push({ stream: descriptor.name, failure });
+      outcomes.push({ stream, failure, result: { ...tally, warnings: [], stopped: false } });
       if (failure.scope === 'business') return end({ business: plan.name, streams: outcomes, failure });
     }
   }

@@ -1,7 +1,7 @@
 import type { SinkNote } from '../../sink/sink.js';
 import type { StreamFailure } from '../state/index.js';
 import type { FetchEvent } from '../../source/upstream/index.js';
-import type { RewriteReason } from './store-page.js';
+import type { RewriteReason } from './page-report.js';
 
 /** One stored page, as the reporters count it. */
 export interface PageProgress {

@@ -3,13 +3,14 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManagedSink } from '../../sink/managed-sink.js';
 import { MemoryStateStore } from '../../../test/fakes/memory-state-store.js';
-import type { Batch, JsonObject, WriteResult } from '../../sink/sink.js';
+import type { Batch, JsonObject, Sink, WriteResult } from '../../sink/sink.js';
+import { streamSource, type Source } from '../../source/source.js';
 import { customStream } from '../../source/streams/custom-streams.js';
-import type { FetchPayload } from './sync-stream.js';
+import type { StreamDescriptor } from '../../source/streams/stream-descriptor.js';
+import type { PageClient, Query } from '../../source/walkers/index.js';
 import { syncStream } from './sync-stream.js';
 import { syncBusiness } from './sync-business.js';
 import type { SyncEvent } from './sync-event.js';
-import type { Query } from '../../source/walkers/index.js';
 
 const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'sms', paging: 'offset', idField: 'id', createdAtField: 'created_at' });
 const forms = customStream({ name: 'forms', path: '/forms', recordsKey: 'forms', paging: 'offset', idField: 'id', createdAtField: 'created_at' });
@@ -27,24 +28,33 @@ function list(recordsKey: string, count: number): (query: Query) => JsonObject {
   };
 }
 
+/** A business's client in miniature: every request answered by `answer`, by path. */
+function client(answer: (path: string, query: Query) => Promise<JsonObject>): PageClient {
+  return { get: async (_api, path, query = {}) => ({ status: 200, payload: await answer(path, query), replacedUtf8: false }) };
+}
+
+/** The stream's source over `pages`, as a composition root binds it. */
+function sourceOf(descriptor: StreamDescriptor, pages: PageClient): Source {
+  return streamSource({ descriptor, client: pages, rules: {}, paging, normalizeContext });
+}
+
 /**
  * Serves the lists by path; the request numbered `hangAt` (1-based, over every path) never
  * answers, and fails the way undici does once the signal is aborted.
  */
-function upstream(signal: AbortSignal, hangAt: number): FetchPayload & { requests: number } {
+function upstream(signal: AbortSignal, hangAt: number): PageClient {
   const lists = new Map([
     [sms.path, list(sms.recordsKey, 10)],
     [forms.path, list(forms.recordsKey, 10)],
   ]);
-  const fetch = (descriptor: { path: string }, query: Query): Promise<JsonObject> => {
-    fetch.requests += 1;
-    if (fetch.requests !== hangAt) return Promise.resolve(lists.get(descriptor.path)?.(query) ?? {});
+  let requests = 0;
+  return client((path, query) => {
+    requests += 1;
+    if (requests !== hangAt) return Promise.resolve(lists.get(path)?.(query) ?? {});
     return new Promise((_, reject) => {
       signal.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')), { once: true });
     });
-  };
-  fetch.requests = 0;
-  return fetch;
+  });
 }
 
 /** A sink that aborts `controller` a turn after its `pages`-th write: the next request is then in flight, no page in hand. */
@@ -72,14 +82,11 @@ describe('syncStream stops', () => {
     const sink = new AbortingSink(store, controller, 2);
     const events: SyncEvent[] = [];
     // Requests 1 and 2 are pages 1 and 2 (one page ahead); request 3 is in flight when the stop comes.
-    const fetchPayload = upstream(controller.signal, 3);
     const result = await syncStream({
       businessId: 'acme',
-      descriptor: sms,
-      fetchPayload,
+      source: sourceOf(sms, upstream(controller.signal, 3)),
       sink,
       normalizeContext,
-      paging,
       signal: controller.signal,
       onEvent: (e) => events.push(e),
     });
@@ -92,17 +99,17 @@ describe('syncStream stops', () => {
   it('still fails on an error when its signal was not aborted', async () => {
     const sink = new ManagedSink({ type: 'memory', store: new MemoryStateStore() }, logger);
     let requests = 0;
-    const fetchPayload: FetchPayload = (_, query) => (++requests === 2 ? Promise.reject(new Error('socket hang up')) : Promise.resolve(list('sms', 10)(query)));
+    const pages = client((_, query) => (++requests === 2 ? Promise.reject(new Error('socket hang up')) : Promise.resolve(list('sms', 10)(query))));
     await expect(
-      syncStream({ businessId: 'acme', descriptor: sms, fetchPayload, sink, normalizeContext, paging, signal: new AbortController().signal }),
+      syncStream({ businessId: 'acme', source: sourceOf(sms, pages), sink, normalizeContext, signal: new AbortController().signal }),
     ).rejects.toThrow('socket hang up');
   });
 
   it('tells the stream start and each stored page as events, in order', async () => {
     const sink = new ManagedSink({ type: 'memory', store: new MemoryStateStore() }, logger);
     const events: SyncEvent[] = [];
-    const fetchPayload: FetchPayload = (_, query) => Promise.resolve(list('sms', 3)(query));
-    const result = await syncStream({ businessId: 'acme', descriptor: sms, fetchPayload, sink, normalizeContext, paging, onEvent: (e) => events.push(e) });
+    const pages = client((_, query) => Promise.resolve(list('sms', 3)(query)));
+    const result = await syncStream({ businessId: 'acme', source: sourceOf(sms, pages), sink, normalizeContext, onEvent: (e) => events.push(e) });
     expect(result).toMatchObject({ stopped: false, pages: 2, records: 3 });
     expect(events).toEqual([
       { type: 'stream-start', businessId: 'acme', stream: 'sms' },
@@ -117,12 +124,11 @@ describe('syncBusiness stops', () => {
     const controller = new AbortController();
     const sink = new AbortingSink(new MemoryStateStore(), controller, 2);
     const events: SyncEvent[] = [];
-    const plan = { name: 'acme', streams: [sms, forms], credentials: {}, bucket: undefined, normalizeContext };
+    const pages = upstream(controller.signal, 3);
     const outcome = await syncBusiness({
-      plan,
-      fetchPayload: upstream(controller.signal, 3),
+      plan: { name: 'acme', normalizeContext },
+      sources: [sourceOf(sms, pages), sourceOf(forms, pages)],
       sink,
-      paging,
       signal: controller.signal,
       onEvent: (e) => events.push(e),
     });
@@ -133,5 +139,88 @@ describe('syncBusiness stops', () => {
     ]);
     expect(events.at(-1)).toEqual({ type: 'business-end', outcome });
     expect(events.filter((e) => e.type === 'stream-start')).toHaveLength(1);
+  });
+});
+
+describe('syncBusiness failures', () => {
+  it('keeps what a failed stream stored before it failed, and goes on with the next stream', async () => {
+    const sink = new ManagedSink({ type: 'memory', store: new MemoryStateStore() }, logger);
+    let smsRequests = 0;
+    const pages = client((path, query) => {
+      if (path === sms.path && ++smsRequests === 3) return Promise.reject(new Error('socket hang up'));
+      return Promise.resolve(list(path === sms.path ? sms.recordsKey : forms.recordsKey, 6)(query));
+    });
+    const outcome = await syncBusiness({ plan: { name: 'acme', normalizeContext }, sources: [sourceOf(sms, pages), sourceOf(forms, pages)], sink });
+    expect(outcome.streams.map((s) => [s.stream, s.failure?.kind, s.result?.pages, s.result?.written, s.result?.stopped])).toEqual([
+      ['sms', 'internal', 2, 4, false],
+      ['forms', undefined, 3, 6, false],
+    ]);
+  });
+});
+
+describe('syncStream, one page after another', () => {
+  /** A sink of `maxBatchSize` that keeps every write it is handed, and says when each began. */
+  function recordingSink(maxBatchSize: number, trace: string[] = []) {
+    const inner = new ManagedSink({ type: 'memory', store: new MemoryStateStore() }, logger);
+    const writes: { batch: Batch; position: JsonObject }[] = [];
+    const sink: Sink = Object.assign(Object.create(inner) as Sink, {
+      capabilities: { ...inner.capabilities, maxBatchSize },
+      write: (batch: Batch, position: JsonObject) => {
+        trace.push(`write ${JSON.stringify(position.offset)}`);
+        writes.push({ batch, position });
+        return inner.write(batch, position);
+      },
+    });
+    return { sink, writes };
+  }
+
+  it("writes a page in parts of the sink's batch size: dead letters with the first, the page's position with the last only", async () => {
+    const { sink, writes } = recordingSink(2);
+    const page: JsonObject = { sms: [{ id: 'a' }, { bad: true }, { id: 'b' }, { id: 'c' }], total: 4, has_more: false };
+    const result = await syncStream({
+      businessId: 'acme',
+      source: sourceOf(
+        sms,
+        client(() => Promise.resolve(page)),
+      ),
+      sink,
+      normalizeContext,
+    });
+    expect(result).toMatchObject({ pages: 1, records: 4, written: 3, deadLettered: 1 });
+    expect(writes.map(({ batch, position }) => [batch.records.map((record) => record.id), batch.deadLetters.length, position.offset])).toEqual([
+      [['a', 'b'], 1, undefined],
+      [['c'], 0, 4],
+    ]);
+  });
+
+  it('writes a page without records once: its dead letters, and the checkpoint past it', async () => {
+    const { sink, writes } = recordingSink(2);
+    const page: JsonObject = { sms: [{ bad: true }], total: 1, has_more: false };
+    await syncStream({
+      businessId: 'acme',
+      source: sourceOf(
+        sms,
+        client(() => Promise.resolve(page)),
+      ),
+      sink,
+      normalizeContext,
+    });
+    expect(writes.map(({ batch, position }) => [batch.records.length, batch.deadLetters.length, position.offset])).toEqual([[0, 1, 1]]);
+  });
+
+  it('asks for the next page while this one is written, or, with readAhead 0, only once it is stored', async () => {
+    for (const [readAhead, expected] of [
+      [1, ['get 0', 'get 2', 'write 2', 'get 4', 'write 4', 'write 5']],
+      [0, ['get 0', 'write 2', 'get 2', 'write 4', 'get 4', 'write 5']],
+    ] as const) {
+      const trace: string[] = [];
+      const { sink } = recordingSink(10, trace);
+      const pages = client((_, query) => {
+        trace.push(`get ${String(query.offset)}`);
+        return Promise.resolve(list('sms', 5)(query));
+      });
+      await syncStream({ businessId: 'acme', source: sourceOf(sms, pages), sink, normalizeContext, readAhead });
+      expect(trace).toEqual(expected);
+    }
   });
 });

@@ -21,7 +21,7 @@ export function registerResumeCommand(program: Command): void {
         const statusStore = createRedisStatusStore({ redis, prefix: config.redis.prefix, keys });
         const failed = new FailedBusinesses({ redis, statusStore, prefix: config.redis.prefix, keys });
         const wasFailed = await failed.resume(business);
-        // The budget is keyed by business name (upstreamFetch's bucketKey): a server's long block goes too.
+        // The budget is keyed by business name (the budget key of runRules): a server's long block goes too.
         await clearRateLimitBlock(redis, keys, business);
         if (!config.businesses.some((b) => b.name === business)) {
           process.stderr.write(`warning: business ${business} is not in ${flags.config}\n`);

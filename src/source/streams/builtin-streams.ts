@@ -5,8 +5,10 @@ import {
   normalizeV2Call,
   normalizeV2Voicemail,
   numberColumns,
-  v2CallCreatedAt,
-  v2VoicemailCreatedAt,
+  v1CallKeys,
+  v1NumberKeys,
+  v2CallKeys,
+  v2VoicemailKeys,
   voicemailColumns,
 } from '../../normalize/index.js';
 import type { StreamDescriptor } from './stream-descriptor.js';
@@ -20,6 +22,7 @@ const calls: StreamDescriptor = {
   source: 'v1',
   table: { stream: 'calls', table: 'calls', columns: callColumns },
   normalize: normalizeV1Call,
+  keys: v1CallKeys,
 };
 
 const voicemails: StreamDescriptor = {
@@ -31,7 +34,7 @@ const voicemails: StreamDescriptor = {
   source: 'v2',
   table: { stream: 'voicemails', table: 'voicemails', columns: voicemailColumns },
   normalize: normalizeV2Voicemail,
-  createdAt: v2VoicemailCreatedAt,
+  keys: v2VoicemailKeys,
 };
 
 const numbers: StreamDescriptor = {
@@ -43,6 +46,7 @@ const numbers: StreamDescriptor = {
   source: 'v1',
   table: { stream: 'numbers', table: 'numbers', columns: numberColumns },
   normalize: normalizeV1Number,
+  keys: v1NumberKeys,
   syncFirst: true,
 };
 
@@ -56,7 +60,7 @@ const v2Calls: StreamDescriptor = {
   source: 'v2',
   table: { stream: 'v2_calls', table: 'calls', columns: callColumns },
   normalize: normalizeV2Call,
-  createdAt: v2CallCreatedAt,
+  keys: v2CallKeys,
 };
 
 /** The one catalogue of built-in streams; the config's name lists below are derived from it. */

@@ -1,4 +1,4 @@
-import { genericColumns, normalizeV1Generic } from '../../normalize/index.js';
+import { genericColumns, normalizeV1Generic, v1GenericKeys } from '../../normalize/index.js';
 import type { OrderSetting, StreamDescriptor } from './stream-descriptor.js';
 
 /** A config-declared v1 list endpoint (`streams:` in the config file). */
@@ -25,5 +25,6 @@ export function customStream(spec: CustomStreamSpec): StreamDescriptor {
     source: 'v1',
     table: { stream: spec.name, table: spec.name, columns: genericColumns },
     normalize: normalizeV1Generic(spec.idField, spec.createdAtField),
+    keys: v1GenericKeys(spec.idField, spec.createdAtField),
   };
 }

@@ -1,7 +1,7 @@
-import type { NormalizeContext, Normalizer } from '../../normalize/index.js';
-import type { Json, RecordSource, StreamTable } from '../../sink/sink.js';
+import type { Normalizer, RecordKeys } from '../../normalize/index.js';
+import type { RecordSource, StreamTable } from '../../sink/sink.js';
 
-/** How a stream walks its endpoint; each names one walker in `sync/walkers/`. */
+/** How a stream walks its endpoint; each names one walker in `source/walkers/`. */
 export type PagingMode = 'cursor' | 'offset' | 'page' | 'none' | 'v2-newest-first';
 
 /**
@@ -27,13 +27,15 @@ export interface StreamDescriptor {
   readonly order?: OrderSetting;
   readonly source: RecordSource;
   readonly table: StreamTable;
+  /** The engine's normalize step runs it on every record a walk yields. */
   readonly normalize: Normalizer;
   /**
-   * The `created_at` that `normalize` gives a record, read alone; undefined when it cannot be read
-   * so. A v2 walk passes over records it will not store again without normalizing them (the whole
-   * page of an idle poll). @defaultValue every record is normalized
+   * The id and `created_at` that `normalize` gives a record, read alone: what a walk reads of
+   * the records (its progress guards, the order of a list, a high-water mark) before the engine
+   * normalizes them. A v2 walk passes over records it will not store again (the whole page of an
+   * idle poll), so they are never normalized.
    */
-  readonly createdAt?: (raw: Json, context: NormalizeContext) => string | undefined;
+  readonly keys: RecordKeys;
   /**
    * Synced before the business's other streams in a run, whatever the configured order: a CRM
    * sink reads it to map the others (the tracked numbers decide a call's customer). @defaultValue false

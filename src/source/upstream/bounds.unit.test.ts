@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { createMemoryRateLimiter } from '../ratelimit/index.js';
-import { createUpstreamClient } from './client.js';
-import type { UpstreamClientOptions } from './client.js';
-import { fetchWithRetry, waitCappedMessage } from './fetch-with-retry.js';
-import type { FetchEvent } from './fetch-with-retry.js';
+import { createUpstreamClient, waitCappedMessage } from './client.js';
+import type { FetchEvent, UpstreamClientOptions } from './client.js';
 import { API_KEY, BASE, mockAgent, rejectionOf } from '../../../test/support/upstream-mock.js';
 
 const START = Date.UTC(2026, 0, 1);
@@ -78,7 +76,7 @@ describe('bounds on what upstream can make the client do', () => {
   });
 });
 
-describe('fetchWithRetry under absurd waits', () => {
+describe('the retry rules under absurd waits', () => {
   function run(headers: Record<string, string>, status: number) {
     const clock = { now: START };
     const upstream = client({ now: () => clock.now });
@@ -87,15 +85,14 @@ describe('fetchWithRetry under absurd waits', () => {
     pool.intercept({ path: '/api/v1/calls' }).reply(200, { data: { calls: [] } });
     const events: FetchEvent[] = [];
     const sleeps: number[] = [];
-    const fetching = fetchWithRetry({
-      client: upstream,
-      api: 'v1',
-      path: '/calls',
-      limiter: createMemoryRateLimiter({ now: () => clock.now, maxWaitMs: MAX_WAIT }),
-      bucketKey: 'acme',
-      bucket: { limit: 60, windowMs: 60_000 },
+    const fetching = upstream.get('v1', '/calls', undefined, {
+      budget: {
+        limiter: createMemoryRateLimiter({ now: () => clock.now, maxWaitMs: MAX_WAIT }),
+        key: 'acme',
+        bucket: { limit: 60, windowMs: 60_000 },
+        maxWaitMs: Infinity,
+      },
       retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 10 },
-      maxBudgetWaitMs: Infinity,
       onEvent: (event) => events.push(event),
       now: () => clock.now,
       sleep: (ms) => {

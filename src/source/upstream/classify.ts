@@ -1,8 +1,11 @@
-import { classifyHttp, DEFAULT_MAX_WAIT_MS, servicePolicy, UPSTREAM_TRAITS } from '../../http/index.js';
-import type { CappedWaitNote, HeaderBag, HttpFailureKind, HttpVerdict, ServicePolicy } from '../../http/index.js';
+import { BodyTooLargeError, classifyHttp, DEFAULT_MAX_WAIT_MS, servicePolicy, UPSTREAM_TRAITS } from '../../http/index.js';
+import type { CappedWaitNote, ExchangeOutcome, HeaderBag, HttpFailureKind, HttpVerdict, ServicePolicy } from '../../http/index.js';
+import { forTerminal, type Redact } from '../../base/redact/index.js';
+import type { RateLimitInfo } from '../ratelimit/index.js';
 import { parseErrorBody } from './envelopes.js';
-import { UpstreamErrorCode } from './errors.js';
-import type { UpstreamErrorKind } from './errors.js';
+import { rateLimitOf } from './read-response.js';
+import { UpstreamError, UpstreamErrorCode } from './errors.js';
+import type { RequestContext, UpstreamErrorKind } from './errors.js';
 
 /** A non-2xx answer, before it becomes an error. */
 export interface HttpFailure {
@@ -37,7 +40,7 @@ export interface Classification {
 /** Wait after a 429 that names no wait at all: one documented window. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = UPSTREAM_TRAITS.rateLimitDefaultWaitMs ?? 60_000;
 
-/** The upstream policy for classifying: it never backs off (fetchWithRetry does), so only the wait cap is set. */
+/** The upstream policy for classifying: it never backs off (the client's `decide` does), so only the wait cap is set. */
 export function upstreamClassifyPolicy(maxWaitMs = DEFAULT_MAX_WAIT_MS): ServicePolicy {
   return servicePolicy(UPSTREAM_TRAITS, { baseDelayMs: 0, maxDelayMs: 0 }, maxWaitMs);
 }
@@ -129,4 +132,98 @@ export function classifyFailure(failure: unknown, now: number, policy: ServicePo
     default:
       return { kind: 'transient', retry: true, reason: `network: ${verdict.label}`, code: verdict.code ?? verdict.label };
   }
+}
+
+// The error built from a classification, and the failures of an exchange that gave no answer
+
+/** What every exchange with the upstream shares: the redactor, the clock, the failure policy and the bounds. */
+export interface ExchangeSettings {
+  readonly redact: Redact;
+  readonly now: () => number;
+  /** Its `maxWaitMs` bounds every wait a server names. */
+  readonly policy: ServicePolicy;
+  /** One deadline per request, headers and body together, ms. */
+  readonly timeoutMs: number;
+  /** Largest body read; a longer one fails as transient. */
+  readonly maxBodyBytes: number;
+}
+
+/** An attempt that failed, as upstream reads it: the error and the one classification it was built from. */
+export interface UpstreamFailure {
+  readonly error: UpstreamError;
+  readonly classification: Classification;
+}
+
+interface FailureDetails {
+  readonly status?: number;
+  /** The server's own message (from the error body), if any. */
+  readonly serverMessage?: string;
+  readonly rateLimit?: RateLimitInfo;
+  /** A rate-limit reset cut to `maxWaitMs` (the classification names a cut `Retry-After` itself). */
+  readonly waitCapped?: CappedWaitNote;
+  readonly cause?: unknown;
+}
+
+// Each error keeps the classification it was built from, so a caller reads it instead of classifying again.
+const classifications = new WeakMap<UpstreamError, Classification>();
+
+/** The classification an `UpstreamError` was built from by {@link upstreamFailure}; `undefined` for one built elsewhere. */
+export function classificationOf(error: UpstreamError): Classification | undefined {
+  return classifications.get(error);
+}
+
+/** Builds the `UpstreamError` for a classified failure; the message holds no header, token or query. */
+export function upstreamFailure(classification: Classification, request: RequestContext, details: FailureDetails, redact: Redact): UpstreamFailure {
+  const server = details.serverMessage === undefined ? '' : `: ${details.serverMessage}`;
+  const capped = classification.waitCapped ?? details.waitCapped;
+  const message = redact(forTerminal(`${request.method} ${request.host}${request.path} failed: ${classification.reason}${server}`));
+  const error = new UpstreamError(message, {
+    code: classification.code,
+    kind: classification.kind,
+    request,
+    ...(details.status === undefined ? {} : { status: details.status }),
+    ...(classification.waitMs === undefined ? {} : { retryAfterMs: classification.waitMs }),
+    ...(details.rateLimit === undefined ? {} : { rateLimit: details.rateLimit }),
+    ...(capped === undefined ? {} : { waitCapped: capped }),
+    ...(details.cause === undefined ? {} : { cause: details.cause }),
+    ...(classification.fix === undefined ? {} : { fix: classification.fix }),
+  });
+  classifications.set(error, classification);
+  return { error, classification };
+}
+
+/**
+ * An attempt that gave no complete answer (`send()` did the deadline, headers and body together,
+ * and the size bound): network failures, a passed deadline, an oversized body and a body that
+ * ends early are transient; the caller's cancel is final.
+ */
+export function unanswered(
+  outcome: Exclude<ExchangeOutcome, { readonly response: unknown }>,
+  context: RequestContext,
+  settings: ExchangeSettings,
+): UpstreamFailure {
+  const { redact, now, policy, timeoutMs, maxBodyBytes } = settings;
+  const { error, head } = outcome;
+  const timedOut: Classification = {
+    kind: 'transient',
+    retry: true,
+    code: UpstreamErrorCode.Timeout,
+    reason: `no complete response within ${timeoutMs} ms (upstream.timeoutMs)`,
+  };
+  if (head === undefined) return upstreamFailure(outcome.timedOut ? timedOut : classifyFailure(error, now(), policy), context, { cause: error }, redact);
+  const { rateLimit } = rateLimitOf(head.headers, now(), policy.maxWaitMs);
+  const classification =
+    error instanceof BodyTooLargeError
+      ? tooLarge(head.status, maxBodyBytes, now(), policy)
+      : outcome.timedOut
+        ? timedOut
+        : outcome.cancelled
+          ? classifyFailure(error, now(), policy)
+          : classifyFailure({ status: head.status, bodyProblem: 'truncated' }, now(), policy);
+  return upstreamFailure(classification, context, { status: head.status, cause: error, ...(rateLimit === undefined ? {} : { rateLimit }) }, redact);
+}
+
+function tooLarge(status: number, maxBodyBytes: number, now: number, policy: ServicePolicy): Classification {
+  const classification = classifyFailure({ status, bodyProblem: 'too_large' }, now, policy);
+  return { ...classification, reason: `${classification.reason} (${maxBodyBytes} bytes): not read further` };
 }

@@ -38,6 +38,19 @@ describe('upstream client over a MockAgent', () => {
     agent.assertNoPendingInterceptors();
   });
 
+  it('says when a body was not UTF-8: the payload keeps U+FFFD where its bad bytes were', async () => {
+    const upstream = client();
+    const body = Buffer.concat([Buffer.from('{"data":{"calls":[{"id":"c1","note":"caf'), Buffer.from([0xe9]), Buffer.from('"}]}}')]);
+    agent.get(BASE).intercept({ path: '/api/v1/calls' }).reply(200, body);
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/numbers' })
+      .reply(200, { data: { numbers: [] } });
+    const bad = await upstream.get('v1', '/calls');
+    expect(bad).toMatchObject({ replacedUtf8: true, payload: { calls: [{ id: 'c1', note: 'caf\uFFFD' }] } });
+    expect((await upstream.get('v1', '/numbers')).replacedUtf8).toBe(false);
+  });
+
   it('accepts a top-level legacy payload', async () => {
     const upstream = client();
     agent.get(BASE).intercept({ path: '/api/v1/numbers' }).reply(200, { numbers: [], total: 0 });

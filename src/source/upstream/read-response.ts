@@ -1,105 +1,48 @@
 import { isUtf8 } from 'node:buffer';
-import { BodyTooLargeError, capRateLimitInfo, parseRateLimitHeaders } from '../../http/index.js';
-import type { CappedWaitNote, ExchangeHead, ExchangeOutcome, ServicePolicy } from '../../http/index.js';
-import { INEXACT_NUMBER_KEY, isJsonObject } from '../../normalize/index.js';
-import type { Redact } from '../../base/redact/index.js';
-import type { RateLimitInfo } from '../ratelimit/index.js';
-import { classifyFailure } from './classify.js';
-import type { Classification } from './classify.js';
-import { UpstreamErrorCode } from './errors.js';
-import type { RequestContext, UpstreamError } from './errors.js';
+import { capRateLimitInfo, jsonValue, parseJson, parseRateLimitHeaders } from '../../http/index.js';
+import type { CappedWaitNote, ExchangeHead } from '../../http/index.js';
+import { INEXACT_NUMBER_KEY } from '../../normalize/index.js';
 import type { JsonObject } from '../../base/json.js';
-import { upstreamFailure } from './request-error.js';
-
-/** A response read in full. */
-export interface RawResponse {
-  readonly status: number;
-  readonly headers: ExchangeHead['headers'];
-  readonly text: string;
-  /** The body was not valid UTF-8: `text` holds U+FFFD where its bad bytes were. */
-  readonly replacedBytes: boolean;
-  /** `X-RateLimit-*`, the reset cut to `maxWaitMs` from now. */
-  readonly rateLimit?: RateLimitInfo;
-  /** Set when the reset was further ahead than `maxWaitMs`. */
-  readonly waitCapped?: CappedWaitNote;
-}
-
-/** An attempt that failed, as upstream reads it: the error and the one classification it was built from. */
-export interface UpstreamFailure {
-  readonly error: UpstreamError;
-  readonly classification: Classification;
-}
-
-/** What every exchange with the service shares: the redactor, the clock, the failure policy and the bounds. */
-export interface ExchangeSettings {
-  readonly redact: Redact;
-  readonly now: () => number;
-  /** Its `maxWaitMs` bounds every wait a server names. */
-  readonly policy: ServicePolicy;
-  /** One deadline per request, headers and body together, ms. */
-  readonly timeoutMs: number;
-  /** Largest body read; a longer one fails as transient. */
-  readonly maxBodyBytes: number;
-}
-
-function rateLimitOf(headers: ExchangeHead['headers'], settings: ExchangeSettings): Pick<RawResponse, 'rateLimit' | 'waitCapped'> {
-  const now = settings.now();
-  const seen = parseRateLimitHeaders(headers, now);
-  if (seen === undefined) return {};
-  // A reset far ahead would stop the business for as long: it is cut like any server-named wait.
-  const rateLimit = capRateLimitInfo(seen, now, settings.policy.maxWaitMs);
-  if (rateLimit === seen) return { rateLimit };
-  return { rateLimit, waitCapped: { askedMs: seen.resetAtMs - now, waitMs: settings.policy.maxWaitMs, source: 'X-RateLimit-Reset' } };
-}
+import type { RateLimitInfo } from '../ratelimit/index.js';
 
 /**
- * Upstream's reading of one exchange attempt (`send()` did the deadline, headers and body together,
- * and the size bound): a complete answer of any status, or the failure. Network failures, a passed
- * deadline, an oversized body and a body that ends early are transient; the caller's cancel is final.
+ * An upstream answer read once: its rate-limit headers, and its body, the page as JSON parsed
+ * exactly (big integers kept apart) out of its success envelope, with whether the bytes were
+ * UTF-8. The client's `decide` reads every answer here; what a failure means is `classify.ts`'s.
  */
-export function readOutcome(outcome: ExchangeOutcome, context: RequestContext, settings: ExchangeSettings): { readonly raw: RawResponse } | UpstreamFailure {
-  const { redact, now, policy, timeoutMs, maxBodyBytes } = settings;
-  if ('response' in outcome) {
-    const { status, headers, body } = outcome.response;
-    // One native pass over the bytes (simdutf): decoding alone would hide bad bytes as U+FFFD.
-    return { raw: { status, headers, text: body.toString('utf8'), replacedBytes: !isUtf8(body), ...rateLimitOf(headers, settings) } };
-  }
-  const { error, head } = outcome;
-  const timedOut: Classification = {
-    kind: 'transient',
-    retry: true,
-    code: UpstreamErrorCode.Timeout,
-    reason: `no complete response within ${timeoutMs} ms (upstream.timeoutMs)`,
-  };
-  if (head === undefined) {
-    const classification = outcome.timedOut ? timedOut : classifyFailure(error, now(), policy);
-    return { error: upstreamFailure(classification, context, { cause: error }, redact), classification };
-  }
-  const limits = rateLimitOf(head.headers, settings);
-  const classification =
-    error instanceof BodyTooLargeError
-      ? tooLarge(head.status, maxBodyBytes, now(), policy)
-      : outcome.timedOut
-        ? timedOut
-        : outcome.cancelled
-          ? classifyFailure(error, now(), policy)
-          : classifyFailure({ status: head.status, bodyProblem: 'truncated' }, now(), policy);
-  const details = { status: head.status, cause: error, ...(limits.rateLimit ? { rateLimit: limits.rateLimit } : {}) };
-  return { error: upstreamFailure(classification, context, details, redact), classification };
+
+/** `X-RateLimit-*` of an answer, the reset cut to `maxWaitMs` from now like any server-named wait (a reset far ahead would stop the business as long). */
+export function rateLimitOf(
+  headers: ExchangeHead['headers'],
+  now: number,
+  maxWaitMs: number,
+): { readonly rateLimit?: RateLimitInfo; readonly waitCapped?: CappedWaitNote } {
+  const seen = parseRateLimitHeaders(headers, now);
+  if (seen === undefined) return {};
+  const rateLimit = capRateLimitInfo(seen, now, maxWaitMs);
+  if (rateLimit === seen) return { rateLimit };
+  return { rateLimit, waitCapped: { askedMs: seen.resetAtMs - now, waitMs: maxWaitMs, source: 'X-RateLimit-Reset' } };
 }
 
-function tooLarge(status: number, maxBodyBytes: number, now: number, policy: ServicePolicy): Classification {
-  const classification = classifyFailure({ status, bodyProblem: 'too_large' }, now, policy);
-  return { ...classification, reason: `${classification.reason} (${maxBodyBytes} bytes): not read further` };
+/** A page's payload, and whether it was decoded from bytes that were not UTF-8. */
+interface PagePayload {
+  /** The payload, out of its `data` envelope when it had one. */
+  readonly payload: JsonObject;
+  /** The body was not valid UTF-8: its strings hold U+FFFD where the bad bytes were, a rewrite of what upstream sent. */
+  readonly replacedUtf8: boolean;
 }
 
-/** `JSON.parse`, or `undefined` when the text is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return parseJsonExact(text);
-  } catch {
-    return undefined;
-  }
+/** A 2xx body as a page: `undefined` when it is not a JSON object (the client fails it as transient `BAD_JSON`). */
+export function readPayload(body: Buffer): PagePayload | undefined {
+  // One native pass over the bytes (simdutf): decoding alone would hide bad bytes as U+FFFD.
+  const payload = unwrapSuccess(jsonValue(parseJson(body.toString('utf8'), parseJsonExact)));
+  return payload === undefined ? undefined : { payload, replacedUtf8: !isUtf8(body) };
+}
+
+/** Any other body, for its error message: the JSON it holds, else its text. */
+export function readErrorBody(body: Buffer): unknown {
+  const read = parseJson(body.toString('utf8'), parseJsonExact);
+  return read.ok ? read.value : read.text;
 }
 
 /**
@@ -108,8 +51,13 @@ export function parseJson(text: string): unknown {
  * payload. Returns `undefined` for a body that is not a JSON object.
  */
 export function unwrapSuccess(body: unknown): JsonObject | undefined {
-  if (!isJsonObject(body)) return undefined;
-  return isJsonObject(body.data) ? body.data : body;
+  if (!isObject(body)) return undefined;
+  return isObject(body.data) ? body.data : body;
+}
+
+// Read here rather than from normalize, which reads records later: a page's reading stays in its stage.
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // JSON parsed exactly

@@ -4,7 +4,7 @@ import { walkList, withRevisit } from './list-walker.js';
 import { walkV2HighWater } from './v2-high-water-walker.js';
 import type { RevisitSettings, Walker } from './walker.js';
 
-export type { RevisitSettings, WalkContext, WalkItem, WalkPage, Walker, WalkSettings, Query } from './walker.js';
+export type { PageClient, RevisitSettings, WalkContext, WalkPage, Walker, WalkSettings, Query } from './walker.js';
 export { walkSettings } from './walker.js';
 export { PayloadShapeError } from './pager.js';
 export { summarizePosition, type PositionSummary } from './positions.js';

@@ -1,19 +1,9 @@
 import { isoSeconds } from '../../normalize/index.js';
-import type { JsonObject } from '../../sink/sink.js';
-import {
-  headMarkOf,
-  listPages,
-  normalizeAll,
-  orderAgainstHead,
-  orderWithin,
-  PayloadShapeError,
-  reachesMark,
-  recordsOf,
-  type ListPage,
-  type Place,
-} from './pager.js';
+import type { Json, JsonObject } from '../../sink/sink.js';
+import { headMarkOf, orderAgainstHead, orderWithin, reachesMark } from './list-order.js';
+import { fetchPage, listPages, PayloadShapeError, recordsOf, type ListPage, type PageKeys, type Place } from './pager.js';
 import { listPosition, readPosition, storable, type Descent, type HeadMark, type ListOrder, type ListPosition } from './positions.js';
-import { nowOf, type RevisitSettings, type WalkContext, type WalkItem, type WalkPage, type Walker } from './walker.js';
+import { nowOf, type RevisitSettings, type WalkContext, type WalkPage, type Walker } from './walker.js';
 
 /**
  * Every v1 list walk (cursor, offset and page paging, built-in or config-declared), whichever
@@ -86,21 +76,23 @@ async function* descend(
 ): AsyncGenerator<WalkPage, Walked> {
   let known = order;
   let top = start.top;
-  let last: WalkItem | undefined;
+  // The created_at of the last record walked, so the boundary between pages counts for the order.
+  let last: string | undefined;
   const previousHead = stored?.head ?? null;
   const stop = stopMark(start);
   for (let first = true; ; first = false) {
     const step = await pages.next();
     if (step.done === true) return { order: known };
     const page = step.value;
-    const seen = orderWithin(page.items, last);
-    if (known !== undefined) expectOrder(context, page.items, last, known);
+    const { keys } = page;
+    const seen = orderWithin(keys.createdAt, last);
+    if (known !== undefined) expectOrder(context, keys, last, known);
     known ??= seen;
     // The head page of a list whose order is still unknown, against the head stored last time.
-    const probe = first && fromHead && known === undefined && previousHead !== null ? orderAgainstHead(page.items, previousHead) : undefined;
+    const probe = first && fromHead && known === undefined && previousHead !== null ? orderAgainstHead(keys, previousHead) : undefined;
     if (probe === 'newest_first') known = probe;
-    if (first && fromHead) top = headOf(context, page.items, previousHead);
-    last = page.items.at(-1) ?? last;
+    if (first && fromHead) top = headOf(context, keys, previousHead);
+    last = lastOf(keys, last);
 
     if (known === 'oldest_first' || (known === undefined && stored !== undefined && first && fromHead && !page.done)) {
       if (known === undefined && probe !== 'unchanged') {
@@ -111,7 +103,7 @@ async function* descend(
       yield* onToEnd(context, page, pages, known, top, stored, last);
       return { order: known };
     }
-    const reached = stop !== null && reachesMark(page.items, stop);
+    const reached = stop !== null && reachesMark(keys, stop);
     const finished = page.done || reached;
     const now = nowOf(context);
     const revisitedAt = finished && start.revisitFrom !== undefined ? now : (stored?.revisitedAt ?? now);
@@ -119,7 +111,7 @@ async function* descend(
       ? { order: known, head: top ?? undefined, revisitedAt }
       : { order: known, head: previousHead ?? undefined, descent: { top, stopAt: start.stopAt, revisitFrom: start.revisitFrom }, revisitedAt };
     const position = listPositionAt(page.after, fields);
-    yield { items: page.items, total: page.total, position };
+    yield walkPage(page, position);
     if (finished) {
       await pages.return(undefined);
       return { order: known, finished: readPosition(listPosition, position, context.descriptor.name) };
@@ -139,17 +131,17 @@ async function* onToEnd(
   order: ListOrder | undefined,
   top: HeadMark | null,
   stored: ListPosition | undefined,
-  last: WalkItem | undefined,
+  last: string | undefined,
 ): AsyncGenerator<WalkPage> {
   const head = order === undefined ? (top ?? undefined) : undefined;
   const storedEnd = stored === undefined || stored.descent !== undefined ? undefined : placeOf(stored);
   if (storedEnd === undefined || storedEnd.offset <= page.after.offset) {
-    yield { items: page.items, total: page.total, position: listPositionAt(page.after, { order, head }) };
+    yield walkPage(page, listPositionAt(page.after, { order, head }));
     if (!page.done) yield* walkToEnd(context, pages, order, head, last);
     return;
   }
   await pages.return(undefined);
-  yield { items: page.items, total: page.total, position: listPositionAt(storedEnd, { order, head }) };
+  yield walkPage(page, listPositionAt(storedEnd, { order, head }));
   yield* walkToEnd(context, listPages(context, storedEnd), order, head);
 }
 
@@ -161,8 +153,8 @@ function stopMark(descent: Descent): HeadMark | null {
 }
 
 /** The head a walk starts from; a record dated too far ahead is warned about once and left out. */
-function headOf(context: WalkContext, items: readonly WalkItem[], previous: HeadMark | null): HeadMark | null {
-  const head = headMarkOf(items, isoSeconds(nowOf(context) + context.maxFutureSkewMs));
+function headOf(context: WalkContext, keys: PageKeys, previous: HeadMark | null): HeadMark | null {
+  const head = headMarkOf(keys, isoSeconds(nowOf(context) + context.maxFutureSkewMs));
   for (const id of head?.future ?? []) {
     if (previous?.future?.includes(id) !== true) {
       context.warn(
@@ -179,6 +171,17 @@ function headOf(context: WalkContext, items: readonly WalkItem[], previous: Head
 function placeOf(position: ListPosition): Place {
   const { offset, pageCap } = position;
   return position.mode === 'cursor' ? { cursor: position.cursor, offset, pageCap } : { offset, pageCap };
+}
+
+/** A list page as the walk yields it: its raw records, the position after it. */
+function walkPage(page: ListPage, position: JsonObject): WalkPage {
+  const { records, total, replacedUtf8 } = page;
+  return { records, total, position, replacedUtf8 };
+}
+
+/** The `created_at` of the last record walked: the page's last record, or the one before when the page is empty. */
+function lastOf(keys: PageKeys, before: string | undefined): string | undefined {
+  return keys.createdAt.length === 0 ? before : keys.createdAt[keys.createdAt.length - 1];
 }
 
 /** The list position after a page: resumable by cursor when there is one, else by offset. */
@@ -198,7 +201,7 @@ async function* walkToEnd(
   pages: AsyncIterator<ListPage>,
   order: ListOrder | undefined,
   head: HeadMark | undefined,
-  last?: WalkItem,
+  last?: string,
 ): AsyncGenerator<WalkPage> {
   let known = order;
   let previous = last;
@@ -206,11 +209,11 @@ async function* walkToEnd(
     const step = await pages.next();
     if (step.done === true) return;
     const page = step.value;
-    const seen = orderWithin(page.items, previous);
-    if (known !== undefined) expectOrder(context, page.items, previous, known);
+    const seen = orderWithin(page.keys.createdAt, previous);
+    if (known !== undefined) expectOrder(context, page.keys, previous, known);
     known ??= seen === 'oldest_first' ? seen : undefined;
-    previous = page.items.at(-1) ?? previous;
-    yield { items: page.items, total: page.total, position: listPositionAt(page.after, { order: known, head: known === undefined ? head : undefined }) };
+    previous = lastOf(page.keys, previous);
+    yield walkPage(page, listPositionAt(page.after, { order: known, head: known === undefined ? head : undefined }));
   }
 }
 
@@ -219,8 +222,8 @@ async function* walkToEnd(
  * records. One step against the order is not enough (timestamps that are not quite in list
  * order, a short last page); three records in a row are.
  */
-function expectOrder(context: WalkContext, items: readonly WalkItem[], before: WalkItem | undefined, expected: ListOrder): void {
-  const seen = orderWithin(items, before, 2);
+function expectOrder(context: WalkContext, keys: PageKeys, before: string | undefined, expected: ListOrder): void {
+  const seen = orderWithin(keys.createdAt, before, 2);
   if (seen === undefined || seen === expected) return;
   const configured = (context.descriptor.order ?? context.order) !== 'auto';
   throw new PayloadShapeError(
@@ -272,7 +275,7 @@ export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
         yield page;
         continue;
       }
-      marks = addMark(marks, walked.offset - page.items.length, page.items, windowStart);
+      marks = addMark(context, marks, walked.offset - page.records.length, page.records, windowStart);
       const at: ListPosition = { ...walked, marks, revisitedAt };
       yield { ...page, position: storable(at) };
     }
@@ -281,11 +284,12 @@ export function withRevisit(inner: Walker, settings: RevisitSettings): Walker {
 
 async function* revisitFrom(context: WalkContext, start: number, end: number, storedPosition: JsonObject, finalPosition: JsonObject): AsyncGenerator<WalkPage> {
   for (let offset = start; offset < end;) {
-    const raws = recordsOf(await context.fetch({ limit: context.pageSize, offset }), context.descriptor).slice(0, end - offset);
-    offset += raws.length;
-    const last = raws.length === 0 || offset >= end;
+    const { payload, replacedUtf8 } = await fetchPage(context, { limit: context.pageSize, offset });
+    const records = recordsOf(payload, context.descriptor).slice(0, end - offset);
+    offset += records.length;
+    const last = records.length === 0 || offset >= end;
     // Only the last revisit page records that the revisit happened; a cut-off one is redone.
-    yield { items: normalizeAll(context, raws), position: last ? finalPosition : storedPosition };
+    yield { records, position: last ? finalPosition : storedPosition, replacedUtf8 };
     if (last) return;
   }
 }
@@ -299,9 +303,11 @@ function startOffset(marks: readonly Mark[], windowStart: string): number {
   return start;
 }
 
-function addMark(marks: readonly Mark[], offset: number, items: readonly WalkItem[], windowStart: string): Mark[] {
-  const first = items.find((item) => item.result.ok && typeof item.result.fields.created_at === 'string');
-  const createdAt = first?.result.ok ? (first.result.fields.created_at as string) : undefined;
+function addMark(context: WalkContext, marks: readonly Mark[], offset: number, records: WalkPage['records'], windowStart: string): Mark[] {
+  let createdAt: string | undefined;
+  for (let index = 0; createdAt === undefined && index < records.length; index++) {
+    createdAt = context.descriptor.keys.createdAt(records[index] as Json, context.normalizeContext);
+  }
   const next: Mark[] = createdAt === undefined ? [...marks] : [...marks, [offset, createdAt]];
   // Keep every mark in the window and the last one before it (where a revisit starts).
   const firstInWindow = next.findIndex(([, at]) => at >= windowStart);

@@ -1,8 +1,7 @@
 import type { Json, JsonObject } from '../../sink/sink.js';
-import { isUpstreamError } from '../upstream/index.js';
+import { isUpstreamError, type UpstreamResponse } from '../upstream/index.js';
 import type { StreamDescriptor } from '../streams/stream-descriptor.js';
-import type { HeadMark, ListOrder } from './positions.js';
-import type { WalkContext, WalkItem } from './walker.js';
+import type { Query, WalkContext } from './walker.js';
 
 /** An upstream payload that breaks the contract for a whole page; the stream stops with this message. */
 export class PayloadShapeError extends Error {
@@ -23,11 +22,16 @@ export class PayloadShapeError extends Error {
  * whole header limit is 16 KiB) with 414 or 431, so a longer cursor, once stored, would fail every
  * later run. Real cursors are a few hundred bytes at most.
  */
-export const MAX_CURSOR_BYTES = 8 * 1024;
+const MAX_CURSOR_BYTES = 8 * 1024;
 
 function cursorBytes(cursor: string): number {
   // The length alone settles a cursor far past the bound without encoding it.
   return cursor.length > MAX_CURSOR_BYTES ? cursor.length : encodeURIComponent(cursor).length;
+}
+
+/** One page of the walk's endpoint: one request through the business's client, under the run's rules. */
+export function fetchPage(context: WalkContext, query: Query): Promise<UpstreamResponse> {
+  return context.client.get(context.descriptor.api, context.descriptor.path, query, context.rules);
 }
 
 /** The records array of a page; anything else is a contract break naming the endpoint and key. */
@@ -40,18 +44,36 @@ export function recordsOf(payload: JsonObject, descriptor: StreamDescriptor): Js
   return records;
 }
 
-export function numberField(object: JsonObject | undefined, key: string): number | undefined {
+function numberField(object: JsonObject | undefined, key: string): number | undefined {
   const value = object?.[key];
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-export function stringField(object: JsonObject | undefined, key: string): string | undefined {
+function stringField(object: JsonObject | undefined, key: string): string | undefined {
   const value = object?.[key];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function normalizeAll(context: WalkContext, raws: readonly Json[]): WalkItem[] {
-  return raws.map((raw) => ({ raw, result: context.normalize(raw) }));
+/**
+ * What a walk reads of a page's records, in page order: each one's id and `created_at` as
+ * normalizing gives them (the stream's key readers), undefined where it has none. Read once per
+ * page; the engine normalizes the records after the walk has yielded them.
+ */
+export interface PageKeys {
+  readonly ids: readonly (string | undefined)[];
+  readonly createdAt: readonly (string | undefined)[];
+}
+
+function pageKeys(context: WalkContext, records: readonly Json[]): PageKeys {
+  const { keys } = context.descriptor;
+  const ids: (string | undefined)[] = new Array<string | undefined>(records.length);
+  const createdAt: (string | undefined)[] = new Array<string | undefined>(records.length);
+  for (let index = 0; index < records.length; index++) {
+    const raw = records[index] as Json;
+    ids[index] = keys.id(raw);
+    createdAt[index] = keys.createdAt(raw, context.normalizeContext);
+  }
+  return { ids, createdAt };
 }
 
 /** Where a v1 list walk is: a cursor to send, and the records consumed from the head so far. */
@@ -63,8 +85,11 @@ export interface Place {
 }
 
 export interface ListPage {
-  readonly items: readonly WalkItem[];
+  readonly records: readonly Json[];
+  readonly keys: PageKeys;
   readonly total?: number;
+  /** The answer was not valid UTF-8 (see `WalkPage.replacedUtf8`). */
+  readonly replacedUtf8: boolean;
   /** Where the next page starts; on the last page, where a later walk resumes. */
   readonly after: Place;
   /** The list has no more records after this page. */
@@ -115,9 +140,9 @@ export async function* listPages(context: WalkContext, stored: Place): AsyncGene
         : mode === 'offset'
           ? { limit: size, offset: place.offset }
           : { page: pageStart / size + 1, per_page: size };
-    let payload: JsonObject;
+    let answer: UpstreamResponse;
     try {
-      payload = await context.fetch(query);
+      answer = await fetchPage(context, query);
     } catch (error) {
       if (mode !== 'cursor' || place.cursor === undefined || !isRejectedCursor(error)) throw error;
       // An expired or rejected cursor: go on by offset one page before the stored count. Records
@@ -130,9 +155,11 @@ export async function* listPages(context: WalkContext, stored: Place): AsyncGene
       guard.forgetPages();
       continue;
     }
+    const { payload, replacedUtf8 } = answer;
     const raws = recordsOf(payload, context.descriptor);
     const consumed = pageStart + raws.length;
-    const items = normalizeAll(context, raws.slice(place.offset - pageStart));
+    const records = place.offset > pageStart ? raws.slice(place.offset - pageStart) : raws;
+    const keys = pageKeys(context, records);
     const total = guard.total(numberField(payload, 'total'));
     const hasMore = payload.has_more === true;
     const next = stringField(payload, 'next_cursor');
@@ -147,9 +174,10 @@ export async function* listPages(context: WalkContext, stored: Place): AsyncGene
       continue;
     }
     try {
-      guard.check({ items, records: raws.length, full: raws.length >= size, more, sent, next: more ? next : undefined });
+      guard.check({ ids: keys.ids, records: raws.length, full: raws.length >= size, more, sent, next: more ? next : undefined });
     } catch (error) {
-      if (error instanceof BadCursorStop && sent !== undefined && proven !== undefined) yield { items: [], total, after: proven, done: false };
+      if (error instanceof BadCursorStop && sent !== undefined && proven !== undefined)
+        yield { records: [], keys: NO_KEYS, total, after: proven, done: false, replacedUtf8: false };
       throw error;
     }
     if (short && shortSeen !== undefined) {
@@ -185,7 +213,7 @@ export async function* listPages(context: WalkContext, stored: Place): AsyncGene
           : more || place.cursor === undefined
             ? { offset: consumed, pageCap }
             : { cursor: place.cursor, offset: upTo(place.offset + raws.length) - raws.length, pageCap };
-    yield { items, total, after: place, done: !more };
+    yield { records, keys, total, after: place, done: !more, replacedUtf8 };
     if (!more) return;
     // `has_more` without a cursor: an instance without cursor support; go on by offset.
     if (mode === 'cursor' && next === undefined) mode = 'offset';
@@ -217,10 +245,12 @@ function isRejectedCursor(error: unknown): boolean {
   return isUpstreamError(error) && error.status === 400;
 }
 
-function idsOf(items: readonly WalkItem[]): string[] {
-  const ids: string[] = [];
-  for (const item of items) if (item.result.ok) ids.push(item.result.id);
-  return ids;
+const NO_KEYS: PageKeys = Object.freeze({ ids: [], createdAt: [] });
+
+function known(ids: readonly (string | undefined)[]): string[] {
+  const found: string[] = [];
+  for (const id of ids) if (id !== undefined) found.push(id);
+  return found;
 }
 
 /** The progress guards of one walk; each violation is a `PayloadShapeError` (the stream stops). */
@@ -245,13 +275,20 @@ class ProgressGuard {
     return total;
   }
 
-  check(page: { items: readonly WalkItem[]; records: number; full: boolean; more: boolean; sent: string | undefined; next: string | undefined }): void {
+  check(page: {
+    ids: readonly (string | undefined)[];
+    records: number;
+    full: boolean;
+    more: boolean;
+    sent: string | undefined;
+    next: string | undefined;
+  }): void {
     if (page.more && page.records === 0) this.#stop('the server says there are more records but sent an empty page', true);
     if (page.sent !== undefined) this.#cursors.add(page.sent);
     if (page.next !== undefined && page.next === page.sent) this.#stop(`next_cursor repeats the cursor just sent (${short(page.next)})`);
     if (page.next !== undefined && this.#cursors.has(page.next))
       this.#stop(`next_cursor ${short(page.next)} was already used in this walk (the cursors cycle)`);
-    const ids = idsOf(page.items);
+    const ids = known(page.ids);
     // Only a full page counts: a short one at the end of a newest-first list may repeat records
     // that arrivals pushed down, which is harmless.
     if (page.full && ids.length > 0 && ids.every((id) => this.#previousIds.has(id))) {
@@ -284,96 +321,4 @@ class BadCursorStop extends PayloadShapeError {}
 
 function short(cursor: string): string {
   return JSON.stringify(cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor);
-}
-
-// What the records say about the order of the list
-
-/** Ids kept from the head of a list: enough to recognise it again after a few deletions upstream. */
-const HEAD_IDS = 10;
-
-/** The normalized `created_at` of a record (comparable ISO text), when it has one. */
-function createdAt(item: WalkItem): string | undefined {
-  if (!item.result.ok) return undefined;
-  const value = item.result.fields.created_at;
-  return typeof value === 'string' ? value : undefined;
-}
-
-function idOf(item: WalkItem): string | undefined {
-  return item.result.ok ? item.result.id : undefined;
-}
-
-/**
- * What the order of a list's records says: `created_at` only ever rising (with at least one
- * rise) is oldest first, only ever falling is newest first; equal timestamps say nothing, and
- * a list that rises and falls is no evidence either way. `before` is the last record of the
- * previous page, so the boundary between pages counts too. `minSteps` asks for that many
- * rises (or falls) before it counts as evidence.
- */
-export function orderWithin(items: readonly WalkItem[], before?: WalkItem, minSteps = 1): ListOrder | undefined {
-  let rises = 0;
-  let falls = 0;
-  let previous = before === undefined ? undefined : createdAt(before);
-  for (const item of items) {
-    const at = createdAt(item);
-    if (at === undefined) continue;
-    if (previous !== undefined && at > previous) rises += 1;
-    if (previous !== undefined && at < previous) falls += 1;
-    previous = at;
-  }
-  if (rises >= minSteps && falls === 0) return 'oldest_first';
-  if (falls >= minSteps && rises === 0) return 'newest_first';
-  return undefined;
-}
-
-/**
- * What the head page of a list says compared with the head stored by an earlier walk: a record
- * newer than anything stored, or the stored head found further down, means records arrived at
- * the head, so the list is newest first. `unchanged`: the head is as it was (nothing arrived
- * there, whatever the order).
- */
-export function orderAgainstHead(items: readonly WalkItem[], head: HeadMark): ListOrder | 'unchanged' | undefined {
-  const first = items[0];
-  if (first === undefined) return undefined;
-  if (head.createdAt !== null && items.some((item) => (createdAt(item) ?? '') > (head.createdAt ?? ''))) return 'newest_first';
-  if (idOf(first) !== undefined && idOf(first) === head.ids[0]) return 'unchanged';
-  const known = new Set(head.ids);
-  return items.slice(1).some((item) => known.has(idOf(item) ?? '')) && !known.has(idOf(first) ?? '') ? 'newest_first' : undefined;
-}
-
-/**
- * The head of a list as its first page shows it: the newest `created_at` and the first ids.
- * Records dated after `futureFrom` (a clock-skewed upstream) are left out: as the mark they would
- * make every later arrival look older than what is stored. They are listed in `future`.
- */
-export function headMarkOf(all: readonly WalkItem[], futureFrom: string): HeadMark | null {
-  const future = all
-    .filter((item) => (createdAt(item) ?? '') > futureFrom)
-    .map(idOf)
-    .filter((id): id is string => id !== undefined);
-  const items = all.filter((item) => !future.includes(idOf(item) ?? ''));
-  const ids = items.map(idOf).filter((id): id is string => id !== undefined);
-  if (ids.length === 0) return null;
-  let newest: string | null = null;
-  for (const item of items) {
-    const at = createdAt(item);
-    if (at !== undefined && (newest === null || at > newest)) newest = at;
-  }
-  const atNewest = items.filter((item) => newest !== null && createdAt(item) === newest).map(idOf);
-  const kept = [...new Set([...ids.slice(0, HEAD_IDS), ...atNewest.filter((id): id is string => id !== undefined)])];
-  return future.length === 0 ? { createdAt: newest, ids: kept } : { createdAt: newest, ids: kept, future: future.slice(0, HEAD_IDS) };
-}
-
-/**
- * Whether a page of a newest-first walk has reached records stored before: one of the stored
- * head's ids, or a record older than its newest `created_at`. Everything after such a page is
- * stored already; the rest of the page is the overlap, rewritten idempotently.
- */
-export function reachesMark(items: readonly WalkItem[], mark: HeadMark): boolean {
-  const known = new Set(mark.ids);
-  return items.some((item) => {
-    const id = idOf(item);
-    if (id !== undefined && known.has(id)) return true;
-    const at = createdAt(item);
-    return mark.createdAt !== null && at !== undefined && at < mark.createdAt;
-  });
 }

@@ -1,10 +1,17 @@
 import { isoSeconds } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink/sink.js';
-import { isUpstreamError } from '../upstream/index.js';
+import { isUpstreamError, type UpstreamResponse } from '../upstream/index.js';
 import { revisitWindowStart } from './list-walker.js';
-import { recordsOf } from './pager.js';
+import { fetchPage, recordsOf } from './pager.js';
 import { highWaterPosition, readPosition, storable, type HighWaterPosition } from './positions.js';
-import { nowOf, type WalkContext, type WalkItem, type WalkPage } from './walker.js';
+import { nowOf, type WalkContext, type WalkPage } from './walker.js';
+
+/** A record the walk may store, with its keys (see `StreamDescriptor.keys`). */
+interface Keyed {
+  readonly raw: Json;
+  readonly id: string | undefined;
+  readonly createdAt: string | undefined;
+}
 
 /** Future-dated ids remembered so each is warned about once. */
 const MAX_FUTURE_IDS = 100;
@@ -27,9 +34,9 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
   let maxLimit = Math.min(context.v2MaxLimit, Math.max(serverCap ?? context.v2MaxLimit, context.v2Limit));
   let limit = highWater === undefined ? maxLimit : Math.min(maxLimit, stored?.limit ?? context.v2Limit);
   for (;;) {
-    let payload: JsonObject;
+    let answer: UpstreamResponse;
     try {
-      payload = await context.fetch({ limit });
+      answer = await fetchPage(context, { limit });
     } catch (error) {
       // The server refuses this `limit`: settle for half and remember the cap.
       if (!isUpstreamError(error) || error.status !== 400 || limit <= context.v2Limit) throw error;
@@ -38,11 +45,11 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
       serverCap = maxLimit;
       continue;
     }
-    const raws = recordsOf(payload, context.descriptor);
+    const raws = recordsOf(answer.payload, context.descriptor);
     const returned = raws.length;
     // Records still inside the revisit window ride along: the upsert rewrites only those that changed.
     const recentFrom = context.revisit === undefined ? undefined : revisitWindowStart(context.revisit);
-    const { items, passedOver } = normalizeUnstored(context, raws, highWater, recentFrom);
+    const { items, passedOver } = unstored(context, raws, highWater, recentFrom);
     const reachedMark = highWater !== undefined && (passedOver > 0 || items.some((item) => isAtOrBefore(item, highWater)));
     const possibleGap = highWater !== undefined && !reachedMark;
     if (serverCap !== undefined && returned > serverCap) serverCap = undefined;
@@ -60,7 +67,7 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
     const fresh = items.filter((item) => isNew(item, highWater, idsAtHighWater) || isRecent(item, recentFrom));
     const future = futureDated(context, fresh, new Set(stored?.future));
     const mark = nextMark(
-      fresh.filter((item) => !future.has(idOf(item) ?? '')),
+      fresh.filter((item) => !future.has(item.id ?? '')),
       highWater,
       idsAtHighWater,
     );
@@ -75,35 +82,34 @@ export async function* walkV2HighWater(context: WalkContext, position: JsonObjec
       serverCap,
       future: future.size === 0 ? undefined : [...future].slice(0, MAX_FUTURE_IDS),
     };
-    yield { items: fresh, position: storable(at), warning };
+    yield { records: fresh.map((item) => item.raw), position: storable(at), warning, replacedUtf8: answer.replacedUtf8 };
     return;
   }
 }
 
 /**
- * Normalizes the records this walk may store. One dated before the mark and before the revisit
- * window is neither new nor recent: it is only counted (it reaches the mark), not normalized; on
- * an idle poll that is the whole response, normalized again every minute before. A record whose
- * date cannot be read alone is normalized, so a broken one still reaches the dead letters.
+ * The records this walk may store, with their keys. One dated before the mark and before the
+ * revisit window is neither new nor recent: it is only counted (it reaches the mark), never handed
+ * on to be normalized; on an idle poll that is the whole response. A record whose date cannot be
+ * read is handed on, so a broken one still reaches the dead letters.
  */
-function normalizeUnstored(context: WalkContext, raws: readonly Json[], highWater: string | undefined, recentFrom: string | undefined) {
-  const items: WalkItem[] = [];
+function unstored(context: WalkContext, raws: readonly Json[], highWater: string | undefined, recentFrom: string | undefined) {
+  const { keys } = context.descriptor;
+  const items: Keyed[] = [];
   let passedOver = 0;
   for (const raw of raws) {
-    const at = highWater === undefined ? undefined : context.createdAt?.(raw);
+    const at = keys.createdAt(raw, context.normalizeContext);
     if (at !== undefined && highWater !== undefined && at < highWater && (recentFrom === undefined || at < recentFrom)) passedOver += 1;
-    else items.push({ raw, result: context.normalize(raw) });
+    else items.push({ raw, id: keys.id(raw), createdAt: at });
   }
   return { items, passedOver };
 }
 
 /** Ids of records dated beyond the allowed skew; each new one is warned about once. */
-function futureDated(context: WalkContext, items: readonly WalkItem[], warned: ReadonlySet<string>): Set<string> {
+function futureDated(context: WalkContext, items: readonly Keyed[], warned: ReadonlySet<string>): Set<string> {
   const limit = isoSeconds(nowOf(context) + context.maxFutureSkewMs);
   const future = new Set<string>();
-  for (const item of items) {
-    const at = createdAt(item);
-    const id = idOf(item);
+  for (const { id, createdAt: at } of items) {
     if (at === undefined || id === undefined || at <= limit) continue;
     future.add(id);
     if (!warned.has(id)) {
@@ -115,45 +121,31 @@ function futureDated(context: WalkContext, items: readonly WalkItem[], warned: R
   return future;
 }
 
-function idOf(item: WalkItem): string | undefined {
-  return item.result.ok ? item.result.id : undefined;
+function isRecent(item: Keyed, recentFrom: string | undefined): boolean {
+  return recentFrom !== undefined && item.createdAt !== undefined && item.createdAt >= recentFrom;
 }
 
-function isRecent(item: WalkItem, recentFrom: string | undefined): boolean {
-  const at = createdAt(item);
-  return recentFrom !== undefined && at !== undefined && at >= recentFrom;
+function isAtOrBefore(item: Keyed, highWater: string): boolean {
+  return item.createdAt !== undefined && item.createdAt <= highWater;
 }
 
-function createdAt(item: WalkItem): string | undefined {
-  if (!item.result.ok) return undefined;
-  const value = item.result.fields.created_at;
-  return typeof value === 'string' ? value : undefined;
+/** A record whose id or date cannot be read is always handed on, so it reaches the dead letters. */
+function isNew(item: Keyed, highWater: string | undefined, idsAtHighWater: Set<string>): boolean {
+  const { id, createdAt: at } = item;
+  if (id === undefined || highWater === undefined || at === undefined || at > highWater) return true;
+  return at === highWater && !idsAtHighWater.has(id);
 }
 
-function isAtOrBefore(item: WalkItem, highWater: string): boolean {
-  const at = createdAt(item);
-  return at !== undefined && at <= highWater;
-}
-
-/** Records that failed to normalize are always passed on, so they reach the dead letters. */
-function isNew(item: WalkItem, highWater: string | undefined, idsAtHighWater: Set<string>): boolean {
-  if (!item.result.ok || highWater === undefined) return true;
-  const at = createdAt(item);
-  if (at === undefined || at > highWater) return true;
-  return at === highWater && !idsAtHighWater.has(item.result.id);
-}
-
-function nextMark(fresh: readonly WalkItem[], highWater: string | undefined, idsAtHighWater: Set<string>) {
+function nextMark(fresh: readonly Keyed[], highWater: string | undefined, idsAtHighWater: Set<string>) {
   let mark = highWater ?? null;
   let ids = new Set(idsAtHighWater);
-  for (const item of fresh) {
-    const at = createdAt(item);
-    if (at === undefined || !item.result.ok) continue;
+  for (const { id, createdAt: at } of fresh) {
+    if (at === undefined || id === undefined) continue;
     if (mark === null || at > mark) {
       mark = at;
-      ids = new Set([item.result.id]);
+      ids = new Set([id]);
     } else if (at === mark) {
-      ids.add(item.result.id);
+      ids.add(id);
     }
   }
   return { highWater: mark, ids: [...ids] };

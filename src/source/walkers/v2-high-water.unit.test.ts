@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NormalizeResult } from '../../normalize/index.js';
-import type { Json, JsonObject } from '../../sink/sink.js';
-import { collect, context, records, type Raw } from '../../../test/support/fake-lists.js';
+import type { JsonObject } from '../../sink/sink.js';
+import { collect, context, descriptorFor, ids, records, type Raw } from '../../../test/support/fake-lists.js';
 import { walkers, type Query } from './index.js';
 
 const walk = walkers['v2-newest-first'];
@@ -48,14 +47,14 @@ describe('a record dated in the future', () => {
     const serve = (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
     const first = context(serve, { now: () => now, v2MaxLimit: 10 });
     const pages = await collect(walk(first.walkContext, undefined));
-    expect(pages[0]?.items.map((item) => (item.raw as Raw).id)).toContain('ahead');
+    expect(ids(pages)).toContain('ahead');
     expect(pages[0]?.position).toMatchObject({ highWater: '2025-01-01T00:00:04Z', future: ['ahead'] });
     expect(first.warnings).toEqual([expect.stringMatching(/record "ahead" is dated 2025-01-01T05:00:00Z, more than 60 min ahead/)]);
 
     all.splice(5, 0, ...records(3, 5));
     const second = context(serve, { now: () => now, v2MaxLimit: 10 });
     const later = await collect(walk(second.walkContext, pages[0]?.position));
-    expect(later[0]?.items.map((item) => (item.raw as Raw).id)).toEqual(expect.arrayContaining(['r5', 'r6', 'r7']));
+    expect(ids(later)).toEqual(expect.arrayContaining(['r5', 'r6', 'r7']));
     expect(later[0]?.position).toMatchObject({ highWater: '2025-01-01T00:00:07Z' });
     expect(second.warnings).toEqual([]);
   });
@@ -63,14 +62,15 @@ describe('a record dated in the future', () => {
 
 describe('a v1 record dated in the future', () => {
   it('is left out of the head a newest-first walk stops at, so later arrivals still count as new', async () => {
-    const { headMarkOf, reachesMark } = await import('./pager.js');
-    const item = (id: string, at: string) => ({ raw: { id }, result: { ok: true as const, id, fields: { created_at: at } } });
+    const { headMarkOf, reachesMark } = await import('./list-order.js');
     const head = headMarkOf(
-      [item('ahead', '2099-01-01T00:00:00Z'), item('r2', '2025-01-01T00:00:02Z'), item('r1', '2025-01-01T00:00:01Z')],
+      { ids: ['ahead', 'r2', 'r1'], createdAt: ['2099-01-01T00:00:00Z', '2025-01-01T00:00:02Z', '2025-01-01T00:00:01Z'] },
       '2026-01-01T00:00:00Z',
     );
     expect(head).toEqual({ createdAt: '2025-01-01T00:00:02Z', ids: ['r2', 'r1'], future: ['ahead'] });
-    expect(reachesMark([item('ahead', '2099-01-01T00:00:00Z'), item('r3', '2025-01-01T00:00:03Z')], head ?? { createdAt: null, ids: [] })).toBe(false);
+    expect(reachesMark({ ids: ['ahead', 'r3'], createdAt: ['2099-01-01T00:00:00Z', '2025-01-01T00:00:03Z'] }, head ?? { createdAt: null, ids: [] })).toBe(
+      false,
+    );
   });
 });
 
@@ -79,37 +79,29 @@ describe('records a v2 walk will not store again', () => {
   const serve = (query: Query): JsonObject => ({ calls: [...all].reverse().slice(0, Number(query.limit)) });
   const stored = { mode: 'high-water', highWater: all[3]?.created_at ?? '', idsAtHighWater: ['r3'], limit: 10 };
 
-  /** A walk whose context reads `created_at` alone, counting the records it normalizes. */
-  function counted(options: Parameters<typeof context>[1] = {}) {
-    const walk = context(serve, {
-      v2Limit: 10,
-      v2MaxLimit: 10,
+  /** A walk whose records' dates are read as the stream's keys read them: a date that is no date reads as none. */
+  function keyed(options: Parameters<typeof context>[1] = {}) {
+    const descriptor = descriptorFor('v2-newest-first', {
+      id: (raw) => (raw as Raw).id,
       createdAt: (raw) => (raw as Raw).created_at.replace(/^not a date$/, '') || undefined,
-      ...options,
     });
-    const normalized: string[] = [];
-    const inner = walk.walkContext;
-    const normalize = (raw: Json): NormalizeResult => {
-      normalized.push((raw as Raw).id);
-      return inner.normalize(raw);
-    };
-    return { ...walk, normalized, walkContext: { ...inner, normalize } };
+    return context(serve, { v2Limit: 10, v2MaxLimit: 10, descriptor, ...options });
   }
 
-  it('passes over records before the mark without normalizing them, and still sees the mark reached', async () => {
-    const walk = counted();
+  // The engine normalizes exactly the records a walk yields: those passed over never are.
+  it('passes over records before the mark without handing them on to be normalized, and still sees the mark reached', async () => {
+    const walk = keyed();
     const pages = await collect(walkers['v2-newest-first'](walk.walkContext, stored));
-    expect(walk.normalized).toEqual(['broken', 'r5', 'r4', 'r3']);
-    expect(pages[0]?.items.map((item) => (item.raw as Raw).id)).toEqual(['broken', 'r5', 'r4']);
+    expect(ids(pages)).toEqual(['broken', 'r5', 'r4']);
     expect(pages[0]?.warning).toBeUndefined();
+    expect(pages[0]?.position).toMatchObject({ highWater: all[5]?.created_at, idsAtHighWater: ['r5'] });
     expect(walk.queries).toHaveLength(1);
   });
 
-  it('normalizes records of the revisit window, which ride along', async () => {
+  it('hands on records of the revisit window, which ride along', async () => {
     const now = Date.parse('2025-01-01T00:00:05Z');
-    const walk = counted({ revisit: { windowMs: 4_000, everyMs: 60_000, now: () => now } });
+    const walk = keyed({ revisit: { windowMs: 4_000, everyMs: 60_000, now: () => now } });
     const pages = await collect(walkers['v2-newest-first'](walk.walkContext, stored));
-    expect(walk.normalized).toEqual(['broken', 'r5', 'r4', 'r3', 'r2', 'r1']);
-    expect(pages[0]?.items.map((item) => (item.raw as Raw).id)).toEqual(['broken', 'r5', 'r4', 'r3', 'r2', 'r1']);
+    expect(ids(pages)).toEqual(['broken', 'r5', 'r4', 'r3', 'r2', 'r1']);
   });
 });

@@ -1,6 +1,7 @@
-import type { NormalizeResult } from '../../normalize/index.js';
+import type { NormalizeContext } from '../../normalize/index.js';
 import type { Json, JsonObject } from '../../sink/sink.js';
 import type { OrderSetting, StreamDescriptor } from '../streams/stream-descriptor.js';
+import type { RequestRules, UpstreamClient } from '../upstream/index.js';
 
 /** How far back records may still change upstream (a transcription that appears after the call). */
 export interface RevisitSettings {
@@ -10,20 +11,19 @@ export interface RevisitSettings {
   readonly now: () => number;
 }
 
-/** One upstream record with the outcome of normalizing it. */
-export interface WalkItem {
-  readonly raw: Json;
-  readonly result: NormalizeResult;
-}
-
-/** One fetched page: its records, and where the stream stands once they are stored. */
+/**
+ * One page of a stream as upstream sent it: its records, raw (the engine normalizes them), and
+ * where the stream stands once they are stored.
+ */
 export interface WalkPage {
-  readonly items: readonly WalkItem[];
+  readonly records: readonly Json[];
   readonly position: JsonObject;
   /** Records upstream says exist in all, when it says. */
   readonly total?: number;
   /** Something an operator must see, e.g. a possible gap in a newest-first stream. */
   readonly warning?: string;
+  /** The answer was not valid UTF-8: the records' strings hold U+FFFD where its bad bytes were. */
+  readonly replacedUtf8?: boolean;
 }
 
 export type Query = Record<string, string | number | undefined>;
@@ -48,17 +48,21 @@ export function walkSettings(upstream: Omit<WalkSettings, 'maxFutureSkewMs'> & {
   return { pageSize, v2Limit, v2MaxLimit, order, maxFutureSkewMs: maxFutureSkew };
 }
 
-/** What a walker may use; the engine supplies budget, retries and normalization behind it. */
+/** The part of the business's upstream client a walk asks: one page request. */
+export type PageClient = Pick<UpstreamClient, 'get'>;
+
+/** What a walker may use: the stream, the business's client with its run's rules, and the settings. */
 export interface WalkContext extends WalkSettings {
   readonly descriptor: StreamDescriptor;
   /** Records created within this window may still change upstream and are read again; undefined: never. */
   readonly revisit?: RevisitSettings;
   /** The clock (tests); @defaultValue the revisit clock, else `Date.now`. */
   readonly now?: () => number;
-  fetch(query: Query): Promise<JsonObject>;
-  normalize(raw: Json): NormalizeResult;
-  /** The `created_at` that `normalize` would give `raw`, read alone (see `StreamDescriptor.createdAt`); absent: not known so. */
-  createdAt?(raw: Json): string | undefined;
+  /** Every page of the walk is one request through it, under `rules` (budget, retries, the stop). */
+  readonly client: PageClient;
+  readonly rules: RequestRules;
+  /** What the records' keys are read with (`descriptor.keys.createdAt`: the v2 time zone). */
+  readonly normalizeContext: NormalizeContext;
   warn(message: string): void;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter } from '../../../src/source/ratelimit/index.js';
 import { startSimulator } from '../../../simulator/index.js';
 import type { Simulator } from '../../../simulator/index.js';
-import { createUpstreamClient, fetchWithRetry } from '../../../src/source/upstream/index.js';
+import { createUpstreamClient } from '../../../src/source/upstream/index.js';
 import type { FetchEvent, UpstreamClient } from '../../../src/source/upstream/index.js';
 
 const MAX_WAIT_MS = 1_500;
@@ -30,18 +30,21 @@ afterAll(async () => {
 
 function fetchCalls() {
   const events: FetchEvent[] = [];
-  const done = fetchWithRetry({
-    client,
-    api: 'v1',
-    path: '/calls',
-    query: { limit: 5 },
-    limiter: createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }),
-    bucketKey: 'acme',
-    bucket: { limit: 1_000, windowMs: 100 },
-    retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 20 },
-    maxBudgetWaitMs: Number.POSITIVE_INFINITY,
-    onEvent: (event) => events.push(event),
-  });
+  const done = client.get(
+    'v1',
+    '/calls',
+    { limit: 5 },
+    {
+      budget: {
+        limiter: createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }),
+        key: 'acme',
+        bucket: { limit: 1_000, windowMs: 100 },
+        maxWaitMs: Number.POSITIVE_INFINITY,
+      },
+      retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 20 },
+      onEvent: (event) => events.push(event),
+    },
+  );
   return { done, events };
 }
 

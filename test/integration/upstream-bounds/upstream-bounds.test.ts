@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearRateLimitBlock, createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
 import type { RateLimiter } from '../../../src/source/ratelimit/index.js';
-import { createUpstreamClient, fetchWithRetry, isBudgetWaitError } from '../../../src/source/upstream/index.js';
+import { createUpstreamClient, isBudgetWaitError } from '../../../src/source/upstream/index.js';
 import type { FetchEvent, UpstreamClient } from '../../../src/source/upstream/index.js';
 import { redisUrl, uniqueName } from '../services.js';
 import { startHostileServer } from './hostile-server.js';
@@ -39,15 +39,9 @@ afterAll(async () => {
 function fetch(path: string, limiter: RateLimiter, maxBudgetWaitMs = Number.POSITIVE_INFINITY) {
   const events: FetchEvent[] = [];
   const started = Date.now();
-  const done = fetchWithRetry({
-    client,
-    api: 'v1',
-    path,
-    limiter,
-    bucketKey: uniqueName('acme'),
-    bucket,
+  const done = client.get('v1', path, undefined, {
+    budget: { limiter, key: uniqueName('acme'), bucket, maxWaitMs: maxBudgetWaitMs },
     retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
-    maxBudgetWaitMs,
     onEvent: (event) => events.push(event),
   });
   return { done, events, elapsed: () => Date.now() - started };
@@ -89,15 +83,9 @@ describe('bounds on a hostile upstream over real HTTP', () => {
     const key = 'acme';
     const events: FetchEvent[] = [];
     const run = (path: string) =>
-      fetchWithRetry({
-        client,
-        api: 'v1',
-        path,
-        limiter,
-        bucketKey: key,
-        bucket,
+      client.get('v1', path, undefined, {
+        budget: { limiter, key, bucket, maxWaitMs: 50 },
         retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
-        maxBudgetWaitMs: 50,
         onEvent: (event) => events.push(event),
       });
     await run('/year-3000');

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
 import type { BucketConfig } from '../../../src/source/ratelimit/index.js';
-import { createUpstreamClient, fetchWithRetry } from '../../../src/source/upstream/index.js';
+import { createUpstreamClient } from '../../../src/source/upstream/index.js';
 import type { UpstreamClient } from '../../../src/source/upstream/index.js';
 import { budgetUse } from '../../support/budget-use.js';
 import { redisUrl, uniqueName } from '../services.js';
@@ -25,15 +25,9 @@ describe('upstream client over real HTTP', () => {
   });
 
   const fetch = (path: string) =>
-    fetchWithRetry({
-      client,
-      api: 'v1',
-      path,
-      limiter: createMemoryRateLimiter(),
-      bucketKey: 'acme',
-      bucket: { limit: 1_000, windowMs: 60_000 },
+    client.get('v1', path, undefined, {
+      budget: { limiter: createMemoryRateLimiter(), key: 'acme', bucket: { limit: 1_000, windowMs: 60_000 }, maxWaitMs: Infinity },
       retry,
-      maxBudgetWaitMs: Infinity,
     });
 
   it('classifies a body cut off mid-way as UND_TRUNCATED_BODY and retries it', async () => {
@@ -85,19 +79,15 @@ describe('two replicas sharing a Redis bucket against a fixed-window server', ()
     const until = Date.now() + 4.5 * windowMs;
     const worker = async (replica: (typeof replicas)[number]): Promise<void> => {
       while (Date.now() < until) {
-        await fetchWithRetry({
-          client: replica.client,
-          api: 'v1',
-          path: '/calls',
-          limiter: replica.limiter,
-          bucketKey: 'acme',
-          bucket,
-          retry,
-          maxBudgetWaitMs: Infinity,
-          signal: controller.signal,
-        }).catch((error: unknown) => {
-          if (!controller.signal.aborted) throw error;
-        });
+        await replica.client
+          .get('v1', '/calls', undefined, {
+            budget: { limiter: replica.limiter, key: 'acme', bucket, maxWaitMs: Infinity },
+            retry,
+            signal: controller.signal,
+          })
+          .catch((error: unknown) => {
+            if (!controller.signal.aborted) throw error;
+          });
       }
     };
     const stop = setTimeout(() => controller.abort(), until - Date.now());

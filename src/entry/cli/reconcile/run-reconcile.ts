@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import { upstreamClients } from '../../../engine/queue/upstream-clients.js';
 import { createMemoryRateLimiter } from '../../../source/ratelimit/index.js';
 import { deletionGuard, reconcileStream } from '../../../engine/reconcile/repair.js';
-import { walkSettings } from '../../../source/walkers/index.js';
-import { createUpstreamAgent, upstreamFetch } from '../../../source/upstream/index.js';
+import { planSource } from '../../../engine/sync/plan-businesses.js';
+import { createUpstreamAgent, runRules } from '../../../source/upstream/index.js';
 import type { OneShotRun } from '../common/select-plans.js';
 import type { CheckRow } from './format-checks.js';
 
@@ -31,14 +31,8 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
     const perBusiness = await Promise.all(
       options.plans.map((plan) =>
         limit(async () => {
-          const fetchPayload = upstreamFetch({
-            plan,
-            client: clients.get(plan),
-            limiter,
-            retry: upstream.retry,
-            maxBudgetWaitMs: Number.POSITIVE_INFINITY,
-            signal: options.signal,
-          });
+          const rules = runRules({ plan, limiter, retry: upstream.retry, maxBudgetWaitMs: Number.POSITIVE_INFINITY, signal: options.signal });
+          const client = clients.get(plan);
           const rows: CheckRow[] = [];
           for (const descriptor of plan.streams) {
             const labels = { business: plan.name, stream: descriptor.name };
@@ -46,11 +40,9 @@ export async function runReconcile(options: RunReconcileOptions): Promise<CheckR
               rows.push(
                 await reconcileStream({
                   business: plan.name,
-                  descriptor,
+                  source: planSource(config, plan, client, rules, descriptor),
                   sink,
-                  fetch: (query) => fetchPayload(descriptor, query),
                   normalizeContext: plan.normalizeContext,
-                  paging: walkSettings(upstream),
                   mode: options.repair ? 'repair' : 'count',
                   guard: deletionGuard(config.reconcile, options.confirmDeletions === true),
                   signal: options.signal,

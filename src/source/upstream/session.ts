@@ -1,14 +1,14 @@
 import type { Dispatcher } from 'undici';
-import { send } from '../../../http/index.js';
-import { forTerminal } from '../../../base/redact/index.js';
-import { classifyFailure } from '../classify.js';
-import { parseErrorBody } from '../envelopes.js';
-import { UpstreamErrorCode } from '../errors.js';
-import type { RequestContext } from '../errors.js';
-import { parseJson, readOutcome } from '../read-response.js';
-import type { ExchangeSettings, RawResponse } from '../read-response.js';
-import { upstreamFailure } from '../request-error.js';
-import type { RequestAuth } from './types.js';
+import { send } from '../../http/index.js';
+import type { ExchangeResponse } from '../../http/index.js';
+import { forTerminal } from '../../base/redact/index.js';
+import type { RequestAuth } from './auth.js';
+import { classifyFailure, unanswered, upstreamFailure } from './classify.js';
+import type { ExchangeSettings } from './classify.js';
+import { parseErrorBody } from './envelopes.js';
+import { UpstreamErrorCode } from './errors.js';
+import type { RequestContext } from './errors.js';
+import { rateLimitOf, readErrorBody } from './read-response.js';
 
 export interface SessionAuthOptions {
   /** `{baseUrl}/api/v1/auth/login` is the login endpoint. */
@@ -70,7 +70,7 @@ export class SessionAuth implements RequestAuth {
     const url = new URL(`${baseUrl.replace(/\/+$/, '')}/api/v1/auth/login`);
     const context: RequestContext = { method: 'POST', host: url.host, path: url.pathname };
     // One attempt: a login that fails is the request's failure, retried (if at all) with the request.
-    const response = await send<RawResponse>({
+    const response = await send<ExchangeResponse>({
       dispatcher,
       timeoutMs: settings.timeoutMs,
       maxBodyBytes: settings.maxBodyBytes,
@@ -82,17 +82,15 @@ export class SessionAuth implements RequestAuth {
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ email, password }),
       }),
-      decide: (outcome) => {
-        const read = readOutcome(outcome, context, settings);
-        return 'raw' in read ? { action: 'accept', value: read.raw } : { action: 'fail', error: read.error };
-      },
+      decide: (outcome) =>
+        'response' in outcome ? { action: 'accept', value: outcome.response } : { action: 'fail', error: unanswered(outcome, context, settings).error },
     });
     const cookie = cookieHeader(response.headers['set-cookie']);
     if (response.status >= 200 && response.status < 300 && cookie !== undefined) {
       this.#cookie = cookie;
       return cookie;
     }
-    const body = parseJson(response.text) ?? response.text;
+    const body = readErrorBody(response.body);
     const classified =
       response.status < 300
         ? { kind: 'auth' as const, retry: false, reason: `HTTP ${response.status}: login set no session cookie`, code: UpstreamErrorCode.LoginFailed }
@@ -102,15 +100,12 @@ export class SessionAuth implements RequestAuth {
         ? { ...classified, kind: 'auth' as const, retry: false, code: UpstreamErrorCode.LoginFailed, reason: `login rejected (${classified.reason})` }
         : classified;
     const serverMessage = parseErrorBody(body, (text) => redact(forTerminal(text))).message;
+    const { rateLimit } = rateLimitOf(response.headers, now(), policy.maxWaitMs);
     throw upstreamFailure(
       final,
       context,
-      {
-        status: response.status,
-        ...(serverMessage === undefined ? {} : { serverMessage }),
-        ...(response.rateLimit ? { rateLimit: response.rateLimit } : {}),
-      },
+      { status: response.status, ...(serverMessage === undefined ? {} : { serverMessage }), ...(rateLimit === undefined ? {} : { rateLimit }) },
       redact,
-    );
+    ).error;
   }
 }

@@ -2,9 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from '../ratelimit/index.js';
 import { createUpstreamClient } from './client.js';
+import type { FetchEvent, RetryPolicy } from './client.js';
 import { BudgetWaitError, isBudgetWaitError } from './errors.js';
-import { fetchWithRetry } from './fetch-with-retry.js';
-import type { FetchEvent, FetchWithRetryOptions } from './fetch-with-retry.js';
 import { API_KEY, BASE, EMAIL, expectNoSecrets, mockAgent, PASSWORD, rejectionOf } from '../../../test/support/upstream-mock.js';
 
 const START = 1_763_782_900_000;
@@ -57,27 +56,25 @@ function setup(credentials: { apiKey?: string; session?: { email: string; passwo
   const sleeps: number[] = [];
   const events: FetchEvent[] = [];
   const client = createUpstreamClient({ baseUrl: BASE, timeoutMs: 5_000, credentials, dispatcher: mock, now: () => clock.now });
-  const run = (overrides: Partial<FetchWithRetryOptions> = {}) =>
-    fetchWithRetry({
-      client,
-      api: 'v1',
-      path: '/calls',
-      query: { limit: 500 },
-      limiter,
-      bucketKey: 'acme',
-      bucket: BUCKET,
-      retry: { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 },
-      maxBudgetWaitMs: Infinity,
-      onEvent: (e) => events.push(e),
-      sleep: (ms) => {
-        sleeps.push(ms);
-        clock.now += ms;
-        return Promise.resolve();
+  const run = (overrides: { retry?: RetryPolicy; maxBudgetWaitMs?: number; signal?: AbortSignal } = {}) =>
+    client.get(
+      'v1',
+      '/calls',
+      { limit: 500 },
+      {
+        budget: { limiter, key: 'acme', bucket: BUCKET, maxWaitMs: overrides.maxBudgetWaitMs ?? Infinity },
+        retry: overrides.retry ?? { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 },
+        signal: overrides.signal,
+        onEvent: (e) => events.push(e),
+        sleep: (ms) => {
+          sleeps.push(ms);
+          clock.now += ms;
+          return Promise.resolve();
+        },
+        now: () => clock.now,
+        random: () => 0.5,
       },
-      now: () => clock.now,
-      random: () => 0.5,
-      ...overrides,
-    });
+    );
   const pool = mock.get(BASE);
   const calls = () => pool.intercept({ path: '/api/v1/calls?limit=500' });
   return { limiter, sleeps, events, run, calls, mock };
@@ -86,7 +83,7 @@ function setup(credentials: { apiKey?: string; session?: { email: string; passwo
 const rate = (remaining: number) => ({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': RESET_SECONDS });
 const ok = { data: { calls: [], has_more: false } };
 
-describe('fetchWithRetry', () => {
+describe('the upstream client under a budget and the retry rules', () => {
   it('takes a token, fetches, and feeds the headers back', async () => {
     const { limiter, run, calls, events } = setup();
     calls().reply(200, ok, { headers: rate(41) });

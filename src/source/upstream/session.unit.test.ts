@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
-import { createUpstreamClient } from '../client.js';
-import { BASE, EMAIL, expectNoSecrets, mockAgent, PASSWORD, rejectionOf } from '../../../../test/support/upstream-mock.js';
+import { createUpstreamClient } from './client.js';
+import { BASE, EMAIL, expectNoSecrets, mockAgent, PASSWORD, rejectionOf } from '../../../test/support/upstream-mock.js';
 import { cookieHeader } from './session.js';
 
 let agent: MockAgent | undefined;
