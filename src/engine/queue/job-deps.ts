@@ -19,6 +19,11 @@ export interface SyncJobDeps {
   /** The business's upstream client (one per business, sharing one agent). */
   readonly client: (plan: BusinessPlan) => UpstreamClient;
   readonly sink: Sink;
+  /**
+   * The sink's name in stream locks (`describeSink(config.sink).lockName`): one writer per sink ×
+   * business × stream, whether the other is a replica's job or a backfill.
+   */
+  readonly sinkLockName: string;
   readonly limiter: RateLimiter;
   readonly redis: RedisClient;
   readonly keys: QueueKeys;

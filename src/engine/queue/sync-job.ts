@@ -1,5 +1,4 @@
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq';
-import { describeSink } from '../../../connectors/registry.js';
 import { describeHolder, sinkLockKey, StreamLeases, type LockHolder } from '../lease/stream-lease.js';
 import { isVerifiable } from '../reconcile/check.js';
 import { businessStopped, failureReason } from '../state/index.js';
@@ -83,8 +82,7 @@ function logBusy(run: BusinessRun, stream: string, holder: LockHolder | undefine
 async function leasedRun(run: BusinessRun): Promise<SyncJobResult> {
   const { deps, job, plan, abort } = run;
   const business = plan.name;
-  const sink = describeSink(deps.config.sink).lockName;
-  const keyOf = new Map(run.streams.map((s) => [sinkLockKey(deps.keys.space, sink, business, s.name), s.name]));
+  const keyOf = new Map(run.streams.map((s) => [sinkLockKey(deps.keys.space, deps.sinkLockName, business, s.name), s.name]));
   const leases = new StreamLeases({
     redis: deps.redis,
     ttlMs: deps.config.worker.lockDurationMs,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { describeSink } from '../../../../connectors/registry.js';
 import type { Dispatcher } from 'undici';
 import type { CallsyncConfig } from '../../../config/index.js';
 import { createRedisRateLimiter } from '../../../source/ratelimit/index.js';
@@ -121,6 +122,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       configHashes: hashes,
       client: clients.get,
       sink,
+      sinkLockName: describeSink(config.sink).lockName,
       limiter,
       redis,
       keys,
