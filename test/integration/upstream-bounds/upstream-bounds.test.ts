@@ -38,13 +38,12 @@ afterAll(async () => {
 
 function fetch(path: string, limiter: RateLimiter, maxBudgetWaitMs = Number.POSITIVE_INFINITY) {
   const events: FetchEvent[] = [];
-  const started = Date.now();
   const done = client.get('v1', path, undefined, {
     budget: { limiter, key: uniqueName('acme'), bucket, maxWaitMs: maxBudgetWaitMs },
     retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
     onEvent: (event) => events.push(event),
   });
-  return { done, events, elapsed: () => Date.now() - started };
+  return { done, events };
 }
 
 describe('bounds on a hostile upstream over real HTTP', () => {
@@ -59,18 +58,18 @@ describe('bounds on a hostile upstream over real HTTP', () => {
   });
 
   it('ends a body trickling a byte every 100 ms at the deadline', async () => {
-    const started = Date.now();
+    // The trickle never ends: only the deadline can end the request, and the error says it did. How
+    // long that took on a loaded machine says nothing more; a deadline that never fired would leave
+    // the test to its timeout.
     const error = await deadlineClient.get('v1', '/trickle').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ kind: 'transient', code: 'UPSTREAM_TIMEOUT' });
     expect((error as Error).message).toContain(`within ${TRICKLE_TIMEOUT_MS} ms (upstream.timeoutMs)`);
-    // The bound is the deadline; the margin is for a loaded machine, far below the trickle's forever.
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('waits a Retry-After of 999999999 s only maxWaitMs, with one warning', async () => {
-    const { done, events, elapsed } = fetch('/retry-after', createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }));
+    const { done, events } = fetch('/retry-after', createMemoryRateLimiter({ maxWaitMs: MAX_WAIT_MS }));
+    // It ends at all (the wait asked for is 31 years), after the one capped wait it reported.
     expect((await done).payload).toMatchObject({ calls: [{ id: 'c1' }] });
-    expect(elapsed()).toBeLessThan(10_000);
     expect(events.filter((event) => event.type === 'wait-capped')).toEqual([
       expect.objectContaining({ source: 'Retry-After', askedMs: 999_999_999_000, waitMs: MAX_WAIT_MS }),
     ]);
