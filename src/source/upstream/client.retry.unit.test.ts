@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import type { BucketConfig, BucketView, RateLimiter, RateLimitInfo, TakeResult } from '../ratelimit/index.js';
 import { createUpstreamClient } from './client.js';
-import type { FetchEvent, RetryPolicy } from './client.js';
+import type { FetchEvent, UpstreamRetry } from './client.js';
 import { BudgetWaitError, isBudgetWaitError } from './errors.js';
 import { API_KEY, BASE, EMAIL, expectNoSecrets, mockAgent, PASSWORD, rejectionOf } from '../../../test/support/upstream-mock.js';
 
@@ -56,7 +56,7 @@ function setup(credentials: { apiKey?: string; session?: { email: string; passwo
   const sleeps: number[] = [];
   const events: FetchEvent[] = [];
   const client = createUpstreamClient({ baseUrl: BASE, timeoutMs: 5_000, credentials, dispatcher: mock, now: () => clock.now });
-  const run = (overrides: { retry?: RetryPolicy; maxBudgetWaitMs?: number; signal?: AbortSignal } = {}) =>
+  const run = (overrides: { retry?: UpstreamRetry; maxBudgetWaitMs?: number; signal?: AbortSignal } = {}) =>
     client.get(
       'v1',
       '/calls',

@@ -1,9 +1,18 @@
 import type { Dispatcher } from 'undici';
 import { abortableSleep, backoffDelayMs, send } from '../../http/index.js';
-import type { CappedWaitNote, ExchangeDecision, ExchangeOutcome, ExchangeRequest, ExchangeResponse, Sleep } from '../../http/index.js';
+import type {
+  CappedWaitNote,
+  ExchangeDecision,
+  ExchangeHead,
+  ExchangeOutcome,
+  ExchangeRequest,
+  ExchangeResponse,
+  RetryPolicy,
+  Sleep,
+} from '../../http/index.js';
 import { createRedactor, forTerminal } from '../../base/redact/index.js';
 import type { JsonObject } from '../../base/json.js';
-import type { BucketConfig, RateLimiter, RateLimitInfo } from '../ratelimit/index.js';
+import { bucketBudget, type BucketConfig, type RateLimiter, type RateLimitInfo } from '../ratelimit/index.js';
 import { apiKeyAuth, v2BearerAuth, type RequestAuth } from './auth.js';
 import { classificationOf, classifyFailure, unanswered, upstreamClassifyPolicy, upstreamFailure } from './classify.js';
 import type { ExchangeSettings, UpstreamFailure } from './classify.js';
@@ -61,13 +70,8 @@ export interface UpstreamResponse {
   readonly waitCapped?: CappedWaitNote;
 }
 
-export interface RetryPolicy {
-  /** Attempts in all for transient failures (first try included). */
-  readonly maxAttempts: number;
-  /** Backoff ceiling of the first retry, ms. */
-  readonly baseDelayMs: number;
-  /** Largest backoff ceiling, ms. */
-  readonly maxDelayMs: number;
+/** The one retry policy (`upstream.retry`), and how many 429s the upstream's are survived. */
+export interface UpstreamRetry extends RetryPolicy {
   /** 429s survived before giving up; they do not use up `maxAttempts`. @defaultValue 30 */
   readonly maxRateLimited?: number;
 }
@@ -92,7 +96,7 @@ export interface RequestRules {
   /** Taken before every attempt (unless the auth is not counted). @defaultValue none: nothing counted or blocked */
   readonly budget?: RequestBudget;
   /** @defaultValue none: one attempt, a failure thrown at once */
-  readonly retry?: RetryPolicy;
+  readonly retry?: UpstreamRetry;
   /** Ends a wait or a request in flight. */
   readonly signal?: AbortSignal | undefined;
   readonly onEvent?: (event: FetchEvent) => void;
@@ -226,10 +230,21 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const sleep = rules.sleep ?? abortableSleep;
       const clock = rules.now ?? Date.now;
       const emit = rules.onEvent ?? (() => undefined);
-      // The bucket this request is counted in: none when limiting is off or the auth is not counted (a session).
+      const waitInPlace = async (waitMs: number): Promise<void> => {
+        if (waitMs > (budget?.maxWaitMs ?? Number.POSITIVE_INFINITY)) throw new BudgetWaitError(waitMs, budget?.key ?? url.host);
+        emit({ type: 'budget-wait', bucketKey: budget?.key ?? url.host, waitMs });
+        await sleep(waitMs, signal);
+        signal?.throwIfAborted();
+      };
+      // The bucket this request is counted in, as the one budget `send()` spends: none when limiting
+      // is off or the auth is not counted (a session). A 429's block is the client's own (below).
       const counted =
         budget?.limiter !== undefined && budget.bucket !== undefined && auth.countsAgainstRateLimit
-          ? { limiter: budget.limiter, key: budget.key, bucket: budget.bucket }
+          ? {
+              limiter: budget.limiter,
+              key: budget.key,
+              spend: bucketBudget({ limiter: budget.limiter, key: budget.key, bucket: budget.bucket, wait: waitInPlace, maxWaitMs: policy.maxWaitMs, now }),
+            }
           : undefined;
       let used: Record<string, string> = {};
       let renewed = false;
@@ -237,26 +252,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       let rateLimited = 0;
       let started = clock();
 
-      const waitInPlace = async (waitMs: number): Promise<void> => {
-        if (waitMs > (budget?.maxWaitMs ?? Number.POSITIVE_INFINITY)) throw new BudgetWaitError(waitMs, budget?.key ?? url.host);
-        emit({ type: 'budget-wait', bucketKey: budget?.key ?? url.host, waitMs });
-        await sleep(waitMs, signal);
-      };
-      // Waits (in place, or as BudgetWaitError) until the bucket grants a token.
-      const takeToken = async (from: NonNullable<typeof counted>): Promise<void> => {
-        const token = await from.limiter.take(from.key, from.bucket);
-        if (token.granted) return;
-        await waitInPlace(token.waitMs);
-        signal?.throwIfAborted();
-        return takeToken(from);
-      };
-
       // What an attempt leads to, by the one classification made of it: the retry rules and the budget's bookkeeping.
-      const settle = async (failure: UpstreamFailure): Promise<ExchangeDecision<UpstreamResponse>> => {
+      const settle = async (failure: UpstreamFailure, head?: ExchangeHead): Promise<ExchangeDecision<UpstreamResponse>> => {
         const { error, classification } = failure;
         emit({ type: 'response', api, path, ...(error.status === undefined ? {} : { status: error.status }), code: error.code, ms: clock() - started });
         if (error.waitCapped) emit({ type: 'wait-capped', api, path, ...error.waitCapped });
-        if (counted && error.rateLimit) await counted.limiter.observe(counted.key, error.rateLimit, counted.bucket);
+        if (counted && error.rateLimit) await counted.spend.settle(head);
         signal?.throwIfAborted();
         if (retry === undefined || !classification.retry) return { action: 'fail', error };
         const reason = `${error.code}${error.status === undefined ? '' : ` (HTTP ${error.status})`}`;
@@ -284,8 +285,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         redact,
         signal,
         sleep,
+        // Waits (in place, or as BudgetWaitError) until the bucket grants a token.
         acquire: async () => {
-          if (counted) await takeToken(counted);
+          if (counted) await counted.spend.acquire();
           started = clock();
         },
         request: (): ExchangeRequest | Promise<ExchangeRequest> =>
@@ -301,7 +303,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           renewed = false;
           // A login that failed (building the request, or renewing it below) is this request's failure, as classified then.
           if ('unsent' in outcome) return settle(loginFailure(outcome.error));
-          if (!('response' in outcome)) return settle(unanswered(outcome, context, settings));
+          if (!('response' in outcome)) return settle(unanswered(outcome, context, settings), outcome.head);
           // A session the server forgot: log in again (once for everyone who used it) and resend once, uncounted by the retry rules.
           if (outcome.response.status === 401 && !resent && auth.refresh) {
             renewed = true;
@@ -310,13 +312,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
             if (renewal !== false) return settle(renewal);
           }
           const read = answerOf(outcome.response, context, settings);
-          if (!('response' in read)) return settle(read);
+          if (!('response' in read)) return settle(read, outcome.response);
           const { response } = read;
           emit({ type: 'response', api, path, status: response.status, ms: clock() - started });
           if (response.waitCapped) emit({ type: 'wait-capped', api, path, ...response.waitCapped });
           // Not awaited: a correction only ever lowers the budget or moves the window on, so it may land
           // after the next take; waiting for it would add a Redis round trip to every page.
-          if (counted && response.rateLimit) counted.limiter.observe(counted.key, response.rateLimit, counted.bucket).catch(() => undefined);
+          if (counted && response.rateLimit) counted.spend.settle(outcome.response).catch(() => undefined);
           return { action: 'accept', value: response };
         },
       });

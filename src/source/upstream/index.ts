@@ -4,7 +4,6 @@ export type {
   QueryParams,
   RequestBudget,
   RequestRules,
-  RetryPolicy,
   UpstreamApi,
   UpstreamClient,
   UpstreamClientOptions,

@@ -1,12 +1,12 @@
 import type { BucketConfig, RateLimiter } from '../ratelimit/index.js';
-import type { FetchEvent, RequestRules, RetryPolicy } from './client.js';
+import type { FetchEvent, RequestRules, UpstreamRetry } from './client.js';
 
 export interface RunRulesOptions {
   /** The business: its name (the bucket key) and its budget, undefined when client-side limiting is off. */
   readonly plan: { readonly name: string; readonly bucket: BucketConfig | undefined };
   /** The run's limiter: in memory for a one-shot command, Redis (or a job's pocket of it) in `run`. */
   readonly limiter: RateLimiter;
-  readonly retry: RetryPolicy;
+  readonly retry: UpstreamRetry;
   /** Longest wait for budget done in place; longer waits throw `BudgetWaitError` (queue workers). */
   readonly maxBudgetWaitMs: number;
   readonly signal?: AbortSignal;
