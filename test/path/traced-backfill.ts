@@ -49,8 +49,9 @@ export async function tracedBackfill(sinkSection: Readonly<Record<string, unknow
   try {
     const config = benchConfig(upstream, sinkSection as SinkConfig, { streams: ['calls'], rateLimit: false, pageSize: PAGE_SIZE, concurrency: 1 });
     const sink = await createSink(config.sink, { logger: silentLogger() });
+    // Read-ahead off: with one page ahead, the next page's request and answer interleave with this page's write.
     const outcomes = await recorder
-      .record(() => runBackfill({ config, plans: planBusinesses(config), sink: cuttingWrites(sink), reporter: NO_REPORTER }))
+      .record(() => runBackfill({ config, plans: planBusinesses(config), sink: cuttingWrites(sink), reporter: NO_REPORTER, readAhead: 0 }))
       .finally(() => sink.close());
     const written = outcomes.flatMap((outcome) => outcome.streams).reduce((sum, stream) => sum + (stream.result?.written ?? 0), 0);
     if (written !== CALLS) throw new Error(`the backfill wrote ${written} records, not ${CALLS}: ${JSON.stringify(outcomes)}`);
