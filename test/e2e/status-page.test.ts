@@ -72,6 +72,8 @@ describe('the status page in headless Chromium', () => {
     await page.screenshot({ path: join(OUTPUT, 'status-page-business.png'), fullPage: true });
     // The summary is one link away.
     await page.getByRole('link', { name: /the summary/ }).click();
+    // The click returns once the navigation starts; a loaded machine may not have reached the summary yet.
+    await page.waitForURL((target) => target.pathname === '/', { waitUntil: 'load' });
     expect(new URL(page.url()).pathname).toBe('/');
     await context.close();
   });

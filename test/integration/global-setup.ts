@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { buildCli } from './support/cli-build.js';
+import { bundleCli } from './support/cli-build.js';
 import { redisUrl, postgresUrl } from './services.js';
 
 const HOW_TO_START = {
@@ -37,14 +37,16 @@ async function checkPostgres(): Promise<string | undefined> {
 
 /**
  * Integration tests use real services; a missing one fails the run loudly instead of skipping tests.
- * Then compiles the CLI once for every `callsync` the tests spawn, and removes it at the end.
+ * Then bundles the CLI once for every `callsync` the tests spawn, and removes it at the end.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   const problems = (await Promise.all([checkRedis(), checkPostgres()])).filter((p): p is string => p !== undefined);
   if (problems.length > 0) {
     throw new Error(`Integration tests need real services:\n${problems.join('\n')}`);
   }
-  const cli = await buildCli();
-  project.provide('callsyncMain', cli.main);
+  // Every project that names this setup (integration and integration-serial) shares the run's one bundle.
+  if (project.vitest.getProvidedContext().callsyncMain !== undefined) return () => undefined;
+  const cli = await bundleCli();
+  project.vitest.provide('callsyncMain', cli.main);
   return () => cli.remove();
 }

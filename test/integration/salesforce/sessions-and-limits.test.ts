@@ -69,7 +69,7 @@ describe('Salesforce sessions and the API allocation during a backfill', () => {
   });
 
   it('with 4 of 500 requests left it pauses before REQUEST_LIMIT_EXCEEDED, says until when, and finishes after the window', async () => {
-    const windowMs = 4000;
+    const windowMs = 2000;
     const { simulator: sim, org: target } = await start({ dailyAllocation: 500, initialUsage: 496, allocationWindowMs: windowMs });
     const config = testConfig(sim, '', {
       rateLimit: false,
