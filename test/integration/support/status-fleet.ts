@@ -65,10 +65,14 @@ function patchOf(seeded: SeededStream, nowMs: number): StatusPatch {
   }
 }
 
-/** Writes the fleet into a real status store (and stops the businesses whose key failed). */
+/**
+ * Writes the fleet into a real status store (and stops the businesses whose key failed), a batch of
+ * streams per `writeMany`: one update (a MULTI, then the status read back) per stream cost 30,000
+ * round trips and some 6 s of CPU at 10,000 businesses.
+ */
 export async function seedFleet(store: StatusStore, streams: readonly SeededStream[], nowMs: number): Promise<void> {
-  for (const batch of chunks(streams, 2_000)) {
-    await Promise.all(batch.map((seeded) => store.update(seeded.business, seeded.stream, patchOf(seeded, nowMs))));
+  for (const batch of chunks(streams, 1_000)) {
+    await store.writeMany(batch.map((seeded) => ({ business: seeded.business, stream: seeded.stream, patch: patchOf(seeded, nowMs) })));
   }
   const stopped = streams.filter((seeded) => seeded.state === 'auth_failed');
   await Promise.all(stopped.map((seeded) => store.markBusinessFailed(seeded.business, 'auth: GET /api/v1/calls: HTTP 401: Invalid API key')));
