@@ -27,12 +27,16 @@ const WORKERS = 3;
  */
 const REUSE_MODULES = { isolate: false, restoreMocks: true };
 
+/**
+ * Integration files run one at a time, each with fresh modules: side by side on a loaded 2-core
+ * machine, timing-sensitive ones failed (an expired cursor's 400 ms TTL, a second's coalescing
+ * window, a reconciliation's drift run).
+ */
 const integration = {
   globalSetup: ['test/integration/global-setup.ts'],
   testTimeout: 120_000,
   hookTimeout: 60_000,
-  maxWorkers: WORKERS,
-  ...REUSE_MODULES,
+  fileParallelism: false,
 };
 
 export default defineConfig({
