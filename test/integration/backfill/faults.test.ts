@@ -7,9 +7,12 @@ import { backfillOnce, requestsByBusiness, testConfig, total } from '../support/
 import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
 let simulator: Simulator | undefined;
+/** Time the simulator's clock is ahead of the real one: what a test skipped instead of sleeping. */
+let skippedMs = 0;
 
 async function start(options: SimulatorOptions): Promise<{ simulator: Simulator; databasePath: string }> {
   simulator = await startSimulator({
+    clock: () => Date.now() + skippedMs,
     businesses: 2,
     calls: 3_000,
     voicemails: 120,
@@ -26,14 +29,19 @@ const budget = { rateLimit: { requests: 200, perMs: 1000 }, pageSize: 100 } as c
 afterEach(async () => {
   await simulator?.close();
   simulator = undefined;
+  skippedMs = 0;
 });
+
+// Long enough that no cursor of the first walk expires between two of its pages, however loaded the
+// machine (400 ms did: that walk fell back to offsets and stored no cursor); the test then skips past it.
+const CURSOR_TTL_MS = 60_000;
 
 describe('backfill under upstream faults ends with exact tables', () => {
   it('falls back from an expired cursor to an offset walk with one page of overlap, not a full re-sync', async () => {
-    const { simulator: sim, databasePath } = await start({ cursorTtlMs: 400 });
+    const { simulator: sim, databasePath } = await start({ cursorTtlMs: CURSOR_TTL_MS });
     await backfillOnce(testConfig(sim, databasePath, budget));
     sim.addCalls('biz-1', 250);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    skippedMs += 2 * CURSOR_TTL_MS;
     sim.resetCounters();
     const run = await backfillOnce(testConfig(sim, databasePath, budget));
     expect(sim.counters().faults.expiredCursors).toBeGreaterThanOrEqual(1);
@@ -45,10 +53,10 @@ describe('backfill under upstream faults ends with exact tables', () => {
   });
 
   it('newest first, a complete walk never resumes from a stored cursor: expiry costs nothing', async () => {
-    const { simulator: sim, databasePath } = await start({ cursorTtlMs: 400, v1Order: 'newest' });
+    const { simulator: sim, databasePath } = await start({ cursorTtlMs: CURSOR_TTL_MS, v1Order: 'newest' });
     await backfillOnce(testConfig(sim, databasePath, budget));
     sim.addCalls('biz-1', 250);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    skippedMs += 2 * CURSOR_TTL_MS;
     sim.resetCounters();
     const run = await backfillOnce(testConfig(sim, databasePath, budget));
     expect(sim.counters().faults.expiredCursors).toBe(0);

@@ -1,14 +1,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type BrokenPaging, type Simulator } from '../../../simulator/index.js';
 import { backfillOnce, testConfig } from '../support/backfill-harness.js';
 
 const OFF: BrokenPaging = { stuckCursor: false, cyclingCursor: false, emptyPagesForever: false, ignoreOffset: false, negativeTotal: false };
-const TTL_MS = 1_500;
+// Long enough that no cursor expires between two pages of one walk on a loaded machine; the test
+// then moves the simulator's clock past it instead of sleeping.
+const TTL_MS = 60_000;
 
 function storedIds(databasePath: string): Set<string> {
   const database = new Database(databasePath, { readonly: true });
@@ -27,9 +28,20 @@ function storedIds(databasePath: string): Set<string> {
 describe.each(['oldest', 'newest'] as const)('a v1 list %s first: a guard stop, then a cursor expiry', (v1Order) => {
   let simulator: Simulator;
   let directory: string;
+  let skippedMs = 0;
 
   beforeAll(async () => {
-    simulator = await startSimulator({ businesses: 1, calls: 600, voicemails: 1, numbers: 1, seed: 41, v1Order, cursorTtlMs: TTL_MS, rateLimit: false });
+    simulator = await startSimulator({
+      clock: () => Date.now() + skippedMs,
+      businesses: 1,
+      calls: 600,
+      voicemails: 1,
+      numbers: 1,
+      seed: 41,
+      v1Order,
+      cursorTtlMs: TTL_MS,
+      rateLimit: false,
+    });
     directory = mkdtempSync(join(tmpdir(), 'callsync-stop-expiry-'));
   });
 
@@ -53,7 +65,7 @@ describe.each(['oldest', 'newest'] as const)('a v1 list %s first: a guard stop, 
     expect(fixed.outcomes[0]?.streams[0]?.failure).toBeUndefined();
 
     simulator.addCalls('biz-1', 150);
-    await sleep(TTL_MS + 500);
+    skippedMs += 2 * TTL_MS;
     const later = await backfillOnce(config);
     expect(later.outcomes[0]?.streams[0]?.failure).toBeUndefined();
     const ids = storedIds(databasePath);
