@@ -5,14 +5,11 @@ const INTEGRATION = ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', '
 
 /**
  * Integration files that run alone, one at a time, after every other file (and after the checks):
- * they share something a file beside them would disturb, or what they assert still depends on getting
- * the CPU on time. Every other file keeps to its own Redis prefix, Postgres schema, temporary
- * directory and free ports, and waits on what happened rather than on the clock.
+ * what they assert still depends on getting the CPU on time. Every other file keeps to its own Redis
+ * prefix, Postgres schema, temporary directory and free ports (the two blocks on port 4010 share
+ * backfill/quick-start.test.ts), and waits on what happened rather than on the clock.
  */
 const SERIAL = [
-  // Both serve config/demo.yaml's upstream on 127.0.0.1:4010, the port the README's quick start names.
-  'test/integration/backfill/quick-start.test.ts',
-  'test/integration/backfill/demo-config.test.ts',
   // Real-time windows (issue 31 item 6, being reworked): 100 deliveries coalesced within a second
   // into at most two syncs; a reconciliation's drift run between schedules; three replicas that must
   // spend every 2 s window of a shared budget. Beside other files each failed on a loaded machine.
@@ -23,9 +20,9 @@ const SERIAL = [
 
 /**
  * Files of checks, unit, integration and path share one pool of this many workers (projects run
- * together only with one count). Two cores: the checks take one worker (one CPU-bound process at a
- * time), and an integration file spends much of its time waiting on a child process, Redis,
- * Postgres or a server of its own, so three more keep both cores busy.
+ * together only with one count). Two cores: the checks take one worker, and an integration file
+ * spends much of its time waiting on a child process, Redis, Postgres or a server of its own, so
+ * three more keep both cores busy.
  */
 const WORKERS = 4;
 

@@ -15,10 +15,11 @@ async function npmRun(script: string): Promise<{ code: number | null; output: st
   return { code, output };
 }
 
-// npm test runs the package's checks as a file of its own: they take a core for two minutes or
-// more, and in the tests' pool they overlap the integration files' waits instead of preceding them.
-describe('the checks npm test runs beside the tests', () => {
-  it.each(['typecheck', 'lint'])('npm run %s passes', async (script) => {
+// npm test runs the package's checks as a file of its own, the three side by side: one after another
+// before the tests they held one core for two minutes and more; in the tests' pool they take the
+// cores the integration files leave while they wait. npm run lint is lint:code, then lint:format.
+describe.concurrent('the checks npm test runs beside the tests', () => {
+  it.each(['typecheck', 'lint:code', 'lint:format'])('npm run %s passes', async (script) => {
     const { code, output } = await npmRun(script);
     expect(code, `npm run ${script}:\n${output}`).toBe(0);
   });

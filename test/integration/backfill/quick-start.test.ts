@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { runCli, spawnCli, type CliProcess } from '../support/cli-process.js';
+import { expectMirrorExact } from '../support/sqlite-mirror.js';
 
+// config/demo.yaml's upstream is 127.0.0.1:4010, the port the README's quick start serves: the blocks
+// that bind it share this file, whose blocks run one after another, so other files can run beside it.
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 
 /** The shell lines of a README quick start (`<!-- name -->` … `<!-- /name -->`), `callsync` for the checkout's command. */
@@ -91,5 +95,25 @@ describe('README quick start 3: a CRM', () => {
     );
     expect(check.code, check.stderr).toBe(0);
     expect(check.stdout).toContain('valid (sink hubspot)');
+  });
+});
+
+describe('config/demo.yaml against `callsync simulate --port 4010 --seed 1`', () => {
+  let simulator: Simulator;
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ port: 4010, seed: 1, businesses: 3, calls: 700, voicemails: 30 });
+  });
+
+  afterAll(async () => {
+    await simulator.close();
+  });
+
+  it('backfills all three businesses, one of them through the session login, exactly', async () => {
+    const database = join(mkdtempSync(join(tmpdir(), 'callsync-demo-config-')), 'demo.db');
+    const result = await runCli(['backfill', '--config', 'config/demo.yaml', '--no-progress'], { CALLSYNC_DEMO_DB: database });
+    expect(result.code, result.stderr).toBe(0);
+    expectMirrorExact(database, simulator);
+    expect(simulator.counters().businesses['biz-3']?.sessionRequests).toBeGreaterThan(0);
   });
 });
