@@ -88,6 +88,8 @@ export default defineConfig({
         test: {
           name: 'path',
           include: ['test/path/**/*.test.ts'],
+          // The Postgres path runs in its worker's database, which the integration setup creates.
+          globalSetup: ['test/integration/global-setup.ts'],
           setupFiles: ['test/path/trace-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,

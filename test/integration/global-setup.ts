@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { bundleCli } from './support/cli-build.js';
-import { redisUrl, postgresUrl } from './services.js';
+import { basePostgresUrl, redisUrl, workerPostgresUrl } from './services.js';
 
 const HOW_TO_START = {
   redis: "redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save '' --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log",
@@ -23,29 +23,51 @@ async function checkRedis(): Promise<string | undefined> {
 }
 
 async function checkPostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: postgresUrl });
+  const client = new pg.Client({ connectionString: basePostgresUrl });
   try {
     await client.connect();
     await client.query('select 1');
     return undefined;
   } catch (error) {
-    return `PostgreSQL is not reachable at ${postgresUrl} (${(error as Error).message}). Start it with:\n  ${HOW_TO_START.postgres}`;
+    return `PostgreSQL is not reachable at ${basePostgresUrl} (${(error as Error).message}). Start it with:\n  ${HOW_TO_START.postgres}`;
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
+/** One database per worker of the run (see workerPostgresUrl), created once and kept for later runs. */
+async function createWorkerDatabases(workers: number): Promise<void> {
+  const client = new pg.Client({ connectionString: basePostgresUrl });
+  await client.connect();
+  try {
+    const existing = new Set((await client.query<{ datname: string }>('select datname from pg_database')).rows.map((row) => row.datname));
+    for (let poolId = 1; poolId <= workers; poolId += 1) {
+      const name = new URL(workerPostgresUrl(poolId)).pathname.slice(1);
+      if (existing.has(name)) continue;
+      // Another run may create it at the same moment: then it exists, which is all this needs.
+      await client.query(`create database "${name}"`).catch((error: unknown) => {
+        if ((error as { code?: string }).code !== '42P04') throw error;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Integration tests use real services; a missing one fails the run loudly instead of skipping tests.
- * Then bundles the CLI once for every `callsync` the tests spawn, and removes it at the end.
+ * Then creates the workers' databases and bundles the CLI once for every `callsync` the tests spawn
+ * (removed at the end).
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   const problems = (await Promise.all([checkRedis(), checkPostgres()])).filter((p): p is string => p !== undefined);
   if (problems.length > 0) {
     throw new Error(`Integration tests need real services:\n${problems.join('\n')}`);
   }
-  // Every project that names this setup (integration and integration-serial) shares the run's one bundle.
+  // Every project that names this setup (integration, integration-serial, path, chaos) shares what it made.
   if (project.vitest.getProvidedContext().callsyncMain !== undefined) return () => undefined;
+  const workerCounts = project.vitest.projects.map((each) => each.config.maxWorkers).filter((count) => Number.isInteger(count) && count > 0);
+  await createWorkerDatabases(Math.max(1, ...workerCounts));
   const cli = await bundleCli();
   project.vitest.provide('callsyncMain', cli.main);
   return () => cli.remove();
