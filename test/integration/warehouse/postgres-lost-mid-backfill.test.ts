@@ -67,7 +67,8 @@ describe('PostgreSQL lost in the middle of a backfill', () => {
       const { code } = await cli.exited;
       const stderr = cli.stderr();
       expect(code, stderr).toBe(3);
-      expect(stderr).toMatch(/business biz-1 failed: .*PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/test \(sink\.url\)/);
+      // The worker's database (services.ts), named as sink.url names it, without the user.
+      expect(stderr).toMatch(new RegExp(`business biz-1 failed: .*PostgreSQL at postgres://127\\.0\\.0\\.1:\\d+${target.pathname} \\(sink\\.url\\)`));
       expect(stderr).toMatch(/\n\s*fix: .*sink\.url/);
       expect(stderr).not.toContain('internal');
       const calls = summaryCounts(cli.stdout()).get('calls');
