@@ -12,13 +12,32 @@ export const basePostgresUrl = process.env.CALLSYNC_TEST_DATABASE_URL ?? 'postgr
  * introspection), and that read fails when another file drops its schema in the middle of it.
  */
 export function workerPostgresUrl(poolId: number): string {
-  const url = new URL(basePostgresUrl);
-  url.pathname = `${url.pathname}_w${poolId}`;
-  return url.toString();
+  return workerDatabaseUrl(basePostgresUrl, poolId);
 }
 
 /** This worker's database (see {@link workerPostgresUrl}); the base one outside a worker. */
 export const postgresUrl = process.env.VITEST_POOL_ID === undefined ? basePostgresUrl : workerPostgresUrl(Number(process.env.VITEST_POOL_ID));
+
+/** MariaDB (or MySQL 8) for the mysql sink; each worker has its own database, as for Postgres. */
+export const baseMysqlUrl = process.env.CALLSYNC_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+
+/** ClickHouse's HTTP interface for the clickhouse sink; each worker has its own database. */
+export const baseClickhouseUrl = process.env.CALLSYNC_TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:8123/test';
+
+/** `url` with its database (the path) suffixed by the worker: `…/test` becomes `…/test_w2`. */
+export function workerDatabaseUrl(url: string, poolId: number): string {
+  const parsed = new URL(url);
+  parsed.pathname = `${parsed.pathname}_w${poolId}`;
+  return parsed.toString();
+}
+
+const poolId = process.env.VITEST_POOL_ID === undefined ? undefined : Number(process.env.VITEST_POOL_ID);
+
+/** This worker's MariaDB database (`test_wN`); the base one outside a worker. */
+export const mysqlUrl = poolId === undefined ? baseMysqlUrl : workerDatabaseUrl(baseMysqlUrl, poolId);
+
+/** This worker's ClickHouse database (`test_wN`); the base one outside a worker. */
+export const clickhouseUrl = poolId === undefined ? baseClickhouseUrl : workerDatabaseUrl(baseClickhouseUrl, poolId);
 
 /** A name no other test uses: one Redis key prefix or Postgres schema per test. */
 export function uniqueName(label: string): string {
