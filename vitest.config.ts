@@ -1,22 +1,14 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { pathTracePlugin } from './test/path/trace-plugin.js';
 
-const INTEGRATION = ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'connectors/**/*.integration.test.ts'];
-
 /**
- * Integration files that run alone, one at a time, after every other file (and after the checks):
- * what they assert still depends on getting the CPU on time. Every other file keeps to its own Redis
- * prefix, Postgres schema, temporary directory and free ports (the two blocks on port 4010 share
- * backfill/quick-start.test.ts), and waits on what happened rather than on the clock.
+ * Every integration file keeps to its own Redis prefix, Postgres, MariaDB and ClickHouse database
+ * and schema, temporary directory and free ports (the two blocks on port 4010 share
+ * backfill/quick-start.test.ts), and waits on what happened rather than on the clock, so all of
+ * them run side by side.
  */
-const SERIAL = [
-  // Real-time windows (issue 31 item 6, being reworked): 100 deliveries coalesced within a second
-  // into at most two syncs; a reconciliation's drift run between schedules. Beside other files each
-  // failed on a loaded machine.
-  'test/integration/hooks/webhook-sync.test.ts',
-  'test/integration/worker/reconcile-run.test.ts',
-];
+const INTEGRATION = ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'connectors/**/*.integration.test.ts'];
 
 /**
  * The projects of a group in the order their files start (within one, vitest's order: the longest
@@ -30,7 +22,7 @@ class StartOrder extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification): number => {
       const at = START_ORDER.indexOf(spec.project.name);
-      return spec.project.config.sequence.groupOrder * START_ORDER.length + (at < 0 ? START_ORDER.length : at);
+      return at < 0 ? START_ORDER.length : at;
     };
     const sorted = await super.sort(files);
     return sorted
@@ -89,20 +81,9 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION,
-          exclude: [...SERIAL, ...configDefaults.exclude],
           ...integration,
           maxWorkers: WORKERS,
           ...REUSE_MODULES,
-        },
-      },
-      {
-        test: {
-          // See SERIAL: a group of its own, after the rest, one file at a time, each with fresh modules.
-          name: 'integration-serial',
-          include: SERIAL,
-          ...integration,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -115,7 +115,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   if (problems.length > 0) {
     throw new Error(`Integration tests need real services:\n${problems.join('\n')}`);
   }
-  // Every project that names this setup (integration, integration-serial, path, chaos) shares what it made.
+  // Every project that names this setup (integration, path, chaos) shares what it made.
   if (project.vitest.getProvidedContext().callsyncMain !== undefined) return () => undefined;
   const workerCounts = project.vitest.projects.map((each) => each.config.maxWorkers).filter((count) => Number.isInteger(count) && count > 0);
   await createWorkerDatabases(Math.max(1, ...workerCounts));
