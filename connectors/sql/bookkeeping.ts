@@ -64,9 +64,14 @@ export class SqlCheckpointStore extends SqlReader implements CheckpointStore {
       records_synced: checkpoint.recordsSynced,
       updated_at: new Date().toISOString(),
     };
-    await this.db
-      .insertInto('sync_state')
-      .values(row)
+    const insert = this.db.insertInto('sync_state').values(row);
+    if (this.adapter.upsertSyntax === 'on-duplicate-key') {
+      await insert
+        .onDuplicateKeyUpdate({ position: sql`values(position)`, records_synced: sql`values(records_synced)`, updated_at: sql`values(updated_at)` })
+        .execute();
+      return;
+    }
+    await insert
       .onConflict((conflict) =>
         conflict.columns(['business_id', 'stream']).doUpdateSet((eb) => ({
           position: eb.ref('excluded.position'),

@@ -23,6 +23,30 @@ export interface SqlAdapter {
    * @defaultValue false (a multi-row VALUES list per chunk)
    */
   readonly supportsUnnestUpsert: boolean;
+  /**
+   * How an upsert merges into a row already there: `on-conflict` (`on conflict (…) do update … where`)
+   * or `on-duplicate-key` (`on duplicate key update`, which has no WHERE and runs its assignments left
+   * to right, each seeing the columns set before it).
+   * @defaultValue 'on-conflict'
+   */
+  readonly upsertSyntax?: 'on-conflict' | 'on-duplicate-key';
+  /**
+   * True where a VALUES list cannot stand as a table in a WITH (MySQL 8 wants `values row(…)`,
+   * MariaDB refuses that): the idle-page check binds its rows as selects joined by `union all`.
+   * @defaultValue false
+   */
+  readonly rowsAsSelects?: boolean;
+  /** Column type of text in a key (`business_id`, `id`, `stream`, `fingerprint`): MySQL indexes no unbounded text. @defaultValue 'text' */
+  readonly keyTextType?: string;
+  /** Column type of the bookkeeping's unbounded text (`dead_letters.reason`, `raw`): MySQL's `text` stops at 64 KiB. @defaultValue 'text' */
+  readonly longTextType?: string;
+  /** The type `cast` makes a whole number in (the report views' sums; MySQL casts to `signed`). @defaultValue 'bigint' */
+  readonly integerCastType?: string;
+  /**
+   * Present where `create index if not exists` is not SQL (MySQL 8): the index is created plainly,
+   * and a failure this calls "that index is already there" is not one.
+   */
+  isDuplicateIndex?(error: unknown): boolean;
   /** Column type for a stream column type. */
   columnType(type: ColumnType): string;
   /**

@@ -71,7 +71,7 @@ async function createViews005(db: Kysely<unknown>, adapter: SqlAdapter): Promise
     `count(*) as calls, ` +
     `sum(case when status = 'completed' then 1 else 0 end) as answered, ` +
     `sum(case when status <> 'completed' then 1 else 0 end) as missed, ` +
-    `cast(coalesce(sum(duration_seconds), 0) as bigint) as talk_seconds`;
+    `cast(coalesce(sum(duration_seconds), 0) as ${adapter.integerCastType ?? 'bigint'}) as talk_seconds`;
   const day = adapter.utcDay('created_at');
   await sql
     .raw(
@@ -93,10 +93,12 @@ async function createBookkeeping(db: Kysely<unknown>, adapter: SqlAdapter): Prom
   const timestamp = sql.raw(adapter.timestampType);
   const counter = sql.raw(adapter.counterType);
   const options = adapter.tableOptions === undefined ? sql`` : sql.raw(adapter.tableOptions);
+  const key = sql.raw(adapter.keyTextType ?? 'text');
+  const long = sql.raw(adapter.longTextType ?? 'text');
   await db.schema
     .createTable('sync_state')
-    .addColumn('business_id', 'text', (column) => column.notNull())
-    .addColumn('stream', 'text', (column) => column.notNull())
+    .addColumn('business_id', key, (column) => column.notNull())
+    .addColumn('stream', key, (column) => column.notNull())
     .addColumn('position', json, (column) => column.notNull())
     .addColumn('records_synced', counter, (column) => column.notNull().defaultTo(0))
     .addColumn('updated_at', timestamp, (column) => column.notNull())
@@ -106,12 +108,12 @@ async function createBookkeeping(db: Kysely<unknown>, adapter: SqlAdapter): Prom
   await db.schema
     .createTable('dead_letters')
     .addColumn('id', counter, (column) => adapter.identityColumn(column))
-    .addColumn('business_id', 'text', (column) => column.notNull())
-    .addColumn('stream', 'text', (column) => column.notNull())
-    .addColumn('reason', 'text', (column) => column.notNull())
+    .addColumn('business_id', key, (column) => column.notNull())
+    .addColumn('stream', key, (column) => column.notNull())
+    .addColumn('reason', long, (column) => column.notNull())
     // JSON text, not JSONB: a record Postgres refused as JSONB must still fit here.
-    .addColumn('raw', 'text', (column) => column.notNull())
-    .addColumn('fingerprint', 'text', (column) => column.notNull())
+    .addColumn('raw', long, (column) => column.notNull())
+    .addColumn('fingerprint', key, (column) => column.notNull())
     .addColumn('first_seen_at', timestamp, (column) => column.notNull())
     .addColumn('last_seen_at', timestamp, (column) => column.notNull())
     .addColumn('attempts', counter, (column) => column.notNull().defaultTo(1))

@@ -43,11 +43,12 @@ export function assertStreamTable(table: StreamTable): void {
 /** CREATE TABLE IF NOT EXISTS with the fixed columns, the stream's columns and the (business_id, id) key. */
 export async function createStreamTable<DB>(db: Kysely<DB>, adapter: SqlAdapter, table: StreamTable): Promise<void> {
   assertStreamTable(table);
+  const key = sql.raw(adapter.keyTextType ?? 'text');
   let builder = db.schema
     .createTable(table.table)
     .ifNotExists()
-    .addColumn('business_id', 'text', (column) => column.notNull())
-    .addColumn('id', 'text', (column) => column.notNull())
+    .addColumn('business_id', key, (column) => column.notNull())
+    .addColumn('id', key, (column) => column.notNull())
     .addColumn('source', 'text', (column) => column.notNull());
   for (const column of table.columns) builder = builder.addColumn(column.name, sql.raw(adapter.columnType(column.type)));
   builder = builder
@@ -103,9 +104,14 @@ function deletedAtIndexName(table: string): string {
  * Each table must have `deleted_at` (see {@link addMissingColumns}).
  */
 export async function indexDeletedAt<DB>(db: Kysely<DB>, adapter: SqlAdapter, tables: readonly string[]): Promise<void> {
+  const plain = adapter.isDuplicateIndex !== undefined;
   for (const table of tables) {
     const name = quoteIdentifier(deletedAtIndexName(assertIdentifier(table, 'table')));
-    await sql.raw(`create index if not exists ${name} on ${qualifiedTable(adapter, table)} (business_id, deleted_at)`).execute(db);
+    try {
+      await sql.raw(`create index ${plain ? '' : 'if not exists '}${name} on ${qualifiedTable(adapter, table)} (business_id, deleted_at)`).execute(db);
+    } catch (error) {
+      if (!(adapter.isDuplicateIndex?.(error) ?? false)) throw error;
+    }
   }
 }
 

@@ -21,6 +21,34 @@ function valuesList(adapter: SqlAdapter, rows: number, width: number): string {
   return tuples.join(', ');
 }
 
+/** `select …, … union all select …`: the rows of {@link valuesList} where a VALUES list cannot stand as a table (`rowsAsSelects`). */
+function selectsList(adapter: SqlAdapter, rows: number, width: number): string {
+  const selects: string[] = [];
+  for (let row = 0; row < rows; row++) {
+    const slots: string[] = [];
+    for (let column = 1; column <= width; column++) slots.push(adapter.placeholder(row * width + column));
+    selects.push(`select ${slots.join(', ')}`);
+  }
+  return selects.join(' union all ');
+}
+
+/**
+ * {@link onConflict} where the upsert is `on duplicate key update` (`upsertSyntax`): there is no
+ * WHERE, and each assignment sees the columns assigned before it, so `synced_at` is decided
+ * first, from the stored values, and `deleted_at` cleared next; the others take the new values. A
+ * replay then sets every column to what it holds, and the server leaves that row unchanged (not counted).
+ */
+function onDuplicateKey(adapter: SqlAdapter, updated: readonly string[]): string {
+  const compared = updated.slice(0, -1);
+  const syncedAt = updated.at(-1) ?? '';
+  const differs = compared.map((column) => adapter.differs(column, `values(${column})`)).join(' or ');
+  const set = compared.map((column) => `${column} = values(${column})`).join(', ');
+  return (
+    `on duplicate key update ${syncedAt} = case when ${differs} or "deleted_at" is not null then values(${syncedAt}) else ${syncedAt} end, ` +
+    `"deleted_at" = null, ${set}`
+  );
+}
+
 /**
  * The conflict clause of both upserts: update only a row that differs or was marked deleted, so a
  * replay leaves `synced_at` alone, the change count is exactly the rows inserted or changed, and
@@ -41,6 +69,9 @@ function unnestOf(adapter: SqlAdapter, table: StreamTable): string {
 export function recordUpsertSql(adapter: SqlAdapter, table: StreamTable, rows: number): string {
   const columns = recordColumns(table).map(quoteIdentifier);
   const updated = columns.slice(2);
+  if (adapter.upsertSyntax === 'on-duplicate-key') {
+    return `insert into ${qualifiedTable(adapter, table.table)} (${columns.join(', ')}) values ${valuesList(adapter, rows, columns.length)} ${onDuplicateKey(adapter, updated)}`;
+  }
   const differs = updated.slice(0, -1).map((column) => adapter.differs(`t.${column}`, `excluded.${column}`));
   return (
     `insert into ${qualifiedTable(adapter, table.table)} as t (${columns.join(', ')}) ` +
@@ -76,11 +107,20 @@ function recordsHeldSql(adapter: SqlAdapter, table: StreamTable, rows: number): 
   const count =
     `select count(*) as held from ${adapter.supportsUnnestUpsert ? `${unnestOf(adapter, table)} as v(${columns.join(', ')})` : 'v'} ` +
     `join ${qualifiedTable(adapter, table.table)} as t on t.business_id = v.business_id and t.id = v.id where t."deleted_at" is null and not (${differs})`;
-  return adapter.supportsUnnestUpsert ? count : `with v(${columns.join(', ')}) as (values ${valuesList(adapter, rows, columns.length)}) ${count}`;
+  if (adapter.supportsUnnestUpsert) return count;
+  const values = adapter.rowsAsSelects === true ? selectsList(adapter, rows, columns.length) : `values ${valuesList(adapter, rows, columns.length)}`;
+  return `with v(${columns.join(', ')}) as (${values}) ${count}`;
 }
 
 /** Upsert of one dead letter: seen again, it bumps `attempts` and `last_seen_at` instead of adding a row. */
 export function deadLetterUpsertSql(adapter: SqlAdapter): string {
+  if (adapter.upsertSyntax === 'on-duplicate-key') {
+    return (
+      `insert into ${qualifiedTable(adapter, 'dead_letters')} (business_id, stream, reason, raw, fingerprint, first_seen_at, last_seen_at, attempts) ` +
+      `values (${valuesList(adapter, 1, 7).slice(1, -1)}, 1) ` +
+      `on duplicate key update reason = values(reason), last_seen_at = values(last_seen_at), attempts = attempts + 1`
+    );
+  }
   return (
     `insert into ${qualifiedTable(adapter, 'dead_letters')} as t ` +
     `(business_id, stream, reason, raw, fingerprint, first_seen_at, last_seen_at, attempts) ` +
@@ -92,6 +132,13 @@ export function deadLetterUpsertSql(adapter: SqlAdapter): string {
 
 /** Moves a checkpoint; `records_synced` grows by the parameter. */
 export function checkpointAdvanceSql(adapter: SqlAdapter): string {
+  if (adapter.upsertSyntax === 'on-duplicate-key') {
+    return (
+      `insert into ${qualifiedTable(adapter, 'sync_state')} (business_id, stream, position, records_synced, updated_at) ` +
+      `values (${valuesList(adapter, 1, 5).slice(1, -1)}) ` +
+      `on duplicate key update position = values(position), records_synced = records_synced + values(records_synced), updated_at = values(updated_at)`
+    );
+  }
   return (
     `insert into ${qualifiedTable(adapter, 'sync_state')} as t (business_id, stream, position, records_synced, updated_at) ` +
     `values (${valuesList(adapter, 1, 5).slice(1, -1)}) ` +

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { StateStore } from '../../src/sink/parts.js';
+import { mysqlDialect } from '../mysql/index.js';
 import { postgresDialect } from '../postgres/index.js';
 import type { SqlDialect } from '../sql/index.js';
 import { sqliteDialect } from '../sqlite/index.js';
@@ -12,10 +13,15 @@ import { sqliteDialect } from '../sqlite/index.js';
 const stateStoreDialects = {
   sqlite: sqliteDialect,
   postgres: postgresDialect,
+  mysql: mysqlDialect,
 } as const;
 
 /** A `state:` section: a SQL database configured as its sink would be. */
-export const stateStoreConfigSchema = z.discriminatedUnion('type', [stateStoreDialects.sqlite.configSchema, stateStoreDialects.postgres.configSchema]);
+export const stateStoreConfigSchema = z.discriminatedUnion('type', [
+  stateStoreDialects.sqlite.configSchema,
+  stateStoreDialects.postgres.configSchema,
+  stateStoreDialects.mysql.configSchema,
+]);
 
 export type StateStoreConfig = z.output<typeof stateStoreConfigSchema>;
 
