@@ -32,7 +32,18 @@ describe('Salesforce sessions and the API allocation during a backfill', () => {
   it('renews the session when Salesforce ends it mid-backfill and loses nothing', async () => {
     const { simulator: sim, org: target } = await start({});
     const config = testConfig(sim, '', { rateLimit: false, pageSize: 100, streams: STREAMS, sink: target.sinkSection() });
-    const ending = setInterval(() => target.fake.expireSessions(), 150);
+    // Sessions end mid-backfill, but only one that has served a data request since the last token:
+    // ended on a timer, a loaded machine could end a token before its first use, which callsync
+    // rightly reads as Salesforce refusing the new session at once.
+    let servedAtLastEnd = 0;
+    const ending = setInterval(() => {
+      const log = target.fake.requests();
+      const lastToken = log.findLastIndex((request) => request.path === '/services/oauth2/token');
+      const usedSince = log.slice(lastToken + 1).filter((request) => request.status < 300).length;
+      if (usedSince === 0 || log.length === servedAtLastEnd) return;
+      servedAtLastEnd = log.length;
+      target.fake.expireSessions();
+    }, 150);
     let run;
     try {
       run = await backfillInto(config);
