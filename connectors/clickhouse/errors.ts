@@ -46,7 +46,7 @@ export function explainClickHouseFailure(codes: readonly string[], sink: SinkDes
   if (codes.some((code) => CREDENTIALS.has(code))) {
     return {
       what: `${at}: the user or password was rejected`,
-      fix: `correct the user and password in ${sink.key} (http://user:password@host:8123)`,
+      fix: `correct the user and password in ${sink.key} (given before its host)`,
       cause: 'unreachable',
     };
   }
