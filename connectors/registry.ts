@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanation } from '../src/sink/sink.js';
+import { clickhouseSinkFactory } from './clickhouse/index.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { mysqlSinkFactory } from './mysql/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
@@ -19,6 +20,7 @@ export const sinkFactories = {
   salesforce: salesforceSinkFactory,
   webhook: webhookSinkFactory,
   mysql: mysqlSinkFactory,
+  clickhouse: clickhouseSinkFactory,
 } as const;
 
 type SinkType = keyof typeof sinkFactories;
@@ -31,6 +33,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
   sinkFactories.salesforce.configSchema,
   sinkFactories.webhook.configSchema,
   sinkFactories.mysql.configSchema,
+  sinkFactories.clickhouse.configSchema,
 ]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;

@@ -1,0 +1,111 @@
+import { chunks } from '../../src/base/chunks.js';
+import type { DeadLetter, JsonObject, StreamTable, SyncRecord, WriteResult } from '../../src/sink/sink.js';
+import type { StateStore, StoreBatch, TargetCounts } from '../../src/sink/parts.js';
+import { ClickHouseCheckpoints, ClickHouseDeadLetters, ClickHouseRecords, IDS_PER_STATEMENT, type StoreContext } from './bookkeeping.js';
+import { ClickHouseConnection } from './client.js';
+import type { ClickHouseSinkConfig } from './config.js';
+import { nowDateTime, qualified, quoteName, quoteString, recordRow, sameContent, stringList, unstorableField, type StoredContent } from './mapping.js';
+import { migrate, prepareStreamTables } from './schema.js';
+import { VersionClock } from './versions.js';
+
+/**
+ * ClickHouse as the whole sink: its stream tables are the target and its `sync_state` and
+ * `dead_letters` the bookkeeping. ClickHouse has no transactions, so a write is ordered instead:
+ * the rows' insert, then the dead letters', then the checkpoint's, each sent only after the one
+ * before it was acknowledged. A crash in between leaves rows ahead of the checkpoint; the rerun
+ * writes that batch again, and the versioned rows converge (README: "Exactness").
+ */
+export class ClickHouseStore implements StateStore {
+  readonly checkpoints: ClickHouseCheckpoints;
+  readonly deadLetters: ClickHouseDeadLetters;
+  readonly records: ClickHouseRecords;
+  readonly #context: StoreContext;
+
+  constructor(connection: ClickHouseConnection, database: string, now: () => number = Date.now) {
+    this.#context = { connection, database, clock: new VersionClock(now), now };
+    this.checkpoints = new ClickHouseCheckpoints(this.#context);
+    this.deadLetters = new ClickHouseDeadLetters(this.#context);
+    this.records = new ClickHouseRecords(this.#context);
+  }
+
+  async prepare(tables: readonly StreamTable[]): Promise<void> {
+    const { connection, database } = this.#context;
+    await migrate(connection, database);
+    await prepareStreamTables(connection, database, tables);
+  }
+
+  /**
+   * Writes the rows that are new or changed (a stored row with the same content is left alone, so
+   * a replay inserts nothing), then the dead letters, then the checkpoint with `written` added to
+   * `records_synced`. A write that changes nothing and leaves the position where it was inserts
+   * nothing at all: ClickHouse makes a part of every insert.
+   */
+  async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
+    const { table, businessId } = batch;
+    const positionText = JSON.stringify(position);
+    const refused: DeadLetter[] = [];
+    const candidates: { record: SyncRecord; rawText: string }[] = [];
+    batch.records.forEach((record, index) => {
+      const reason = unstorableField(table, record);
+      if (reason !== undefined) refused.push({ businessId, stream: table.stream, reason, raw: record.raw });
+      else candidates.push({ record, rawText: batch.rawTexts?.[index] ?? JSON.stringify(record.raw) });
+    });
+    const { changed, top } = await this.#changed(table, businessId, candidates);
+    if (changed.length > 0) {
+      const { connection, database, clock, now } = this.#context;
+      const version = clock.next(top);
+      const syncedAt = nowDateTime(now());
+      await connection.insert(
+        qualified(database, table.table),
+        changed.map(({ record, rawText }) => recordRow(table, record, rawText, version, syncedAt)),
+      );
+    }
+    const letters = [...batch.deadLetters, ...refused];
+    await this.deadLetters.record(businessId, table.stream, letters);
+    const written = counts?.written ?? changed.length;
+    const unchanged = counts?.unchanged ?? candidates.length - changed.length;
+    const stored = await this.checkpoints.current(businessId, table.stream);
+    const moved = stored.checkpoint === undefined || JSON.stringify(stored.checkpoint.position) !== positionText;
+    if (moved || written > 0 || letters.length > 0) {
+      await this.checkpoints.write(businessId, table.stream, positionText, (stored.checkpoint?.recordsSynced ?? 0) + written, stored.version);
+    }
+    return { written, unchanged, deadLettered: letters.length };
+  }
+
+  /** The records whose stored row is missing, deleted or different, and the highest version stored for the batch's ids. */
+  async #changed(table: StreamTable, businessId: string, candidates: readonly { record: SyncRecord; rawText: string }[]) {
+    const stored = new Map<string, StoredContent>();
+    const columns = ['id', 'source', ...table.columns.map((column) => quoteName(column.name)), 'raw', 'deleted_at IS NOT NULL AS deleted', 'version'].join(
+      ', ',
+    );
+    const { connection, database } = this.#context;
+    for (const part of chunks(candidates, IDS_PER_STATEMENT)) {
+      const rows = await connection.select<StoredContent>(
+        `SELECT ${columns} FROM ${qualified(database, table.table)} FINAL WHERE business_id = ${quoteString(businessId)} ` +
+          `AND id IN ${stringList(part.map(({ record }) => record.id))}`,
+      );
+      for (const row of rows) stored.set(row.id, row);
+    }
+    let top = 0;
+    for (const row of stored.values()) top = Math.max(top, Number(row.version));
+    const changed = candidates.filter(({ record, rawText }) => {
+      const row = stored.get(record.id);
+      return row === undefined || !sameContent(table, row, record, rawText);
+    });
+    return { changed, top };
+  }
+
+  async ping(): Promise<void> {
+    // `/ping` answers without credentials; a query proves the user and password too.
+    await this.#context.connection.select('SELECT 1');
+  }
+
+  close(): Promise<void> {
+    return this.#context.connection.close();
+  }
+}
+
+/** The configured database as the sink's store; the driver loads with this module, on the first open. */
+export function openClickHouseStore(config: ClickHouseSinkConfig): ClickHouseStore {
+  return new ClickHouseStore(new ClickHouseConnection(config), config.database);
+}
