@@ -51,7 +51,7 @@ export class ClickHouseConnection {
   async insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
     if (rows.length === 0) return;
     try {
-      await this.#client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+      await this.#client.insert({ table, values: rows, format: 'JSONEachRow' });
     } catch (error) {
       throw serverError(error);
     }

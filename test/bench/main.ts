@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../support/child-process.js';
 import { benchBudgetBackfill } from './fig-budget-backfill.js';
+import { benchClickHouse } from './fig-clickhouse.js';
 import { benchFreshness } from './fig-freshness.js';
 import { benchHubSpot } from './fig-hubspot.js';
 import { benchIncremental } from './fig-incremental.js';
@@ -39,6 +40,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['page', 'simulator page', benchSimulatorPageRow],
   ['hubspot', 'hubspot throughput at HubSpot limits', benchHubSpot],
   ['9', 'salesforce: API requests per 1,000 records', benchSalesforce],
+  ['clickhouse', 'clickhouse: throughput vs raw insert, peak RSS', benchClickHouse],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

@@ -1,0 +1,153 @@
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createSink } from '../../connectors/registry.js';
+import { recordRow } from '../../connectors/clickhouse/mapping.js';
+import { normalizePage } from '../../src/normalize/index.js';
+import type { JsonObject, SyncRecord } from '../../src/sink/sink.js';
+import { builtinStreams } from '../../src/source/streams/builtin-streams.js';
+import { parseJsonExact } from '../../src/source/upstream/read-response.js';
+import { buildCli } from '../integration/support/cli-build.js';
+import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
+import { firstBusiness, rawWalk, type RawCall } from '../support/raw-walk.js';
+import { silentLogger } from '../support/silent-logger.js';
+import { startSimulatorChild } from '../support/simulator-child.js';
+import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
+
+const TARGET = 0.8;
+const CEILING = 250 * 1024 * 1024;
+const ROUNDS = 2;
+
+interface Page {
+  readonly records: readonly SyncRecord[];
+  readonly position: JsonObject;
+}
+
+/**
+ * The clickhouse figure: the sink writing the engine's normalized pages (500 calls a write, each
+ * with its position: the read of stored rows, the rows' insert, the checkpoint's read and insert)
+ * against the raw bulk path on the same rows in the same run: one `@clickhouse/client` JSONEachRow
+ * insert per page of the same rows into the same table. Neither side fetches (pages are fetched and
+ * normalized once, before), both write into a table created beforehand in a fresh database; rounds
+ * alternate and the best of each side is compared. Then the peak RSS of a 300k-call backfill into
+ * ClickHouse, in a compiled child as figure 5's.
+ */
+export async function benchClickHouse(ctx: BenchContext): Promise<BenchRow[]> {
+  const url = new URL(process.env.CALLSYNC_TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:8123').origin;
+  const calls = ctx.quick ? 40_000 : 200_000;
+  const pages = await fetchPages(calls);
+  const client = createClient({ url });
+  const best = { pipeline: 0, raw: 0 };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      best.raw = Math.max(best.raw, await measure(client, url, pages, 'raw'));
+      best.pipeline = Math.max(best.pipeline, await measure(client, url, pages, 'pipeline'));
+      ctx.log(`clickhouse: round ${round + 1}: pipeline ${perSecond(best.pipeline)}, raw ${perSecond(best.raw)}`);
+    }
+  } finally {
+    await client.close();
+  }
+  const ratio = best.pipeline / best.raw;
+  const rows: BenchRow[] = [
+    {
+      figure: 'clickhouse: throughput vs raw insert',
+      measured: `${fixed(ratio)} (${perSecond(best.pipeline)})`,
+      target: `≥ ${TARGET}`,
+      baseline: perSecond(best.raw),
+      status: verdict(ratio >= TARGET),
+      details: { calls, rounds: ROUNDS, pipelinePerSecond: best.pipeline, rawPerSecond: best.raw, ratio },
+    },
+  ];
+  ctx.log('clickhouse: peak RSS of a 300k-call backfill');
+  const memory = await backfillMemory(url, 300_000);
+  const peak = Math.max(memory.peakRss, memory.vmHwm ?? 0);
+  rows.push({
+    figure: 'clickhouse: peak RSS, 300k-call backfill',
+    measured: `${megabytes(peak)} (at start ${megabytes(memory.startRss)}; ${perSecond(memory.records / memory.seconds)})`,
+    target: '≤ 250 MB',
+    status: verdict(peak <= CEILING && memory.failures.length === 0 && memory.records === 300_000),
+    details: { ...memory, peak },
+  });
+  return rows;
+}
+
+/** One business's calls in pages of 500, fetched once from a simulator child and normalized as the engine does. */
+async function fetchPages(calls: number): Promise<Page[]> {
+  const sim = await startSimulatorChild({ calls, seed: 3 });
+  const source = firstBusiness(sim, 500);
+  const raws: RawCall[][] = [];
+  try {
+    await rawWalk(source, (page) => void raws.push(page));
+  } finally {
+    await sim.close();
+  }
+  const descriptor = builtinStreams.get('calls');
+  if (descriptor === undefined) throw new Error('no calls stream');
+  const context = { recordingsBaseUrl: 'https://recordings.example', v2TimeZone: 'UTC' };
+  return raws.map((page, index) => {
+    // Parsed again as the engine parses a body, so the sink sees values of the same shapes.
+    const parsed = parseJsonExact(JSON.stringify(page)) as JsonObject[];
+    const { records } = normalizePage(parsed, descriptor.normalize, context, source.businessId, descriptor.name, descriptor.source);
+    return { records, position: { cursor: String(index) } };
+  });
+}
+
+/** Records per second of one side, from the first write to the last acknowledged one; the table exists before. */
+async function measure(client: ClickHouseClient, url: string, pages: readonly Page[], side: 'raw' | 'pipeline'): Promise<number> {
+  const database = `t_bench_ch_${randomBytes(4).toString('hex')}`;
+  const table = builtinStreams.get('calls')?.table;
+  if (table === undefined) throw new Error('no calls stream');
+  const sink = await createSink({ type: 'clickhouse', url, database, requestTimeoutMs: 60_000 }, { logger: silentLogger() });
+  try {
+    await sink.prepare([table]);
+    const records = pages.reduce((sum, page) => sum + page.records.length, 0);
+    const started = performance.now();
+    if (side === 'pipeline') {
+      for (const page of pages)
+        await sink.write({ businessId: page.records[0]?.businessId ?? 'biz-1', table, records: page.records, deadLetters: [] }, page.position);
+    } else {
+      let version = Date.now() * 1000;
+      for (const page of pages) {
+        const syncedAt = new Date().toISOString().slice(0, 19).replace('T', ' ');
+        version += 1;
+        const values = page.records.map((record) => recordRow(table, record, JSON.stringify(record.raw), version, syncedAt));
+        await client.insert({ table: `${database}.${table.table}`, values, format: 'JSONEachRow' });
+      }
+    }
+    return records / ((performance.now() - started) / 1000);
+  } finally {
+    await sink.close();
+    await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+  }
+}
+
+interface MemoryRun {
+  readonly records: number;
+  readonly seconds: number;
+  readonly failures: readonly string[];
+  readonly startRss: number;
+  readonly peakRss: number;
+  readonly vmHwm?: number;
+}
+
+async function backfillMemory(url: string, calls: number): Promise<MemoryRun> {
+  const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
+  const sim = await startSimulatorChild({ calls, seed: 5 });
+  const database = `t_bench_ch_${randomBytes(4).toString('hex')}`;
+  const client = createClient({ url });
+  try {
+    const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
+    const sink = JSON.stringify({ type: 'clickhouse', url, database });
+    const child = spawnNode(join(build.root, 'test/bench/clickhouse-memory-child.js'), [upstream, sink]);
+    try {
+      return JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
+    } finally {
+      await stopChild(child);
+    }
+  } finally {
+    await sim.close();
+    await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await client.close();
+    build.remove();
+  }
+}
