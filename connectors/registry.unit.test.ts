@@ -16,7 +16,7 @@ describe('sinkConfigSchema', () => {
     [{ type: 'sqlite', path: 'x.db', pool: 3 }, /pool/],
     [{ type: 'postgres', url: 'postgres://db/x', schema: 'Drop Table' }, /schema/],
     [{ type: 'postgres', url: 'postgres://db/x', schema: `s${'x'.repeat(63)}` }, /schema/],
-    [{ type: 'mysql', url: 'mysql://db' }, /type/],
+    [{ type: 'oracle', url: 'oracle://db' }, /type/],
     [{ type: 'sqlite' }, /path/],
     [{ type: 'postgres', url: 'postgress://u:pw@db/x' }, /expected a postgres:\/\/ or postgresql:\/\/ URL/],
   ])('rejects %j naming the problem', (config, problem) => {
