@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanation } from '../src/sink/sink.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
+import { parquetSinkFactory } from './parquet/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
 import { salesforceSinkFactory } from './salesforce/index.js';
 import { sqliteSinkFactory } from './sqlite/index.js';
@@ -17,6 +18,7 @@ export const sinkFactories = {
   hubspot: hubspotSinkFactory,
   salesforce: salesforceSinkFactory,
   webhook: webhookSinkFactory,
+  parquet: parquetSinkFactory,
 } as const;
 
 type SinkType = keyof typeof sinkFactories;
@@ -28,6 +30,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
   sinkFactories.hubspot.configSchema,
   sinkFactories.salesforce.configSchema,
   sinkFactories.webhook.configSchema,
+  sinkFactories.parquet.configSchema,
 ]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;
