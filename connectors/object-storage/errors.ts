@@ -45,7 +45,7 @@ export function explainObjectStoreFailure(codes: readonly string[], sink: SinkDe
   if (codes.includes('S3_ACCESS_DENIED'))
     return {
       what: `${at}: the credentials were refused`,
-      fix: `correct ${section}.accessKeyId and ${section}.accessKeySecret (or the AWS_* environment), and allow s3:ListBucket, s3:GetObject, s3:PutObject and s3:DeleteObject on the bucket`,
+      fix: `correct ${section}.accessKeyId and ${section}.accessKeySecret (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); the key needs s3:ListBucket, GetObject, PutObject and DeleteObject on the bucket`,
       cause: 'unreachable',
     };
   if (codes.includes('S3_NO_CREDENTIALS'))

@@ -17,9 +17,9 @@ export async function openObjectStore(config: ObjectStoreConfig): Promise<Object
   return new (await import('./s3.js')).S3Store(config);
 }
 
-/** Where a store writes, for messages and lock names: the folder, or `endpoint/bucket/prefix` (never a credential). */
+/** Where a store writes, for messages: the folder, or `endpoint/bucket/prefix` (never a credential), and the key an operator corrects. */
 export function objectStorePlace(config: ObjectStoreConfig): { key: string; shown: string } {
   if (config.type === 'folder') return { key: 'storage.path', shown: config.path };
-  const endpoint = config.endpoint === undefined ? `s3.${config.region}.amazonaws.com` : new URL(config.endpoint).host;
-  return { key: config.endpoint === undefined ? 'storage.bucket' : 'storage.endpoint', shown: `s3://${config.bucket}/${config.prefix} at ${endpoint}` };
+  const endpoint = config.endpoint === undefined ? `https://s3.${config.region}.amazonaws.com` : new URL(config.endpoint).origin;
+  return { key: config.endpoint === undefined ? 'storage.bucket' : 'storage.endpoint', shown: `${endpoint}/${config.bucket}/${config.prefix}` };
 }

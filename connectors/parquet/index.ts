@@ -15,7 +15,7 @@ function describeParquet(config: ParquetConfig): SinkDescription {
       : `${storage.endpoint === undefined ? storage.region : new URL(storage.endpoint).host}/${storage.bucket}/${storage.prefix}`;
   return {
     key: `sink.${key}`,
-    service: storage.type === 'folder' ? 'the Parquet folder' : 'the S3 bucket',
+    service: storage.type === 'folder' ? 'the Parquet folder' : 'the S3 service',
     shown,
     lockName: `parquet:${storage.type}:${place}`,
   };
