@@ -3,6 +3,7 @@ import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanati
 import { clickhouseSinkFactory } from './clickhouse/index.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { mysqlSinkFactory } from './mysql/index.js';
+import { parquetSinkFactory } from './parquet/index.js';
 import { postgresSinkFactory } from './postgres/index.js';
 import { salesforceSinkFactory } from './salesforce/index.js';
 import { sqliteSinkFactory } from './sqlite/index.js';
@@ -21,6 +22,7 @@ export const sinkFactories = {
   webhook: webhookSinkFactory,
   mysql: mysqlSinkFactory,
   clickhouse: clickhouseSinkFactory,
+  parquet: parquetSinkFactory,
 } as const;
 
 type SinkType = keyof typeof sinkFactories;
@@ -34,6 +36,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
   sinkFactories.webhook.configSchema,
   sinkFactories.mysql.configSchema,
   sinkFactories.clickhouse.configSchema,
+  sinkFactories.parquet.configSchema,
 ]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;

@@ -37,10 +37,22 @@ export async function buildCli(dirs: readonly string[] = ['src', 'connectors', '
 
 /**
  * Packages left outside the bundle of {@link bundleCli}, loaded from `node_modules` as `dist/` loads them:
- * native addons, and CommonJS packages that find files of their own through `__dirname` (pino's worker
+ * native addons (DuckDB's), the AWS SDK (loaded only for an S3 bucket; kept out so every start need not
+ * parse it), and CommonJS packages that find files of their own through `__dirname` (pino's worker
  * scripts, msgpackr's prebuilt binary) or trim their own frames from a stack (undici's fetch).
  */
-const UNBUNDLED = ['better-sqlite3', 'pg-native', '@valkey/valkey-glide', 'pino', 'thread-stream', 'msgpackr', 'msgpackr-extract', 'undici'];
+const UNBUNDLED = [
+  'better-sqlite3',
+  'pg-native',
+  '@valkey/valkey-glide',
+  'pino',
+  'thread-stream',
+  'msgpackr',
+  'msgpackr-extract',
+  'undici',
+  '@duckdb/node-api',
+  '@aws-sdk/client-s3',
+];
 
 /**
  * `require`, `__filename` and `__dirname` for the CommonJS packages inside the bundle. They name the

@@ -1,0 +1,87 @@
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import type { RowLayout, RowValue } from './mapping.js';
+
+/** Parquet's codecs this sink offers: both read by every engine that reads Parquet. */
+export type ParquetCompression = 'zstd' | 'snappy';
+
+/**
+ * The Parquet encoder: an in-memory DuckDB fed by its appender, whose `COPY … TO` writes each file.
+ * DuckDB's binary ships in its npm package, so nothing is downloaded. One connection, one file at
+ * a time (a file takes milliseconds; the uploads run beside it).
+ */
+export class ParquetEncoder {
+  readonly #instance: DuckDBInstance;
+  readonly #connection: DuckDBConnection;
+  readonly #compression: ParquetCompression;
+  #queue: Promise<unknown> = Promise.resolve();
+  #files = 0;
+
+  private constructor(instance: DuckDBInstance, connection: DuckDBConnection, compression: ParquetCompression) {
+    this.#instance = instance;
+    this.#connection = connection;
+    this.#compression = compression;
+  }
+
+  static async open(compression: ParquetCompression): Promise<ParquetEncoder> {
+    // No file, no extension downloads; UTC so a TIMESTAMPTZ reads back as written.
+    const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+    const connection = await instance.connect();
+    await connection.run(`SET TimeZone = 'UTC'`);
+    return new ParquetEncoder(instance, connection, compression);
+  }
+
+  /** Writes `rows` (values in `layout` order) as one Parquet file at `path`; resolves once it is closed. */
+  write(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[]): Promise<void> {
+    const task = this.#queue.then(() => this.#write(path, layout, rows));
+    this.#queue = task.catch(() => undefined);
+    return task;
+  }
+
+  async #write(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[]): Promise<void> {
+    const table = `rows_${(this.#files += 1)}`;
+    await this.#connection.run(`CREATE TABLE ${table} (${layout.ddl})`);
+    try {
+      const appender = await this.#connection.createAppender(table);
+      try {
+        for (const row of rows) appendRow(appender, layout, row);
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+      await this.#connection.run(`COPY ${table} TO '${path.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION ${this.#compression})`);
+    } finally {
+      await this.#connection.run(`DROP TABLE ${table}`);
+    }
+  }
+
+  /** Runs a query on the encoder's DuckDB (compaction reads files back through it). */
+  query(text: string): Promise<void> {
+    const task = this.#queue.then(async () => {
+      await this.#connection.run(text);
+    });
+    this.#queue = task.catch(() => undefined);
+    return task;
+  }
+
+  close(): void {
+    this.#connection.closeSync();
+    this.#instance.closeSync();
+  }
+}
+
+function appendRow(appender: DuckDBAppender, layout: RowLayout, row: readonly RowValue[]): void {
+  const { columns } = layout;
+  for (let index = 0; index < columns.length; index++) {
+    const value = row[index] ?? null;
+    if (value === null) appender.appendNull();
+    else if (typeof value === 'bigint') appender.appendBigInt(value);
+    else if (typeof value === 'boolean') appender.appendBoolean(value);
+    else if (typeof value === 'number') {
+      if ((columns[index] as { type: string }).type === 'integer') appender.appendBigInt(BigInt(value));
+      else appender.appendDouble(value);
+    }
+    // Text and ISO timestamps: DuckDB casts the text to the column's type.
+    else appender.appendVarchar(value);
+  }
+  appender.endRow();
+}
