@@ -36,7 +36,7 @@ export interface StoreContext {
 }
 
 /** The stored checkpoint and the version of its row (0 when none). */
-export interface StoredCheckpoint {
+interface StoredCheckpoint {
   readonly checkpoint: Checkpoint | undefined;
   readonly version: number;
 }

@@ -6,7 +6,7 @@ import { errorCodes, explainUnreachable } from '../../src/sink/sink-errors.js';
  * `Code: 193, e.displayText() = DB::Exception: …` (18.x) or `Code: 193. DB::Exception: … (WRONG_PASSWORD)`
  * (current); the client parses only the second form, so both are read here, by the number.
  */
-export class ClickHouseServerError extends Error {
+class ClickHouseServerError extends Error {
   override readonly name = 'ClickHouseServerError';
   /** `CLICKHOUSE_<number>`, the server's exception code, e.g. `CLICKHOUSE_81` (unknown database). */
   readonly code: string;

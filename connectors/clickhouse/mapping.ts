@@ -48,7 +48,7 @@ const MIN_DATETIME = '1970-01-01T00:00:00Z';
 const MAX_DATETIME = '2106-02-07T06:28:15Z';
 
 /** `YYYY-MM-DDTHH:MM:SSZ` (a record's timestamp) as ClickHouse's `YYYY-MM-DD HH:MM:SS`, read in the column's UTC. */
-export function toDateTime(iso: string): string {
+function toDateTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 

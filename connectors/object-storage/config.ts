@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** A local folder (`type: folder`): objects are files under `path`, written to a temporary name and renamed. */
-export const folderStoreSchema = z.strictObject({
+const folderStoreSchema = z.strictObject({
   type: z.literal('folder'),
   /** The folder; created when missing. Relative paths are from the working directory. */
   path: z.string().min(1),
@@ -15,7 +15,7 @@ const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { erro
  * secret is redacted from every output), or, when both are absent, the AWS SDK's own chain
  * (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `~/.aws/credentials`, `AWS_PROFILE`, an instance role).
  */
-export const s3StoreSchema = z
+const s3StoreSchema = z
   .strictObject({
     type: z.literal('s3'),
     bucket: bucketName,

@@ -2,7 +2,7 @@ import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sin
 import { errorCodes, explainUnreachable } from '../../src/sink/sink-errors.js';
 
 /** Stable codes of storage failures an operator can fix; the S3 service's own code is kept as `cause`. */
-export type ObjectStoreErrorCode = 'OBJECT_KEY_INVALID' | 'S3_NO_SUCH_BUCKET' | 'S3_ACCESS_DENIED' | 'S3_NO_CREDENTIALS' | 'S3_FAILED';
+type ObjectStoreErrorCode = 'OBJECT_KEY_INVALID' | 'S3_NO_SUCH_BUCKET' | 'S3_ACCESS_DENIED' | 'S3_NO_CREDENTIALS' | 'S3_FAILED';
 
 /** A storage failure, with the S3 service's answer (status, code) but never a credential. */
 export class ObjectStoreError extends Error {

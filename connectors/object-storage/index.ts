@@ -1,9 +1,9 @@
 import type { ObjectStoreConfig } from './config.js';
 import type { ObjectStore } from './store.js';
 
-export { objectStoreConfigSchema, type FolderStoreConfig, type ObjectStoreConfig, type S3StoreConfig } from './config.js';
-export { explainObjectStoreError, explainObjectStoreFailure, ObjectStoreError } from './errors.js';
-export type { ObjectStore, PutBody, PutOptions, StoredObject } from './store.js';
+export { objectStoreConfigSchema, type ObjectStoreConfig } from './config.js';
+export { explainObjectStoreError, explainObjectStoreFailure } from './errors.js';
+export type { ObjectStore } from './store.js';
 
 /**
  * Opens the folder or bucket a config names. The AWS SDK is loaded only for `type: s3`, so a run

@@ -171,10 +171,10 @@ export class S3Store implements ObjectStore {
 }
 
 /** The stream cut into parts of exactly `size` bytes (the last one shorter); one part in memory at a time. */
-async function* partsOf(body: Readable, size: number): AsyncGenerator<Buffer, void, undefined> {
+async function* partsOf(upload: Readable, size: number): AsyncGenerator<Buffer, void, undefined> {
   let pending: Buffer[] = [];
   let length = 0;
-  for await (const chunk of body) {
+  for await (const chunk of upload) {
     let data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     while (length + data.byteLength >= size) {
       const take = size - length;

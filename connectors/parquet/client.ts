@@ -2,7 +2,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import type { RowLayout, RowValue } from './mapping.js';
 
 /** Parquet's codecs this sink offers: both read by every engine that reads Parquet. */
-export type ParquetCompression = 'zstd' | 'snappy';
+type ParquetCompression = 'zstd' | 'snappy';
 
 /**
  * The Parquet encoder: an in-memory DuckDB fed by its appender, whose `COPY … TO` writes each file.

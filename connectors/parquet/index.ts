@@ -4,7 +4,7 @@ import { objectStorePlace } from '../object-storage/index.js';
 import { parquetConfigSchema, type ParquetConfig } from './config.js';
 import { explainParquetFailure } from './errors.js';
 
-export { parquetConfigSchema, type ParquetConfig } from './config.js';
+export { parquetConfigSchema } from './config.js';
 
 function describeParquet(config: ParquetConfig): SinkDescription {
   const { key, shown } = objectStorePlace(config.storage);

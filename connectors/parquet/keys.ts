@@ -10,7 +10,7 @@ import type { StreamTable } from '../../src/sink/sink.js';
  */
 
 /** The folder of one stream's files for one business (a prefix to list). */
-export function businessPrefix(table: StreamTable, businessId: string): string {
+function businessPrefix(table: StreamTable, businessId: string): string {
   return `stream=${table.table}/business=${businessId}/`;
 }
 

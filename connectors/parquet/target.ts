@@ -13,7 +13,7 @@ import { dayOf, partitionPrefix, partName } from './keys.js';
 import { deletionRow, recordRow, refusal, rowLayout, VERSION_COLUMN, type RowValue } from './mapping.js';
 import { VersionClock } from './versions.js';
 
-export interface ParquetTargetOptions {
+interface ParquetTargetOptions {
   readonly storage: ObjectStore;
   readonly encoder: ParquetEncoder;
   /** The state store's checkpoints: a file is named from the one its batch starts at. */

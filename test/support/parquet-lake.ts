@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mirrorQuery } from '../../connectors/parquet/mirror.js';
+import { mirrorQuery } from './parquet-mirror-query.js';
 import type { ObjectStore } from '../../connectors/object-storage/index.js';
 import type { StreamTable } from '../../src/sink/sink.js';
 
@@ -27,7 +27,7 @@ export async function downloadObjects(store: ObjectStore, prefix = ''): Promise<
 
 /**
  * The mirror of one stream table read from a local copy of the lake with the documented query
- * (`connectors/parquet/mirror.ts`), ordered by business and id; [] when the stream has no file.
+ * (`test/support/parquet-mirror-query.ts`), ordered by business and id; [] when the stream has no file.
  */
 export async function readMirror(folder: string, table: StreamTable, where = 'true'): Promise<MirrorRow[]> {
   const instance = await DuckDBInstance.create(':memory:');

@@ -27,7 +27,7 @@ interface Mirror {
   readonly deleted: string[];
 }
 
-/** The documented read (connectors/parquet/mirror.ts) of every business's calls, after every process ended. */
+/** The documented read (test/support/parquet-mirror-query.ts) of every business's calls, after every process ended. */
 async function readLake(storage: ObjectStoreConfig, simulator: Simulator): Promise<Record<string, Mirror>> {
   const store = await openObjectStore(storage);
   const copy = await downloadObjects(store);
