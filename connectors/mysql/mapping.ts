@@ -34,7 +34,8 @@ const TIMESTAMP = `'^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01]
  */
 function timestamp(t: string): string {
   const lastDay = `day(last_day(concat(substr(${t}, 1, 7), '-01')))`;
-  const zone = `regexp_substr(${t}, '[+-][0-9]{2}:?[0-9]{2}$')`;
+  // No match is NULL on MySQL and '' on MariaDB.
+  const zone = `nullif(regexp_substr(${t}, '[+-][0-9]{2}:?[0-9]{2}$'), '')`;
   const minutes = `case when ${zone} is null then 0 else (case when ${zone} like '-%' then -1 else 1 end) * (cast(substr(${zone}, 2, 2) as signed) * 60 + cast(right(${zone}, 2) as signed)) end`;
   const local = `cast(concat(substr(${t}, 1, 10), ' ', substr(${t}, 12, 8)) as datetime)`;
   return (
