@@ -14,6 +14,7 @@ import { benchFreshness } from './fig-freshness.js';
 import { benchHubSpot } from './fig-hubspot.js';
 import { benchIncremental } from './fig-incremental.js';
 import { benchMemory } from './fig-memory.js';
+import { benchMysql } from './fig-mysql.js';
 import { benchReplicas } from './fig-replicas.js';
 import { benchSalesforce } from './fig-salesforce.js';
 import { benchScheduler } from './fig-scheduler.js';
@@ -41,6 +42,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['hubspot', 'hubspot throughput at HubSpot limits', benchHubSpot],
   ['9', 'salesforce: API requests per 1,000 records', benchSalesforce],
   ['clickhouse', 'clickhouse: throughput vs raw insert, peak RSS', benchClickHouse],
+  ['mysql', 'mysql: pipeline against a raw multi-row upsert, peak RSS', benchMysql],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

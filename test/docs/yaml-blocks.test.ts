@@ -20,6 +20,7 @@ const ENV: NodeJS.ProcessEnv = {
   ACME_V2_TOKEN: `v2_${'b2'.repeat(20)}`,
   ACME_WEBHOOK_SECRET: 'acme-webhook-secret-0123456789',
   DATABASE_URL: 'postgres://callsync:db-pass@db:5432/callsync',
+  MYSQL_URL: 'mysql://callsync:db-pass@db:3306/callsync',
   STATUS_TOKEN: 'status-token-value-0123456789',
   WEBHOOK_SECRET: 'webhook-secret-0123456789abcdef',
   WEBHOOK_RECEIVER_SECRET: 'receiver-secret-0123456789abcdef',
