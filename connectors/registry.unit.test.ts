@@ -17,6 +17,7 @@ describe('sinkConfigSchema', () => {
     [{ type: 'postgres', url: 'postgres://db/x', schema: 'Drop Table' }, /schema/],
     [{ type: 'postgres', url: 'postgres://db/x', schema: `s${'x'.repeat(63)}` }, /schema/],
     [{ type: 'oracle', url: 'oracle://db' }, /type/],
+    [{ type: 'mysql', url: 'mysql://u:pw@db:3306' }, /expected a mysql:\/\/user@host:3306\/database URL/],
     [{ type: 'sqlite' }, /path/],
     [{ type: 'postgres', url: 'postgress://u:pw@db/x' }, /expected a postgres:\/\/ or postgresql:\/\/ URL/],
   ])('rejects %j naming the problem', (config, problem) => {
@@ -37,6 +38,9 @@ describe('describeSink: each connector names its own sink', () => {
     const postgres = sink({ type: 'postgres', url: 'postgres://app:s3cret-pw@db.example:5432/warehouse?sslmode=require', schema: 'callsync' });
     expect(postgres.lockName).toBe('postgres:db.example:5432/warehouse#callsync');
     expect(JSON.stringify(postgres)).not.toContain('s3cret-pw');
+    const mysql = sink({ type: 'mysql', url: 'mysql://app:s3cret-pw@db.example:3306/warehouse' });
+    expect([mysql.lockName, mysql.shown]).toEqual(['mysql:db.example:3306/warehouse', 'mysql://db.example:3306/warehouse']);
+    expect(JSON.stringify(mysql)).not.toContain('s3cret-pw');
     expect(sink({ type: 'sqlite', path: './data/x.db' }).lockName).toBe(`sqlite:${resolve('data/x.db')}`);
     expect(sink({ type: 'sqlite', path: 'data/../data/x.db' }).lockName).toBe(sink({ type: 'sqlite', path: './data/x.db' }).lockName);
     expect(sink({ type: 'sqlite', path: '/a.db' }).lockName).not.toBe(sink({ type: 'sqlite', path: '/b.db' }).lockName);
