@@ -2,12 +2,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { postgresUrl, uniqueName } from '../integration/services.js';
 import type { SinkConfig } from '../../connectors/registry.js';
+import { freshMysqlDatabase } from './mysql-database.js';
 
 /** A SQL sink config on fresh storage (a new file, a new schema); its removal is pushed onto `cleanups`. */
-export async function freshSqlConfig(dialect: 'sqlite' | 'postgres', cleanups: (() => Promise<void>)[]): Promise<SinkConfig> {
+export async function freshSqlConfig(dialect: 'sqlite' | 'postgres' | 'mysql', cleanups: (() => Promise<void>)[]): Promise<SinkConfig> {
+  if (dialect === 'mysql') {
+    const database = await freshMysqlDatabase('sql');
+    cleanups.push(() => database.drop());
+    return { type: 'mysql', url: database.url };
+  }
   if (dialect === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'callsync-sql-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -34,6 +41,17 @@ export async function querySql(config: SinkConfig, statements: (t: (name: string
       }
     } finally {
       db.close();
+    }
+    return rows;
+  }
+  if (config.type === 'mysql') {
+    // Double-quoted identifiers, as the sink's own connections read them.
+    const connection = await mysql.createConnection({ uri: config.url, charset: 'UTF8MB4_BIN' });
+    try {
+      await connection.query("set session sql_mode = 'ANSI_QUOTES,STRICT_ALL_TABLES'");
+      for (const text of statements((name) => `"${name}"`)) rows = (await connection.query(text))[0] as Record<string, unknown>[];
+    } finally {
+      await connection.end();
     }
     return rows;
   }

@@ -94,7 +94,7 @@ afterAll(async () => {
   await simulator.close();
 });
 
-describe.each(['sqlite', 'postgres'] as const)('call columns in %s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('call columns in %s', (dialect) => {
   it("stores every call's duration, status, updated_at and tracking number as served", async () => {
     const sink = await freshSqlConfig(dialect, cleanups);
     const run = await backfillOnce(configFor(simulator, sink));

@@ -44,7 +44,7 @@ async function expectMigratedOnce(config: SinkConfig): Promise<void> {
   ]);
 }
 
-describe.each(['sqlite', 'postgres'] as const)('concurrent prepare (%s)', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('concurrent prepare (%s)', (dialect) => {
   it(`${String(WORKERS)} processes starting at once on fresh storage all start and migrate once`, async () => {
     const config = await freshSqlConfig(dialect, cleanups);
     // Module loading takes a moment; every child then waits for the same instant before preparing.

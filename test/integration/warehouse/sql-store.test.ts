@@ -32,7 +32,7 @@ function wideRecord(id: number, bad = false): SyncRecord {
   return { businessId: 'acme', id: `w${id}`, source: 'v1', fields, raw: { id } };
 }
 
-describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('SQL sink (%s)', (dialect) => {
   it('keeps rows, checkpoints and migrations across restarts', async () => {
     const config = await freshSqlConfig(dialect, cleanups);
     const first = await open(config);
@@ -49,7 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
 
   it("reads a column's distinct stored values of one business, without deleted rows", async () => {
     const config = await freshSqlConfig(dialect, cleanups);
-    if (config.type !== 'sqlite' && config.type !== 'postgres') throw new Error('a SQL config');
+    if (config.type !== 'sqlite' && config.type !== 'postgres' && config.type !== 'mysql') throw new Error('a SQL config');
     const store = await openStateStore(config, logger);
     cleanups.push(() => store.close());
     const numbers: StreamTable = { stream: 'numbers', table: 'numbers', columns: [{ name: 'number', type: 'text' }] };
@@ -102,8 +102,9 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
       // The report views of migration 005 read deleted_at; a database from before 003 had neither.
       `drop view ${t('calls_daily')}`,
       `drop view ${t('calls_by_tracking_number')}`,
-      `drop index ${t('calls_deleted_at_idx')}`,
-      `drop index ${t('sms_deleted_at_idx')}`,
+      // MySQL names an index's table.
+      `drop index ${t('calls_deleted_at_idx')}${dialect === 'mysql' ? ` on ${t('calls')}` : ''}`,
+      `drop index ${t('sms_deleted_at_idx')}${dialect === 'mysql' ? ` on ${t('sms')}` : ''}`,
       `alter table ${t('calls')} drop column deleted_at`,
       `alter table ${t('sms')} drop column deleted_at`,
       `delete from ${t('kysely_migration')} where name in ('003_deleted_at', '004_call_details', '005_report_views', '006_deleted_at_index')`,
@@ -127,7 +128,7 @@ describe.each(['sqlite', 'postgres'] as const)('SQL sink (%s)', (dialect) => {
   });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('SQL sink write path (%s)', (dialect) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('SQL sink write path (%s)', (dialect) => {
   const events: StreamTable = {
     stream: 'events',
     table: 'events',
