@@ -50,7 +50,7 @@ export function openMysqlDriver(config: MysqlSinkConfig, logger: Logger): MysqlD
  * counts an inserted row 1, a changed row 2 and an unchanged one 0, and a multi-row insert says
  * `Duplicates: n` (the changed rows) in its info; a one-row statement has no info, and 2 is one change.
  */
-function changedRows(header: Pick<ResultSetHeader, 'affectedRows' | 'info'>): number {
+export function changedRows(header: Pick<ResultSetHeader, 'affectedRows' | 'info'>): number {
   const duplicates = /Duplicates: (\d+)/.exec(header.info);
   if (duplicates !== null) return header.affectedRows - Number(duplicates[1]);
   return header.affectedRows === 2 ? 1 : header.affectedRows;
