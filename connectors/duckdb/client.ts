@@ -43,8 +43,10 @@ export async function openDuckDbDriver(config: DuckdbSinkConfig): Promise<DuckDb
   try {
     for (let index = 0; index < 3; index++) connections.push(await connect(instance));
     const [write, read, ddl] = connections as [DuckDBConnection, DuckDBConnection, DuckDBConnection];
-    // A setting of the database, not the connection: it bounds the buffer pool the sink's RSS includes.
+    // Settings of the database, not the connection. The buffer pool is part of the sink's RSS; the
+    // sink's statements are small merges, and one thread keeps DuckDB's per-thread caches out of it.
     await write.run(`set memory_limit = '${config.memoryLimit ?? DEFAULT_MEMORY_LIMIT}'`);
+    await write.run('set threads = 1');
     return new DuckDbDriver(instance, write, read, ddl);
   } catch (error) {
     for (const connection of connections) connection.closeSync();

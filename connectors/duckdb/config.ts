@@ -7,7 +7,7 @@ export const duckdbConfigSchema = z.strictObject({
   path: z.string().min(1),
   /**
    * Most memory DuckDB's buffer pool may take, in DuckDB's words (`256MB`, `1GB`).
-   * @defaultValue '256MB' (DuckDB's own default is 80 % of the machine's memory)
+   * @defaultValue '128MB' (DuckDB's own default is 80 % of the machine's memory)
    */
   memoryLimit: z
     .string()
@@ -18,4 +18,4 @@ export const duckdbConfigSchema = z.strictObject({
 export type DuckdbSinkConfig = z.infer<typeof duckdbConfigSchema>;
 
 /** @defaultValue for {@link DuckdbSinkConfig.memoryLimit} */
-export const DEFAULT_MEMORY_LIMIT = '256MB';
+export const DEFAULT_MEMORY_LIMIT = '128MB';

@@ -109,11 +109,10 @@ export function recordStagedUpsertSql(adapter: SqlAdapter, table: StreamTable, s
   );
 }
 
-/** The statements of a staged upsert of one table: the staging table's name, its creation, emptying and merge. */
+/** The statements of a staged upsert of one table: the staging table's name, its (re)creation and the merge. */
 interface StagedUpsert {
   readonly stage: string;
   readonly create: string;
-  readonly clear: string;
   readonly merge: string;
 }
 
@@ -221,14 +220,13 @@ export class StatementCache {
   }
 
   /**
-   * Staged adapters: creates the table's temporary staging table on the transaction's connection
-   * when missing (named by the table and its columns, so a column added later gets a new one) and
-   * empties it, ready for {@link appendToStage}.
+   * Staged adapters: creates the table's temporary staging table afresh on the transaction's
+   * connection (named by the table and its columns, so a column added later gets a new one), ready
+   * for {@link appendToStage}. Replaced rather than emptied: DuckDB keeps deleted rows of a
+   * temporary table in memory, which a long backfill would accumulate.
    */
   async openStage(executor: SqlExecutor, table: StreamTable): Promise<void> {
-    const { create, clear } = this.#stagedUpsert(table);
-    await executor.run(create, []);
-    await executor.run(clear, []);
+    await executor.run(this.#stagedUpsert(table).create, []);
   }
 
   /** Appends `records` to the staging table through the driver's bulk path; a refused value appends none of them. */
@@ -251,8 +249,7 @@ export class StatementCache {
       const columns = recordColumns(table).map(quoteIdentifier).join(', ');
       staged = {
         stage,
-        create: `create temp table if not exists ${quoteIdentifier(stage)} as select ${columns} from ${qualifiedTable(this.#adapter, table.table)} limit 0`,
-        clear: `delete from ${quoteIdentifier(stage)}`,
+        create: `create or replace temp table ${quoteIdentifier(stage)} as select ${columns} from ${qualifiedTable(this.#adapter, table.table)} limit 0`,
         merge: recordStagedUpsertSql(this.#adapter, table, stage),
       };
       this.#staged.set(key, staged);

@@ -79,6 +79,7 @@ async function required(name: string): Promise<string[]> {
 const EXPECTED_SINK: Record<string, string> = {
   'compose-callsync.yaml': 'postgres',
   'demo.yaml': 'sqlite',
+  'duckdb.yaml': 'duckdb',
   'hubspot.yaml': 'hubspot',
   'postgres.yaml': 'postgres',
   'run-hooks.yaml': 'postgres',
