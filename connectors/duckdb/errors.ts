@@ -18,8 +18,8 @@ export class DuckDbError extends Error {
   }
 }
 
-/** What DuckDB says when another process holds the file (POSIX lock), and the holder's PID. */
-const LOCKED = /Could not set lock on file .*Conflicting lock is held in .*\(PID (\d+)\)/s;
+/** What DuckDB says when another process holds the file (a POSIX lock). */
+const LOCKED = /Could not set lock on file .*Conflicting lock is held in /s;
 const CANNOT_OPEN = /Cannot open (database )?file|Permission denied|Read-only file system|Is a directory|Not a directory/;
 const DISK_FULL = /No space left on device|Disk quota exceeded/;
 
@@ -36,15 +36,6 @@ function classify(error: unknown): DuckDbErrorCode | undefined {
 export function duckDbFailure(error: unknown): unknown {
   const code = classify(error);
   return code === undefined ? error : new DuckDbError(code, error);
-}
-
-/** The PID DuckDB names as the holder of the file's lock, when the failure is that. */
-export function lockHolder(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 6; depth += 1, current = current.cause) {
-    const match = LOCKED.exec(current.message);
-    if (match !== null) return match[1];
-  }
-  return undefined;
 }
 
 /** DuckDB's failures an operator can fix: the file held by another process, a path it cannot write, a full disk. */

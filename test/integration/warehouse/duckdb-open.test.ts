@@ -7,6 +7,7 @@ import { duckdbSinkFactory } from '../../../connectors/duckdb/index.js';
 import type { Sink } from '../../../src/sink/sink.js';
 import { runCli } from '../support/cli-process.js';
 import { freePort } from '../../support/free-port.js';
+import { redisUrl, uniqueName } from '../services.js';
 import { voicemailRecord, voicemailsTable } from '../sink-conformance/fixtures.js';
 
 const API_KEY = 'ctk_live_5f1d0c8e2b7a4d3c9e6f1a0b8c7d6e5f4a3b2c1d';
@@ -23,6 +24,7 @@ describe('DuckDB file: one process at a time, and paths it cannot open, said in 
         upstream: { baseUrl: `http://127.0.0.1:${deadPort}`, retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 10 } },
         businesses: [{ name: 'biz-1', apiKey: API_KEY, streams: ['calls'] }],
         sink: { type: 'duckdb', path },
+        redis: { url: redisUrl, prefix: uniqueName('duckdb-open') },
         log: { level: 'warn' },
       }),
     );
@@ -36,7 +38,7 @@ describe('DuckDB file: one process at a time, and paths it cannot open, said in 
 
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('refuses a second process at once while one holds the file (a second replica or backfill), and the holder keeps every row', async () => {
+  it('refuses a second process at once while one holds the file (a second run replica, a backfill), and the holder keeps every row', async () => {
     const path = join(directory, 'held.duckdb');
     const holder: Sink = await duckdbSinkFactory.create({ type: 'duckdb', path }, { logger: pino({ level: 'silent' }) });
     try {
@@ -56,6 +58,11 @@ describe('DuckDB file: one process at a time, and paths it cannot open, said in 
       const backfill = await runCli(['backfill', '--config', config, '--no-progress']);
       expect(backfill.stderr).toBe(lines);
       expect(backfill.code).toBe(4);
+
+      // A second `run` replica stops at start, before it takes any job.
+      const replica = await runCli(['run', '--config', config]);
+      expect(replica.stderr).toBe(lines);
+      expect(replica.code).toBe(4);
 
       expect(await holder.records.count('biz-1', table)).toBe(3);
       await holder.write({ businessId: 'biz-1', table, records: [voicemailRecord('biz-1', 'd')], deadLetters: [] }, { page: 2 });
