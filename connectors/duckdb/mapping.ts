@@ -21,10 +21,10 @@ function jsonPath(path: readonly string[]): string {
 const TIMESTAMP = `'[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])?'`;
 const NUMBER_TYPES = `('BIGINT', 'UBIGINT', 'DOUBLE')`;
 
-/** `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH:MM|±HHMM]` on a real calendar day (try_cast refuses 02-30), UTC when no zone is given. */
+/** `YYYY-MM-DD[T ]HH:MM:SS[.fff][Z|±HH:MM|±HHMM]` on a real calendar day (try_cast refuses 02-30), UTC when no zone is given; upper-cased, as DuckDB reads no `t` or `z`. */
 function timestamp(t: string): string {
   const zoned = `case when regexp_matches(${t}, '([Zz]|[+-][0-9]{2}:?[0-9]{2})$') then ${t} else ${t} || 'Z' end`;
-  return `case when regexp_full_match(${t}, ${TIMESTAMP}) and substr(${t}, 1, 4) <> '0000' then try_cast(${zoned} as timestamptz) end`;
+  return `case when regexp_full_match(${t}, ${TIMESTAMP}) and substr(${t}, 1, 4) <> '0000' then try_cast(upper(${zoned}) as timestamptz) end`;
 }
 
 /** Whole seconds from digits, `H:MM:SS` or `M:SS` (as `parseDuration`). */
