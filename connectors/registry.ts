@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Sink, SinkDeps, SinkDescription, SinkFactory, SinkFailureExplanation } from '../src/sink/sink.js';
 import { clickhouseSinkFactory } from './clickhouse/index.js';
+import { duckdbSinkFactory } from './duckdb/index.js';
 import { hubspotSinkFactory } from './hubspot/index.js';
 import { mysqlSinkFactory } from './mysql/index.js';
 import { parquetSinkFactory } from './parquet/index.js';
@@ -23,6 +24,7 @@ export const sinkFactories = {
   mysql: mysqlSinkFactory,
   clickhouse: clickhouseSinkFactory,
   parquet: parquetSinkFactory,
+  duckdb: duckdbSinkFactory,
 } as const;
 
 type SinkType = keyof typeof sinkFactories;
@@ -37,6 +39,7 @@ export const sinkConfigSchema = z.discriminatedUnion('type', [
   sinkFactories.mysql.configSchema,
   sinkFactories.clickhouse.configSchema,
   sinkFactories.parquet.configSchema,
+  sinkFactories.duckdb.configSchema,
 ]);
 
 export type SinkConfig = z.infer<typeof sinkConfigSchema>;

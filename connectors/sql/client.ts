@@ -48,6 +48,12 @@ export interface SqlExecutor {
    * one multi-row statement per chunk instead.
    */
   runEach?(sql: string, parameterRows: readonly (readonly unknown[])[]): Promise<number>;
+  /**
+   * Appends rows to the temporary table `table` through the database's bulk path, inside the open
+   * transaction (adapters with `supportsStagedUpsert`). A value the database refuses rejects the
+   * call, appends none of its rows and leaves the transaction usable.
+   */
+  append?(table: string, rows: readonly (readonly unknown[])[]): Promise<void>;
 }
 
 /** A dialect's connections. */

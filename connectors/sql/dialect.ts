@@ -47,6 +47,14 @@ export interface SqlAdapter {
    * and a failure this calls "that index is already there" is not one.
    */
   isDuplicateIndex?(error: unknown): boolean;
+  /**
+   * True when records are upserted by appending them to a temporary staging table through the
+   * driver's bulk path (`SqlExecutor.append`: DuckDB's appender) and merging that table in one
+   * statement. A value the append refuses fails that append alone, never the transaction, so a
+   * refused row needs no savepoint (DuckDB has none).
+   * @defaultValue false
+   */
+  readonly supportsStagedUpsert?: boolean;
   /** Column type for a stream column type. */
   columnType(type: ColumnType): string;
   /**

@@ -96,6 +96,27 @@ export function recordUnnestUpsertSql(adapter: SqlAdapter, table: StreamTable): 
 }
 
 /**
+ * Upsert of every row of the staging table `stage` (adapters with `supportsStagedUpsert`), which
+ * holds the record columns in {@link recordColumns} order. Same conflict rule as {@link recordUpsertSql}.
+ */
+export function recordStagedUpsertSql(adapter: SqlAdapter, table: StreamTable, stage: string): string {
+  const columns = recordColumns(table).map(quoteIdentifier);
+  const updated = columns.slice(2);
+  const differs = updated.slice(0, -1).map((column) => adapter.differs(`t.${column}`, `excluded.${column}`));
+  return (
+    `insert into ${qualifiedTable(adapter, table.table)} as t (${columns.join(', ')}) ` +
+    `select ${columns.join(', ')} from ${quoteIdentifier(stage)} ${onConflict(updated, differs.join(' or '))}`
+  );
+}
+
+/** The statements of a staged upsert of one table: the staging table's name, its (re)creation and the merge. */
+interface StagedUpsert {
+  readonly stage: string;
+  readonly create: string;
+  readonly merge: string;
+}
+
+/**
  * How many of the given rows (bound as the upserts bind them) are stored as the upsert's conflict rule would leave them, not deleted.
  */
 function recordsHeldSql(adapter: SqlAdapter, table: StreamTable, rows: number): string {
@@ -160,6 +181,7 @@ export class StatementCache {
   readonly checkpointAdvance: NamedStatement;
   readonly #adapter: SqlAdapter;
   readonly #upserts = new Map<string, NamedStatement>();
+  readonly #staged = new Map<string, StagedUpsert>();
 
   constructor(adapter: SqlAdapter) {
     this.#adapter = adapter;
@@ -169,7 +191,7 @@ export class StatementCache {
 
   /** Records one upsert statement takes: any number with `unnest`, else as many as fit under the bind-parameter limit. */
   rowsPerStatement(table: StreamTable): number {
-    if (this.#adapter.supportsUnnestUpsert) return Number.POSITIVE_INFINITY;
+    if (this.#adapter.supportsUnnestUpsert || this.#adapter.supportsStagedUpsert === true) return Number.POSITIVE_INFINITY;
     return Math.max(1, Math.floor(this.#adapter.maxBindParameters / recordColumns(table).length));
   }
 
@@ -178,7 +200,12 @@ export class StatementCache {
    * one-row statement per record); resolves with the rows inserted or changed. `rawTexts[i]`,
    * when given, is `records[i].raw` as JSON text already (the managed sink made it once).
    */
-  runUpsert(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string, rawTexts?: readonly string[]): Promise<number> {
+  async runUpsert(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string, rawTexts?: readonly string[]): Promise<number> {
+    if (this.#adapter.supportsStagedUpsert === true) {
+      await this.openStage(executor, table);
+      await this.appendToStage(executor, table, records, now, rawTexts);
+      return this.mergeStage(executor, table);
+    }
     if (this.#adapter.supportsUnnestUpsert) {
       const { text, name } = this.#upsert(table, 'unnest', () => recordUnnestUpsertSql(this.#adapter, table));
       return executor.run(text, columnValues(table, records, now, rawTexts), name);
@@ -190,6 +217,44 @@ export class StatementCache {
     }
     const { text, name } = this.#upsert(table, String(records.length), () => recordUpsertSql(this.#adapter, table, records.length));
     return executor.run(text, rows.flat(), name);
+  }
+
+  /**
+   * Staged adapters: creates the table's temporary staging table afresh on the transaction's
+   * connection (named by the table and its columns, so a column added later gets a new one), ready
+   * for {@link appendToStage}. Replaced rather than emptied: DuckDB keeps deleted rows of a
+   * temporary table in memory, which a long backfill would accumulate.
+   */
+  async openStage(executor: SqlExecutor, table: StreamTable): Promise<void> {
+    await executor.run(this.#stagedUpsert(table).create, []);
+  }
+
+  /** Appends `records` to the staging table through the driver's bulk path; a refused value appends none of them. */
+  appendToStage(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string, rawTexts?: readonly string[]): Promise<void> {
+    if (executor.append === undefined) throw new Error('the adapter stages upserts but its driver offers no append');
+    return executor.append(this.#stagedUpsert(table).stage, rowValues(table, records, now, rawTexts));
+  }
+
+  /** Merges the staging table into the stream table in one statement; resolves with the rows inserted or changed. */
+  mergeStage(executor: SqlExecutor, table: StreamTable): Promise<number> {
+    return executor.run(this.#stagedUpsert(table).merge, []);
+  }
+
+  #stagedUpsert(table: StreamTable): StagedUpsert {
+    const key = `${table.table}/${table.columns.map((column) => `${column.name}:${column.type}`).join(',')}`;
+    let staged = this.#staged.get(key);
+    if (staged === undefined) {
+      if (this.#staged.size >= MAX_CACHED_UPSERTS) this.#staged.clear();
+      const stage = `callsync_stage_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+      const columns = recordColumns(table).map(quoteIdentifier).join(', ');
+      staged = {
+        stage,
+        create: `create or replace temp table ${quoteIdentifier(stage)} as select ${columns} from ${qualifiedTable(this.#adapter, table.table)} limit 0`,
+        merge: recordStagedUpsertSql(this.#adapter, table, stage),
+      };
+      this.#staged.set(key, staged);
+    }
+    return staged;
   }
 
   /** {@link recordsHeldSql} for `records`: one `unnest`, else a statement per {@link HELD_ROWS} rows and one a row left over. */

@@ -147,6 +147,19 @@ async function writeBatch(executor: SqlExecutor, adapter: SqlAdapter, statements
     const size = statements.rowsPerStatement(table);
     const textParts = rawTexts === undefined ? undefined : chunks(rawTexts, size);
     for (const [index, part] of chunks(records, size).entries()) changed += await statements.runUpsert(executor, table, part, now, textParts?.[index]);
+  } else if (adapter.supportsStagedUpsert === true) {
+    // A refused append leaves the transaction usable: each row is appended alone, then one merge.
+    await statements.openStage(executor, table);
+    for (const [index, record] of records.entries()) {
+      const text = rawTexts?.[index];
+      try {
+        await statements.appendToStage(executor, table, [record], now, text === undefined ? undefined : [text]);
+      } catch (rowError) {
+        if (!adapter.isRecordRejection(rowError)) throw rowError;
+        refused.push({ businessId: record.businessId, stream: table.stream, reason: adapter.rejectionReason(rowError), raw: record.raw });
+      }
+    }
+    changed = await statements.mergeStage(executor, table);
   } else {
     for (const [index, record] of records.entries()) {
       const text = rawTexts?.[index];

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../support/child-process.js';
 import { benchBudgetBackfill } from './fig-budget-backfill.js';
 import { benchClickHouse } from './fig-clickhouse.js';
+import { benchDuckDb } from './fig-duckdb.js';
 import { benchFreshness } from './fig-freshness.js';
 import { benchHubSpot } from './fig-hubspot.js';
 import { benchIncremental } from './fig-incremental.js';
@@ -43,6 +44,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['9', 'salesforce: API requests per 1,000 records', benchSalesforce],
   ['clickhouse', 'clickhouse: throughput vs raw insert, peak RSS', benchClickHouse],
   ['mysql', 'mysql: pipeline against a raw multi-row upsert, peak RSS', benchMysql],
+  ['duckdb', 'duckdb: throughput against the appender and merge, peak RSS', benchDuckDb],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

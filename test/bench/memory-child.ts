@@ -5,6 +5,7 @@
  * stdout when done.
  */
 import { readFileSync } from 'node:fs';
+import type { SinkConfig } from '../../connectors/registry.js';
 import { backfillOnce } from './backfill-once.js';
 import { benchConfig, type UpstreamInfo } from '../support/bench-config.js';
 
@@ -13,8 +14,8 @@ function highWaterMark(): number | undefined {
   return match === null ? undefined : Number(match[1]) * 1024;
 }
 
-const [upstreamJson, path] = process.argv.slice(2);
-if (upstreamJson === undefined || path === undefined) throw new Error('usage: memory-child.ts <upstream JSON> <sqlite path>');
+const [upstreamJson, path, sinkJson] = process.argv.slice(2);
+if (upstreamJson === undefined || path === undefined) throw new Error('usage: memory-child.ts <upstream JSON> <sqlite path> [sink JSON instead]');
 const upstream = JSON.parse(upstreamJson) as UpstreamInfo;
 const startRss = process.memoryUsage().rss;
 let peakRss = startRss;
@@ -28,7 +29,13 @@ const sampler = setInterval(() => {
   peakHeapUsed = Math.max(peakHeapUsed, usage.heapUsed);
   peakExternal = Math.max(peakExternal, usage.external);
 }, 100);
-const run = await backfillOnce(benchConfig(upstream, { type: 'sqlite', path }, { streams: ['calls'], rateLimit: false, concurrency: 1 }));
+const run = await backfillOnce(
+  benchConfig(upstream, sinkJson === undefined ? { type: 'sqlite', path } : (JSON.parse(sinkJson) as SinkConfig), {
+    streams: ['calls'],
+    rateLimit: false,
+    concurrency: 1,
+  }),
+);
 clearInterval(sampler);
 const tail = samples.slice(Math.floor(samples.length / 2));
 process.stdout.write(

@@ -80,6 +80,7 @@ async function required(name: string): Promise<string[]> {
 const EXPECTED_SINK: Record<string, string> = {
   'compose-callsync.yaml': 'postgres',
   'demo.yaml': 'sqlite',
+  'duckdb.yaml': 'duckdb',
   'hubspot.yaml': 'hubspot',
   'mysql.yaml': 'mysql',
   'postgres.yaml': 'postgres',

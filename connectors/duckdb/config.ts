@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** The `sink:` section for DuckDB. Unknown keys are an error that names them. */
+export const duckdbConfigSchema = z.strictObject({
+  type: z.literal('duckdb'),
+  /** Database file; its parent directory is created. One process opens it at a time. */
+  path: z.string().min(1),
+  /**
+   * Most memory DuckDB's buffer pool may take, in DuckDB's words (`256MB`, `1GB`).
+   * @defaultValue '128MB' (DuckDB's own default is 80 % of the machine's memory)
+   */
+  memoryLimit: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB or 1GB')
+    .optional(),
+});
+
+export type DuckdbSinkConfig = z.infer<typeof duckdbConfigSchema>;
+
+/** @defaultValue for {@link DuckdbSinkConfig.memoryLimit} */
+export const DEFAULT_MEMORY_LIMIT = '128MB';
