@@ -86,7 +86,7 @@ class PreparedCache {
  * that touch the same row. The reads of every poll run on their own connection, which sees only
  * committed rows (DuckDB's MVCC); kysely has a third.
  */
-export class DuckDbDriver implements SqlDriver {
+class DuckDbDriver implements SqlDriver {
   readonly db: Kysely<SinkDatabase>;
   readonly #instance: DuckDBInstance;
   readonly #write: DuckDBConnection;

@@ -5,7 +5,7 @@ import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sin
  * driver wraps the ones an operator or the write path acts on in {@link DuckDbError}, whose `code`
  * the shared failure reading (`errorCodes`) and {@link explainDuckDbFailure} see.
  */
-export type DuckDbErrorCode = 'DUCKDB_LOCKED' | 'DUCKDB_CANNOT_OPEN' | 'DUCKDB_DISK_FULL' | 'DUCKDB_VALUE_REFUSED';
+type DuckDbErrorCode = 'DUCKDB_LOCKED' | 'DUCKDB_CANNOT_OPEN' | 'DUCKDB_DISK_FULL' | 'DUCKDB_VALUE_REFUSED';
 
 /** A DuckDB failure with a stable code; the DuckDB error is its `cause` and its message is DuckDB's. */
 export class DuckDbError extends Error {

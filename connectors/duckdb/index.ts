@@ -10,7 +10,7 @@ import { explainDuckDbFailure } from './errors.js';
  * DuckDB opening itself, for its sink and for a connector's `state:`. @duckdb/node-api (and its
  * native binary) loads on the first open, so a run that writes elsewhere never loads it.
  */
-export const duckdbDialect = {
+const duckdbDialect = {
   type: 'duckdb' as const,
   configSchema: duckdbConfigSchema,
   open: async (config: DuckdbSinkConfig) => (await import('./target.js')).openDuckDbStore(config),
