@@ -24,6 +24,8 @@ export class FolderStore implements ObjectStore {
   readonly root: string;
   readonly stagingDirectory: string;
   readonly #staging: string;
+  /** Directories known to exist: a put into one skips its `mkdir`. */
+  readonly #made = new Set<string>();
 
   private constructor(root: string) {
     this.root = root;
@@ -47,23 +49,35 @@ export class FolderStore implements ObjectStore {
 
   async put(key: string, body: PutBody): Promise<StoredObject> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = join(this.#staging, `${randomUUID()}.tmp`);
+    const folder = dirname(path);
+    if (!this.#made.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      this.#made.add(folder);
+    }
+    // A file the caller prepared in staging is renamed from where it is: no copy, no second rename.
+    const prepared = !(body instanceof Uint8Array || body instanceof Readable) && body.consume === true && dirname(resolve(body.path)) === this.#staging;
+    const temporary = prepared ? resolve(body.path) : join(this.#staging, `${randomUUID()}.tmp`);
+    let size: number;
     try {
       if (body instanceof Uint8Array || body instanceof Readable) {
         await pipeline(body instanceof Readable ? body : Readable.from([body]), createWriteStream(temporary));
-      } else if (body.consume !== true || !(await moved(body.path, temporary))) {
+      } else if (!prepared && (body.consume !== true || !(await moved(body.path, temporary)))) {
         await copyFile(body.path, temporary);
         if (body.consume === true) await unlink(body.path);
       }
-      await syncFile(temporary);
-      await rename(temporary, path);
-      await syncFile(dirname(path));
+      size = await syncFile(temporary);
+      await rename(temporary, path).catch(async (error: unknown) => {
+        // The folder went away since it was made (removed by hand): make it again, once.
+        if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+        await mkdir(folder, { recursive: true });
+        await rename(temporary, path);
+      });
+      await syncFile(folder);
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
     }
-    return { key, size: (await stat(path)).size };
+    return { key, size };
   }
 
   async head(key: string): Promise<StoredObject | undefined> {
@@ -135,10 +149,12 @@ async function moved(from: string, to: string): Promise<boolean> {
   }
 }
 
-async function syncFile(path: string): Promise<void> {
+/** Syncs a file or directory to disk; resolves with its size. */
+async function syncFile(path: string): Promise<number> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
+    return (await handle.stat()).size;
   } finally {
     await handle.close();
   }

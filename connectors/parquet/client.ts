@@ -24,7 +24,8 @@ export class ParquetEncoder {
 
   static async open(compression: ParquetCompression): Promise<ParquetEncoder> {
     // No file, no extension downloads; UTC so a TIMESTAMPTZ reads back as written.
-    const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+    // One thread: a file of a flush is small, and a second thread costs more to hand work to than it saves.
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1', autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
     const connection = await instance.connect();
     await connection.run(`SET TimeZone = 'UTC'`);
     return new ParquetEncoder(instance, connection, compression);
@@ -38,6 +39,7 @@ export class ParquetEncoder {
   }
 
   async #write(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[]): Promise<void> {
+    // A table per file, dropped after it: an emptied in-memory table keeps its deleted rows' memory.
     const table = `rows_${(this.#files += 1)}`;
     await this.#connection.run(`CREATE TABLE ${table} (${layout.ddl})`);
     try {

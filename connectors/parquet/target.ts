@@ -91,8 +91,9 @@ export class ParquetTarget implements Target {
     try {
       await this.#options.encoder.write(path, rowLayout(table), rows);
       await this.#options.storage.put(key, { path, consume: true }, { contentType: PARQUET_TYPE });
-    } finally {
+    } catch (error) {
       await rm(path, { force: true });
+      throw error;
     }
   }
 
