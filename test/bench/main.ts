@@ -16,6 +16,7 @@ import { benchHubSpot } from './fig-hubspot.js';
 import { benchIncremental } from './fig-incremental.js';
 import { benchMemory } from './fig-memory.js';
 import { benchMysql } from './fig-mysql.js';
+import { benchParquet } from './fig-parquet.js';
 import { benchReplicas } from './fig-replicas.js';
 import { benchSalesforce } from './fig-salesforce.js';
 import { benchScheduler } from './fig-scheduler.js';
@@ -45,6 +46,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['clickhouse', 'clickhouse: throughput vs raw insert, peak RSS', benchClickHouse],
   ['mysql', 'mysql: pipeline against a raw multi-row upsert, peak RSS', benchMysql],
   ['duckdb', 'duckdb: throughput against the appender and merge, peak RSS', benchDuckDb],
+  ['parquet', 'parquet: sink against DuckDB writing the files itself; peak RSS', benchParquet],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

@@ -83,6 +83,7 @@ const EXPECTED_SINK: Record<string, string> = {
   'duckdb.yaml': 'duckdb',
   'hubspot.yaml': 'hubspot',
   'mysql.yaml': 'mysql',
+  'parquet.yaml': 'parquet',
   'postgres.yaml': 'postgres',
   'run-hooks.yaml': 'postgres',
   'salesforce.yaml': 'salesforce',
