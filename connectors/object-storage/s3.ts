@@ -38,8 +38,8 @@ export class S3Store implements ObjectStore {
       ...(accessKeyId === undefined || accessKeySecret === undefined
         ? {}
         : { credentials: { accessKeyId, secretAccessKey: accessKeySecret, ...(sessionToken === undefined ? {} : { sessionToken }) } }),
-      // Checksums only where S3 requires them: many S3-compatible servers refuse the SDK's default
-      // trailing CRC (aws-chunked bodies), and TLS plus Content-MD5-free puts are what they all take.
+      // Checksums only where S3 requires them: several S3-compatible servers refuse the SDK's
+      // default trailing checksums (aws-chunked bodies), while plain signed puts work everywhere.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });

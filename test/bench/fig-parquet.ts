@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetConfigSchema, parquetSinkFactory } from '../../connectors/parquet/index.js';
 import { recordRow, rowLayout } from '../../connectors/parquet/mapping.js';
@@ -10,6 +11,7 @@ import type { ColumnValue, StreamTable, SyncRecord } from '../../src/sink/sink.j
 import { buildCli } from '../integration/support/cli-build.js';
 import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { silentLogger } from '../support/silent-logger.js';
+import { S3_TEST_CREDENTIALS, startS3Server } from '../support/s3-server.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
 import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 
@@ -52,8 +54,60 @@ export async function benchParquet(ctx: BenchContext): Promise<BenchRow[]> {
       details: { count, flush: FLUSH, pipelineSeconds: pipeline, rawSeconds: raw, durableSeconds: durable, sinkRate, rawRate, durableRate, ratio },
     },
   ];
+  rows.push(await s3Row(ctx, records.slice(0, ctx.quick ? 20_000 : 60_000)));
   rows.push(await memoryRow(ctx, 300_000));
   return rows;
+}
+
+/**
+ * The same into an S3-compatible bucket (s3rver, in this process, on loopback): the sink against
+ * DuckDB's `COPY` to a local file then one PutObject of it, per flush. Best of two alternating rounds.
+ */
+async function s3Row(ctx: BenchContext, records: readonly SyncRecord[]): Promise<BenchRow> {
+  const server = await startS3Server();
+  await server.createBucket('bench-lake');
+  const storage = { type: 's3', bucket: 'bench-lake', endpoint: server.endpoint, forcePathStyle: true, ...S3_TEST_CREDENTIALS } as const;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const client = new S3Client({
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    // As the sink's store sends: no checksum of each body where S3 does not require one.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const pipeline: number[] = [];
+  const raw: number[] = [];
+  try {
+    for (let round = 0; round < 2; round += 1) {
+      ctx.log(`parquet: round ${round + 1}, ${records.length} calls in files of ${FLUSH} into s3rver: the sink, then DuckDB and PutObject`);
+      pipeline.push(await timed(() => throughSink(ctx, records, round, { ...storage, prefix: `sink-${round}/` })));
+      raw.push(
+        await timed(() =>
+          rawDuckDb(ctx, records, round, false, async (path) => {
+            const key = `raw-${round}/stream=calls/business=bench/date=2026-11-28/${basename(path)}`;
+            await client.send(new PutObjectCommand({ Bucket: 'bench-lake', Key: key, Body: await readFile(path) }));
+            await rm(path);
+          }),
+        ),
+      );
+    }
+  } finally {
+    client.destroy();
+    await server.close();
+  }
+  const sinkRate = records.length / Math.min(...pipeline);
+  const rawRate = records.length / Math.min(...raw);
+  const ratio = sinkRate / rawRate;
+  return {
+    figure: `parquet throughput, S3-compatible (s3rver; ${records.length / 1000}k calls, files of ${FLUSH})`,
+    measured: `${perSecond(sinkRate)} = ${fixed(ratio)} of raw`,
+    target: '≥ 0.8 of raw',
+    baseline: `${perSecond(rawRate)} (DuckDB COPY + PutObject per file)`,
+    status: verdict(ratio >= 0.8),
+    details: { count: records.length, flush: FLUSH, pipelineSeconds: pipeline, rawSeconds: raw, sinkRate, rawRate, ratio },
+  };
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -62,11 +116,11 @@ async function timed(work: () => Promise<void>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function throughSink(ctx: BenchContext, records: readonly SyncRecord[], round: number): Promise<void> {
+async function throughSink(ctx: BenchContext, records: readonly SyncRecord[], round: number, storage?: Record<string, unknown>): Promise<void> {
   const folder = join(ctx.tmpDir, `parquet-sink-${round}`);
   const config = parquetConfigSchema.parse({
     type: 'parquet',
-    storage: { type: 'folder', path: join(folder, 'lake') },
+    storage: storage ?? { type: 'folder', path: join(folder, 'lake') },
     state: { type: 'sqlite', path: join(folder, 'state.db') },
   });
   const sink = await parquetSinkFactory.create(config, { logger: silentLogger() });
@@ -86,7 +140,13 @@ async function throughSink(ctx: BenchContext, records: readonly SyncRecord[], ro
  * checkpoint may move, each file written under a temporary name, synced, renamed, its folder synced
  * (DuckDB's `COPY` syncs nothing itself).
  */
-async function rawDuckDb(ctx: BenchContext, records: readonly SyncRecord[], round: number, durable: boolean): Promise<void> {
+async function rawDuckDb(
+  ctx: BenchContext,
+  records: readonly SyncRecord[],
+  round: number,
+  durable: boolean,
+  upload?: (path: string) => Promise<void>,
+): Promise<void> {
   const folder = join(ctx.tmpDir, `parquet-raw-${round}`, 'stream=calls', 'business=bench', 'date=2026-11-28');
   await mkdir(folder, { recursive: true });
   // DuckDB set up as the sink's encoder is: one thread, a table per file.
@@ -112,6 +172,7 @@ async function rawDuckDb(ctx: BenchContext, records: readonly SyncRecord[], roun
       appender.closeSync();
       const path = join(folder, `part-${randomUUID()}.parquet`);
       await connection.run(`COPY flush TO '${durable ? `${path}.tmp` : path}' (FORMAT parquet, COMPRESSION zstd)`);
+      if (upload !== undefined) await upload(path);
       if (durable) {
         await synced(`${path}.tmp`);
         await rename(`${path}.tmp`, path);
