@@ -79,7 +79,9 @@ describe('parquet sink: check-config --check-connections names the storage key a
     writeFileSync(blocker, 'not a folder');
     const result = await check('folder-blocked', { type: 'folder', path: join(blocker, 'lake') });
     expect(result.stdout).toContain('  sink: FAILED\n');
-    expect(result.stderr).toMatch(/sink\.storage\.path/);
+    expect(result.stderr).toContain(
+      `error: sink.storage.path ${join(blocker, 'lake')}: a parent of this path is a file, not a directory\nfix: set sink.storage.path to a path inside a directory\n`,
+    );
   });
 
   it('a bucket that does not exist', async () => {
