@@ -34,6 +34,11 @@ interface SinkParts {
   readonly store: StateStore;
   readonly target?: Target;
   /**
+   * Flags of a connector that is its state store alone (a SQL sink: its `maxBatchSize`, its
+   * `flush`); a target declares its own on {@link Target.capabilities}. @defaultValue {@link defaultCapabilities}
+   */
+  readonly capabilities?: Partial<SinkCapabilities>;
+  /**
    * The connector's reading of a failure the operator can fix (its service unreachable, a full
    * disk); such a failure is thrown as a {@link SinkUnavailableError} naming the sink's config key.
    * @defaultValue none: failures are thrown as they come
@@ -65,7 +70,7 @@ export class ManagedSink implements Sink {
   constructor(parts: SinkParts, logger: Logger) {
     this.#parts = parts;
     this.#logger = logger.child({ sink: parts.type });
-    this.capabilities = Object.freeze({ ...defaultCapabilities, ...parts.target?.capabilities });
+    this.capabilities = Object.freeze({ ...defaultCapabilities, ...parts.capabilities, ...parts.target?.capabilities });
     const { checkpoints, deadLetters, records } = parts.store;
     this.checkpoints = {
       load: (businessId, stream) => this.#run('load a checkpoint', () => checkpoints.load(businessId, stream)),

@@ -109,6 +109,25 @@ export interface SinkCapabilities {
    * @defaultValue 500
    */
   readonly maxBatchSize: number;
+  /**
+   * How much the sink wants per write, for a sink whose cost is per transaction or per file: the
+   * engine gathers a stream's normalized pages and writes them together, with the position after
+   * the last of them. @defaultValue absent: every page is written by itself
+   */
+  readonly flush?: FlushLimits;
+}
+
+/**
+ * When the pages gathered for one write are written: once they hold at least `maxRows` records,
+ * or `maxMs` after the first of them was gathered (also while the next page is awaited), at the
+ * end of the stream and when the run stops. A crash repeats fetching only the pages gathered and
+ * not yet written. `{ maxRows: 0, maxMs: 0 }` writes every page by itself.
+ */
+export interface FlushLimits {
+  /** Records (after normalizing) that fill a flush; a whole number from 0, or `Infinity`. */
+  readonly maxRows: number;
+  /** Milliseconds a flush may wait for more pages after its first; from 0, or `Infinity`. */
+  readonly maxMs: number;
 }
 
 export interface CheckpointStore {

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, normalizePage, type NormalizeContext, type NormalizeResult } from '../../normalize/index.js';
-import type { Sink, SinkNote } from '../../sink/sink.js';
+import type { DeadLetter, FlushLimits, Sink, SinkNote, SyncRecord } from '../../sink/sink.js';
 import type { Source } from '../../source/source.js';
 import type { WalkPage } from '../../source/walkers/index.js';
 import { addNotes, mergedIds, replacedUtf8, type RewriteReason } from './page-report.js';
@@ -38,14 +38,33 @@ export interface StreamRunOptions {
   readonly readAhead?: 0 | 1;
   /** Kept up to date page by page, so a caller still has the counts of a run that fails. @defaultValue a tally of its own */
   readonly tally?: StreamTally;
+  /** Milliseconds on a monotonic clock, for the sink's `flush.maxMs`. @defaultValue `performance.now` */
+  readonly now?: () => number;
 }
+
+/** A stream's walk answered a step: a page (or its end), the flush's time ran out, or the signal stopped a request. */
+const DUE: unique symbol = Symbol('flush due');
+const ABORTED: unique symbol = Symbol('aborted');
+type Step = IteratorResult<WalkPage> | typeof DUE | typeof ABORTED;
+
+/** A page read and normalized, waiting for its flush to be written. */
+interface GatheredPage {
+  readonly page: WalkPage;
+  readonly records: readonly SyncRecord[];
+  readonly deadLetters: readonly DeadLetter[];
+}
+
+/** What a sink says when it declares no flush: every page by itself. */
+const ONE_PAGE: FlushLimits = Object.freeze({ maxRows: 0, maxMs: 0 });
 
 /**
  * Syncs one stream of one business from its stored checkpoint to the end of what upstream has.
  * Each page goes forward through the stages in one sequence: the source reads it (walker, upstream
  * client, HTTP), the normalize stage turns its records into records and dead letters, the sink
  * writes them together with the position after the page, so a run cut off at any point resumes
- * where it stopped, repeating at most the page in flight.
+ * where it stopped, repeating at most the page in flight. A sink that declares `flush` limits has
+ * several pages gathered into one write, with the position after the last of them; a cut-off then
+ * repeats fetching the pages gathered and not yet written.
  */
 export async function syncStream(options: StreamRunOptions): Promise<StreamRunResult> {
   const { businessId, source, sink, normalizeContext, signal, onEvent } = options;
@@ -56,6 +75,9 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
   const batchSize = sink.capabilities.maxBatchSize;
   if (!(Number.isInteger(batchSize) && batchSize >= 1) && batchSize !== Number.POSITIVE_INFINITY)
     throw new RangeError(`the sink's maxBatchSize must be a whole number from 1, got ${batchSize}`);
+  const { maxRows, maxMs } = sink.capabilities.flush ?? ONE_PAGE;
+  if (!(maxRows >= 0 && maxMs >= 0)) throw new RangeError(`the sink's flush limits must be from 0, got maxRows ${maxRows}, maxMs ${maxMs}`);
+  const now = options.now ?? performance.now.bind(performance);
   const warnings: string[] = [];
   const warn = (message: string): void => {
     warnings.push(message);
@@ -75,94 +97,178 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
   try {
     const stored = await sink.checkpoints.load(businessId, stream);
     const walk = source.pages(stored?.position, { warn });
+    // Where the stored checkpoint is, and where the last page read (gathered or stored) left the stream.
+    let storedPosition = stored?.position;
     let position = stored?.position;
     // The next page's read, when it is already under way (one page ahead).
     let ahead: Promise<IteratorResult<WalkPage>> | undefined;
-    // One page, forward through the stages in one sequence: the source reads it (walker, upstream
-    // client, HTTP), the normalize stage turns its records into records and dead letters, the sink
-    // writes them with the position after the page. Nothing of this file runs again until the next.
-    const syncPage = async (): Promise<'more' | 'end' | 'stopped'> => {
-      const step = await (ahead ?? walk.next());
+    // Pages read and normalized, not yet written; their records; when the first was gathered; whether any has something to store.
+    const gathered: GatheredPage[] = [];
+    let gatheredRows = 0;
+    let gatheredSince = 0;
+    let gatheredWrites = false;
+
+    // The next page, or DUE when the gathered pages' time runs out first (the read goes on), or
+    // ABORTED when the signal stopped the read: the gathered pages are stored either way.
+    const nextStep = async (): Promise<Step> => {
+      const pending = ahead ?? walk.next();
       ahead = undefined;
-      if (step.done === true) return 'end';
-      const page = step.value;
-      const raws = page.records;
-      const stopping = signal?.aborted === true;
-      // An empty page that leaves the position where it is stored (an idle poll of most streams)
-      // has nothing to store: no write transaction just to write the same checkpoint again.
-      const nothingToStore = raws.length === 0 && position !== undefined && canonicalJson(page.position) === canonicalJson(position);
-      if (readAhead && !stopping) {
-        ahead = walk.next();
-        // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
-        ahead.catch(ignore);
-        // Lets the prefetched request leave before the page is stored. undici sends on a reused
-        // keep-alive socket from a chain of up to two immediates (a turn before reusing the socket,
-        // then one to see anything the server sent unasked), and storing a page is synchronous work:
-        // stored in this turn, the next request left only after the write, and fetch and write ran
-        // in series. Three check phases see that chain through even when the request was queued
-        // after the first hop. Without a write there is nothing to overlap (an idle poll's page).
-        if (!nothingToStore) for (let hop = 0; hop < 3; hop++) await setImmediate();
+      try {
+        if (gathered.length === 0 || maxMs === Number.POSITIVE_INFINITY) return await pending;
+        pending.catch(ignore);
+        let timer: NodeJS.Timeout | undefined;
+        const due = new Promise<typeof DUE>((resolve) => {
+          timer = setTimeout(resolve, Math.max(0, gatheredSince + maxMs - now()), DUE);
+        });
+        const first = await Promise.race([pending, due]).finally(() => clearTimeout(timer));
+        if (first === DUE) ahead = pending;
+        return first;
+      } catch (error) {
+        // An abort reaches a request in flight (or a wait for budget or a retry) as whatever that
+        // threw ("This operation was aborted", an UpstreamError around it): the run was stopped on purpose.
+        if (signal?.aborted === true) return ABORTED;
+        throw error;
       }
-      if (page.warning !== undefined) warn(page.warning);
+    };
 
-      const normalized = normalizePage(raws, normalize, normalizeContext, businessId, stream, descriptor.source);
-      if (page.replacedUtf8 === true)
-        rewritten(
-          'invalid_utf8',
-          replacedUtf8(raws, descriptor, (raw) => idOf(normalize(raw, normalizeContext))),
-        );
-      if (normalized.repeatsAnId) rewritten('merged_id', mergedIds(normalized.records, descriptor));
+    // One step, forward through the stages in one sequence: the source reads a page (walker,
+    // upstream client, HTTP), the normalize stage turns its records into records and dead letters,
+    // and, when the flush is due, the sink writes the gathered pages with the position after the
+    // last. Nothing of this file runs again until the next step.
+    const syncPage = async (): Promise<'more' | 'end' | 'stopped'> => {
+      const step = await nextStep();
+      const page = step === DUE || step === ABORTED || step.done === true ? undefined : step.value;
+      if (page !== undefined) {
+        const raws = page.records;
+        const stopping = signal?.aborted === true;
+        // An empty page that leaves the position where it is (an idle poll of most streams) has
+        // nothing to store: no write transaction just to write the same checkpoint again.
+        const nothingToStore = raws.length === 0 && position !== undefined && canonicalJson(page.position) === canonicalJson(position);
+        if (readAhead && !stopping) {
+          ahead = walk.next();
+          // If the write below fails, the prefetched page is dropped; its failure must not go unhandled.
+          ahead.catch(ignore);
+          // Lets the prefetched request leave before the page is stored. undici sends on a reused
+          // keep-alive socket from a chain of up to two immediates (a turn before reusing the socket,
+          // then one to see anything the server sent unasked), and storing a page is synchronous work:
+          // stored in this turn, the next request left only after the write, and fetch and write ran
+          // in series. Three check phases see that chain through even when the request was queued
+          // after the first hop. Without a write there is nothing to overlap (an idle poll's page).
+          if (!nothingToStore) for (let hop = 0; hop < 3; hop++) await setImmediate();
+        }
+        if (page.warning !== undefined) warn(page.warning);
 
-      // In parts of the sink's batch size. Only the last part moves the checkpoint past the page
-      // (earlier parts carry the position before it), so a cut-off in between repeats the page and
-      // never skips its rest. A page without records is still written once: its dead letters, and
-      // the checkpoint past it.
-      const { records, deadLetters } = normalized;
-      let written = 0;
-      let deadLettered = 0;
-      let pageNotes: SinkNote[] | undefined;
-      for (let from = 0; !nothingToStore && (from === 0 || from < records.length); from += batchSize) {
-        const last = from + batchSize >= records.length;
-        const result = await sink.write(
-          { businessId, table, records: from === 0 && last ? records : records.slice(from, from + batchSize), deadLetters: from === 0 ? deadLetters : [] },
-          (last ? page.position : position) ?? {},
-        );
-        written += result.written;
-        deadLettered += result.deadLettered;
-        totals.unchanged += result.unchanged;
-        if (result.notes !== undefined) pageNotes = addNotes(pageNotes ?? [], result.notes);
+        const normalized = normalizePage(raws, normalize, normalizeContext, businessId, stream, descriptor.source);
+        if (page.replacedUtf8 === true)
+          rewritten(
+            'invalid_utf8',
+            replacedUtf8(raws, descriptor, (raw) => idOf(normalize(raw, normalizeContext))),
+          );
+        if (normalized.repeatsAnId) rewritten('merged_id', mergedIds(normalized.records, descriptor));
+        if (gathered.length === 0) gatheredSince = maxMs === 0 ? 0 : now();
+        gathered.push({ page, records: normalized.records, deadLetters: normalized.deadLetters });
+        gatheredRows += normalized.records.length;
+        gatheredWrites ||= !nothingToStore;
+        position = page.position;
       }
-
-      position = page.position;
-      totals.pages += 1;
-      totals.records += raws.length;
-      totals.written += written;
-      totals.deadLettered += deadLettered;
-      if (pageNotes !== undefined) notes = addNotes(notes, pageNotes);
-      onEvent?.({
-        type: 'page-stored',
-        page: {
-          businessId,
-          stream,
-          records: raws.length,
-          written,
-          deadLettered,
-          ...(pageNotes === undefined ? {} : { notes: pageNotes }),
-          total: page.total,
-        },
-      });
-      // Stopping (aborted before this page was stored) or aborted since: a signal stays aborted.
-      if (signal?.aborted !== true) return 'more';
-      await ahead?.catch(ignore);
-      await walk.return(undefined);
-      return 'stopped';
+      // Stopping (aborted before or while this page was read): what is gathered is stored first.
+      const stopping = step === ABORTED || signal?.aborted === true;
+      const due = page === undefined || stopping || gatheredRows >= maxRows || maxMs === 0 || now() - gatheredSince >= maxMs;
+      if (gathered.length > 0 && due) {
+        // One write of every gathered page's records, in order (the sink keeps one record per id,
+        // the later), split in parts of the sink's batch size. A part moves the checkpoint past the
+        // last page whose records it completes (earlier pages' parts carry the position before),
+        // so a cut-off in between repeats only pages not yet stored and never skips a page's rest.
+        // A flush without records is still written once: its dead letters, and the checkpoint past it.
+        const single = gathered.length === 1;
+        const records: SyncRecord[] = [];
+        const deadLetters: DeadLetter[] = [];
+        // Where each page's records end in `records`.
+        const ends: number[] = [];
+        if (!single)
+          for (const { records: pageRecords, deadLetters: pageLetters } of gathered) {
+            for (const record of pageRecords) records.push(record);
+            for (const letter of pageLetters) deadLetters.push(letter);
+            ends.push(records.length);
+          }
+        const all = single ? (gathered[0] as GatheredPage) : { records, deadLetters };
+        const count = all.records.length;
+        // The flush's counts not yet given to a page, which are reported in order as their parts are stored.
+        let written = 0;
+        let deadLettered = 0;
+        let pending: SinkNote[] | undefined;
+        let reported = 0;
+        for (let from = 0; from === 0 || from < count; from += batchSize) {
+          const to = Math.min(from + batchSize, count);
+          let complete = reported;
+          if (to >= count) complete = gathered.length;
+          else if (!single) while (complete < gathered.length && (ends[complete] as number) <= to) complete += 1;
+          if (gatheredWrites) {
+            const result = await sink.write(
+              {
+                businessId,
+                table,
+                records: from === 0 && to >= count ? all.records : all.records.slice(from, to),
+                deadLetters: from === 0 ? all.deadLetters : [],
+              },
+              (complete > 0 ? (gathered[complete - 1] as GatheredPage).page.position : storedPosition) ?? {},
+            );
+            written += result.written;
+            deadLettered += result.deadLettered;
+            totals.unchanged += result.unchanged;
+            if (result.notes !== undefined) {
+              pending = addNotes(pending ?? [], result.notes);
+              notes = addNotes(notes, result.notes);
+            }
+          }
+          if (complete > 0) storedPosition = (gathered[complete - 1] as GatheredPage).page.position;
+          // The pages this part completed, each with its records and its own dead letters; the
+          // flush's last page takes what is left (a record the sink refused, one id kept of two pages).
+          for (; reported < complete; reported++) {
+            const { page: done, records: pageRecords, deadLetters: pageLetters } = gathered[reported] as GatheredPage;
+            const last = reported === complete - 1;
+            const pageWritten = reported === gathered.length - 1 ? written : Math.min(written, pageRecords.length);
+            const pageDeadLettered = reported === gathered.length - 1 ? deadLettered : Math.min(deadLettered, pageLetters.length);
+            const pageNotes = last ? pending : undefined;
+            if (last) pending = undefined;
+            written -= pageWritten;
+            deadLettered -= pageDeadLettered;
+            totals.pages += 1;
+            totals.records += done.records.length;
+            totals.written += pageWritten;
+            totals.deadLettered += pageDeadLettered;
+            onEvent?.({
+              type: 'page-stored',
+              page: {
+                businessId,
+                stream,
+                records: done.records.length,
+                written: pageWritten,
+                deadLettered: pageDeadLettered,
+                ...(pageNotes === undefined ? {} : { notes: pageNotes }),
+                total: done.total,
+              },
+            });
+          }
+        }
+        gathered.length = 0;
+        gatheredRows = 0;
+        gatheredWrites = false;
+      }
+      // Aborted while the flush was written (the write awaited, so the signal may have changed since
+      // `stopping` was read): stop before the next page, nothing being gathered then.
+      if (stopping || ((signal?.aborted as boolean | undefined) === true && gathered.length === 0)) {
+        await ahead?.catch(ignore);
+        if (step !== ABORTED) await walk.return(undefined);
+        return 'stopped';
+      }
+      return page === undefined && step !== DUE ? 'end' : 'more';
     };
     for (let next = await syncPage(); next !== 'end'; next = await syncPage()) if (next === 'stopped') return ended(true);
     return ended(false);
   } catch (error) {
-    // An abort reaches a request in flight (or a wait for budget or a retry) as whatever that
-    // threw ("This operation was aborted", an UpstreamError around it): the run was stopped on
-    // purpose, and every page counted above is stored with its checkpoint.
+    // Stopped on purpose while a gathered flush was written: every page counted above is stored
+    // with its checkpoint.
     if (signal?.aborted === true) return ended(true);
     throw error;
   }
