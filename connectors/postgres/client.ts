@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { NamedStatement, SinkDatabase, SqlDriver, SqlExecutor } from '../sql/index.js';
 import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './config.js';
+import { stageRows } from './copy.js';
 
 /** One pg pool: kysely (bound to the configured schema) for queries and DDL, the pool itself for the write path. */
 export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): PostgresDriver {
@@ -25,12 +26,15 @@ export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): 
 /**
  * Writes run on a pooled pg client directly, not through kysely: kysely cannot name a statement,
  * and a named statement is parsed and planned once per connection instead of once per batch.
- * Statements are parameterised, never interpolated. pg connects on first query.
+ * Statements are parameterised, never interpolated; a batch's rows go by COPY into a staging
+ * table of the connection (`copy.ts`), merged from there. pg connects on first query.
  */
 class PostgresDriver implements SqlDriver {
   readonly db: Kysely<SinkDatabase>;
   readonly #pool: pg.Pool;
   readonly #schema: string;
+  /** The staging tables each connection has (temporary tables live as long as their connection). */
+  readonly #staged = new WeakMap<pg.PoolClient, Set<string>>();
 
   constructor(pool: pg.Pool, schema: string) {
     this.#pool = pool;
@@ -48,14 +52,22 @@ class PostgresDriver implements SqlDriver {
     try {
       await client.query('begin');
       try {
+        const staged = this.#staged.get(client) ?? new Set<string>();
+        const createdNow: string[] = [];
         const result = await body({
           run: async (text, parameters, name) => {
             const values = [...parameters];
             const outcome = await client.query(name === undefined ? { text, values } : { name, text, values });
             return outcome.rowCount ?? 0;
           },
+          stage: async (table, rows) => {
+            if (await stageRows(client, table, rows, staged)) createdNow.push(table.name);
+          },
         });
         await client.query('commit');
+        // A staging table created in this transaction lives on with the connection once committed.
+        for (const name of createdNow) staged.add(name);
+        this.#staged.set(client, staged);
         return result;
       } catch (error) {
         await client.query('rollback').catch((rollbackError: unknown) => {

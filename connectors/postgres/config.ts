@@ -10,9 +10,26 @@ export const postgresConfigSchema = z.strictObject({
   schema: z.string().regex(IDENTIFIER_PATTERN, 'a lower-case SQL identifier, at most 63 characters').default('callsync'),
   /** Connections in the pool. @defaultValue 10 */
   poolSize: z.number().int().min(1).max(100).optional(),
+  /**
+   * How many pages one transaction gathers: written once they hold `maxRows` records or `maxMs`
+   * after the first. @defaultValue {@link DEFAULT_FLUSH}
+   */
+  flush: z
+    .strictObject({
+      maxRows: z.number().int().min(1).max(1_000_000).optional(),
+      maxMs: z.number().int().min(0).max(600_000).optional(),
+    })
+    .optional(),
 });
 
 export type PostgresSinkConfig = z.infer<typeof postgresConfigSchema>;
 
 /** @defaultValue for {@link PostgresSinkConfig.poolSize} */
 export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * @defaultValue for {@link PostgresSinkConfig.flush}: 5,000 records, a second. Above a few thousand
+ * rows a transaction's fixed costs (the commit, the merge's plan) no longer show; a second keeps a
+ * slow stream's rows from waiting long.
+ */
+export const DEFAULT_FLUSH = Object.freeze({ maxRows: 5000, maxMs: 1000 });

@@ -3,7 +3,7 @@ import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { SqlDialect } from '../sql/index.js';
-import { postgresConfigSchema, type PostgresSinkConfig } from './config.js';
+import { DEFAULT_FLUSH, postgresConfigSchema, type PostgresSinkConfig } from './config.js';
 import { explainPostgresError, explainPostgresFailure } from './errors.js';
 
 /**
@@ -20,15 +20,21 @@ function describePostgres(config: PostgresSinkConfig): SinkDescription {
   return { key: 'sink.url', service: 'PostgreSQL', shown: showUrl(config.url), lockName: `postgres:${urlPlace(config.url)}#${config.schema}` };
 }
 
-/** `sink: { type: postgres, url, schema?, poolSize? }`: a shared warehouse; the schema and tables come with `prepare`. */
+/**
+ * `sink: { type: postgres, url, schema?, poolSize?, flush? }`: a shared warehouse; the schema and tables come with
+ * `prepare`, and a stream's pages are written in flushes of `flush.maxRows` records or `flush.maxMs`.
+ */
 export const postgresSinkFactory = {
   type: 'postgres' as const,
   configSchema: postgresConfigSchema,
   create: async (config: PostgresSinkConfig, deps: SinkDeps) => {
     const logger = deps.logger.child({ schema: config.schema });
     const sink = describePostgres(config);
+    const flush = { ...DEFAULT_FLUSH, ...config.flush };
+    // A flush is one transaction: its rows (up to maxRows and the page that crossed it) go in one write.
+    const capabilities = { flush, maxBatchSize: Math.max(2 * flush.maxRows, 1000) };
     return new ManagedSink(
-      { type: 'postgres', store: await postgresDialect.open(config, logger), explain: (error) => explainPostgresError(error, sink) },
+      { type: 'postgres', store: await postgresDialect.open(config, logger), capabilities, explain: (error) => explainPostgresError(error, sink) },
       logger,
     );
   },

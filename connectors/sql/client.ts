@@ -54,6 +54,23 @@ export interface SqlExecutor {
    * call, appends none of its rows and leaves the transaction usable.
    */
   append?(table: string, rows: readonly (readonly unknown[])[]): Promise<void>;
+  /**
+   * Loads `rows` (values in `table.columns` order) into a temporary table of this connection,
+   * emptied at commit, through the database's bulk path, within the open transaction. Offered by
+   * a driver that has such a path (Postgres: `COPY … FROM STDIN`): a batch of at least
+   * `STAGED_MIN_ROWS` is then merged from it in one statement instead of binding its rows. Values
+   * are converted as bind parameters are, so the rows stored are the same either way. A value the
+   * database refuses fails the transaction, as a bound statement does.
+   */
+  stage?(table: StagingTable, rows: readonly (readonly unknown[])[]): Promise<void>;
+}
+
+/** A temporary table shaped like a stream table's record rows. */
+export interface StagingTable {
+  /** A safe identifier, the same for the same columns and types. */
+  readonly name: string;
+  /** In row order, each with the database's type (the adapter's). */
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
 }
 
 /** A dialect's connections. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chunks } from '../../src/base/chunks.js';
 import type { StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import type { NamedStatement, SqlExecutor } from './client.js';
+import type { NamedStatement, SqlExecutor, StagingTable } from './client.js';
 import type { SqlAdapter } from './dialect.js';
 import { columnValues, recordColumns, rowValues } from './mapping.js';
 import { qualifiedTable, quoteIdentifier } from './schema.js';
@@ -61,8 +61,14 @@ function onConflict(updated: readonly string[], differs: string): string {
 
 /** `unnest` of one typed array parameter per column of {@link recordColumns}. */
 function unnestOf(adapter: SqlAdapter, table: StreamTable): string {
-  const types = ['text', 'text', 'text', ...table.columns.map((column) => adapter.columnType(column.type)), adapter.jsonType, adapter.timestampType];
-  return `unnest(${types.map((type, index) => `${adapter.placeholder(index + 1)}::${type}[]`).join(', ')})`;
+  return `unnest(${recordTypes(adapter, table)
+    .map((type, index) => `${adapter.placeholder(index + 1)}::${type}[]`)
+    .join(', ')})`;
+}
+
+/** The database's type of each column of {@link recordColumns}, in order. */
+function recordTypes(adapter: SqlAdapter, table: StreamTable): string[] {
+  return ['text', 'text', 'text', ...table.columns.map((column) => adapter.columnType(column.type)), adapter.jsonType, adapter.timestampType];
 }
 
 /** Multi-row upsert by (business_id, id) from a VALUES list of `rows` rows. */
@@ -114,6 +120,8 @@ interface StagedUpsert {
   readonly stage: string;
   readonly create: string;
   readonly merge: string;
+  /** The staging table as a driver's `stage` creates it (column types from the adapter). */
+  readonly staging: StagingTable;
 }
 
 /**
@@ -171,6 +179,13 @@ export function checkpointAdvanceSql(adapter: SqlAdapter): string {
 const UNCOMPARED_TIME = new Date(0).toISOString();
 /** Rows per statement of the idle-page check without `unnest` (a text per page size filled the driver's statement cache). */
 const HELD_ROWS = 32;
+
+/**
+ * Fewest records a batch goes through a driver's `stage` with: below it, the bulk path's own costs
+ * (a statement and a round trip more than one bound upsert) outweigh its gain, as for the few new
+ * rows of a poll or a CRM's copy of a batch.
+ */
+export const STAGED_MIN_ROWS = 200;
 
 /** Page sizes vary little; the bound only matters for a long-lived worker with odd tail sizes. */
 const MAX_CACHED_UPSERTS = 256;
@@ -240,6 +255,19 @@ export class StatementCache {
     return executor.run(this.#stagedUpsert(table).merge, []);
   }
 
+  /**
+   * Upserts `records` through the driver's `stage` (Postgres: COPY into a temporary table of the
+   * connection, named by the table's columns and types) and one merge from it, in the open
+   * transaction; resolves with the rows inserted or changed.
+   */
+  async runStaged(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string, rawTexts?: readonly string[]): Promise<number> {
+    if (executor.stage === undefined) throw new Error('the driver offers no stage');
+    const staged = this.#stagedUpsert(table);
+    await executor.stage(staged.staging, rowValues(table, records, now, rawTexts));
+    const { text, name } = this.#upsert(table, 'staged', () => staged.merge);
+    return executor.run(text, [], name);
+  }
+
   #stagedUpsert(table: StreamTable): StagedUpsert {
     const key = `${table.table}/${table.columns.map((column) => `${column.name}:${column.type}`).join(',')}`;
     let staged = this.#staged.get(key);
@@ -247,10 +275,12 @@ export class StatementCache {
       if (this.#staged.size >= MAX_CACHED_UPSERTS) this.#staged.clear();
       const stage = `callsync_stage_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
       const columns = recordColumns(table).map(quoteIdentifier).join(', ');
+      const types = recordTypes(this.#adapter, table);
       staged = {
         stage,
         create: `create or replace temp table ${quoteIdentifier(stage)} as select ${columns} from ${qualifiedTable(this.#adapter, table.table)} limit 0`,
         merge: recordStagedUpsertSql(this.#adapter, table, stage),
+        staging: { name: stage, columns: recordColumns(table).map((name, index) => ({ name: quoteIdentifier(name), type: types[index] as string })) },
       };
       this.#staged.set(key, staged);
     }

@@ -9,7 +9,7 @@ import type { SqlAdapter } from './dialect.js';
 import { deadLetterParameters } from './mapping.js';
 import { migrateToLatest } from './migrations.js';
 import { assertStreamTable, prepareStreamTables } from './schema.js';
-import { StatementCache } from './statements.js';
+import { STAGED_MIN_ROWS, StatementCache } from './statements.js';
 
 /**
  * The SQL write path: the state store's commit (one transaction: upsert, dead letters,
@@ -143,7 +143,9 @@ async function writeBatch(executor: SqlExecutor, adapter: SqlAdapter, statements
   const { table, records, rawTexts } = batch;
   let changed = 0;
   const refused: DeadLetter[] = [];
-  if (mode === 'bulk') {
+  if (mode === 'bulk' && executor.stage !== undefined && records.length >= STAGED_MIN_ROWS) {
+    changed = await statements.runStaged(executor, table, records, now, rawTexts);
+  } else if (mode === 'bulk') {
     const size = statements.rowsPerStatement(table);
     const textParts = rawTexts === undefined ? undefined : chunks(rawTexts, size);
     for (const [index, part] of chunks(records, size).entries()) changed += await statements.runUpsert(executor, table, part, now, textParts?.[index]);

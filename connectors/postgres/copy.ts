@@ -1,0 +1,76 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { StagingTable } from '../sql/index.js';
+
+/**
+ * A batch's rows into a temporary table by `COPY … FROM STDIN` in text format: the rows travel
+ * as one stream of tab-separated lines, parsed by the server with each column type's own input
+ * function, as bind parameters are, so what is stored is the same as through `unnest`.
+ */
+
+/** Text handed to the copy stream at once: large enough that a batch is a few writes, small enough to hold nothing big. */
+const CHUNK_CHARS = 256 * 1024;
+
+/** The characters COPY's text format gives a meaning to, each written as its backslash escape. */
+const SPECIAL = /[\\\n\r\t]/;
+const SPECIALS = /[\\\n\r\t]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeChar(char: string): string {
+  return ESCAPES[char] as string;
+}
+
+/**
+ * One value as COPY's text format writes it: null as `\N`, text with its backslashes, tabs and
+ * line ends escaped, numbers as `pg` binds them (`String`). U+0000 is left as it is: the server
+ * refuses it in text as it does in a bind parameter (SQLSTATE 22021), so the batch is redone row
+ * by row and that record becomes a dead letter with the same reason.
+ */
+export function copyField(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'string') return SPECIAL.test(value) ? value.replace(SPECIALS, escapeChar) : value;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  throw new TypeError(`a ${typeof value} value has no COPY text form`);
+}
+
+/** The rows as COPY text, a line each, in chunks of about {@link CHUNK_CHARS}. */
+export function* copyText(rows: readonly (readonly unknown[])[]): Generator<string> {
+  let chunk = '';
+  for (const row of rows) {
+    let line = '';
+    for (let column = 0; column < row.length; column++) line += (column === 0 ? '' : '\t') + copyField(row[column]);
+    chunk += `${line}\n`;
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+/**
+ * Loads `rows` into `staging` on this connection, inside its open transaction. The table is
+ * created on first use (`on commit delete rows`: empty again after every commit, kept for the
+ * connection's next batch); `created` holds the tables this connection has, once committed.
+ * Resolves with whether it created the table, to be added to `created` once the transaction
+ * commits (a table created in a transaction that rolls back is gone). The merge names the table
+ * unqualified: a session's temporary tables come first in every search path.
+ */
+export async function stageRows(
+  client: pg.PoolClient,
+  staging: StagingTable,
+  rows: readonly (readonly unknown[])[],
+  created: ReadonlySet<string>,
+): Promise<boolean> {
+  const createdNow = !created.has(staging.name);
+  if (createdNow) {
+    const columns = staging.columns.map((column) => `${column.name} ${column.type}`).join(', ');
+    await client.query(`create temporary table if not exists ${staging.name} (${columns}) on commit delete rows`);
+  }
+  const names = staging.columns.map((column) => column.name).join(', ');
+  await pipeline(Readable.from(copyText(rows)), client.query(copyFrom(`copy pg_temp.${staging.name} (${names}) from stdin`)));
+  return createdNow;
+}
