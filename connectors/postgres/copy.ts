@@ -13,13 +13,21 @@ import type { StagingTable } from '../sql/index.js';
 /** Text handed to the copy stream at once: large enough that a batch is a few writes, small enough to hold nothing big. */
 const CHUNK_CHARS = 256 * 1024;
 
-/** The characters COPY's text format gives a meaning to, each written as its backslash escape. */
+/** The characters COPY's text format gives a meaning to. */
 const SPECIAL = /[\\\n\r\t]/;
-const SPECIALS = /[\\\n\r\t]/g;
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-function escapeChar(char: string): string {
-  return ESCAPES[char] as string;
+/**
+ * `text` with each character COPY's text format gives a meaning to written as its backslash
+ * escape. One scan for text that has none (most); else a native `replaceAll` a character, several
+ * times faster than a replace with a callback on `raw`'s many `\"`.
+ */
+function escapeText(text: string): string {
+  if (!SPECIAL.test(text)) return text;
+  let escaped = text.includes('\\') ? text.replaceAll('\\', '\\\\') : text;
+  if (escaped.includes('\n')) escaped = escaped.replaceAll('\n', '\\n');
+  if (escaped.includes('\r')) escaped = escaped.replaceAll('\r', '\\r');
+  if (escaped.includes('\t')) escaped = escaped.replaceAll('\t', '\\t');
+  return escaped;
 }
 
 /**
@@ -30,7 +38,7 @@ function escapeChar(char: string): string {
  */
 export function copyField(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
-  if (typeof value === 'string') return SPECIAL.test(value) ? value.replace(SPECIALS, escapeChar) : value;
+  if (typeof value === 'string') return escapeText(value);
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
   throw new TypeError(`a ${typeof value} value has no COPY text form`);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { STAGED_MIN_ROWS } from '../../connectors/sql/statements.js';
 import { postgresUrl, uniqueName } from '../integration/services.js';
 import { describeTracedPath } from './path-suite.js';
 import { tracedBackfill } from './traced-backfill.js';
@@ -6,7 +7,9 @@ import { tracedBackfill } from './traced-backfill.js';
 describeTracedPath('postgres', async () => {
   const schema = uniqueName('path');
   try {
-    return await tracedBackfill({ type: 'postgres', url: postgresUrl, schema });
+    // A flush of one page, and pages large enough to go by COPY: each cut is one page's whole path
+    // (a flush of several pages enters the stages up to normalize once a page, then the sink once).
+    return await tracedBackfill({ type: 'postgres', url: postgresUrl, schema, flush: { maxRows: STAGED_MIN_ROWS } }, STAGED_MIN_ROWS);
   } finally {
     const client = new pg.Client({ connectionString: postgresUrl });
     await client.connect();

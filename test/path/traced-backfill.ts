@@ -14,7 +14,7 @@ const NO_REPORTER: BackfillReporter = { event: () => undefined, stop: () => unde
 
 /** Records per page, and pages in a run: enough pages that the steady ones (all but the first) are several. */
 export const PAGE_SIZE = 50;
-const CALLS = 300;
+const PAGES = 6;
 
 /**
  * `sink` whose writes cut the trace: a page ends when the write that moves the checkpoint past it
@@ -39,22 +39,23 @@ function cuttingWrites(sink: Sink): Sink {
 }
 
 /**
- * `callsync backfill` of the calls stream of one business (300 calls from a simulator child, so
- * the upstream's code is not traced), in pages of 50, into the sink the `sink:` section names,
- * through the registry as the command opens it. Answers the trace of every page but the first,
- * each as the files its functions were entered in, in order.
+ * `callsync backfill` of the calls stream of one business (six pages of calls from a simulator
+ * child, so the upstream's code is not traced), in pages of `pageSize` (50), into the sink the
+ * `sink:` section names, through the registry as the command opens it. Answers the trace of every
+ * page but the first, each as the files its functions were entered in, in order.
  */
-export async function tracedBackfill(sinkSection: Readonly<Record<string, unknown>>): Promise<string[][]> {
-  const upstream = await startSimulatorChild({ calls: CALLS });
+export async function tracedBackfill(sinkSection: Readonly<Record<string, unknown>>, pageSize = PAGE_SIZE): Promise<string[][]> {
+  const calls = PAGES * pageSize;
+  const upstream = await startSimulatorChild({ calls });
   try {
-    const config = benchConfig(upstream, sinkSection as SinkConfig, { streams: ['calls'], rateLimit: false, pageSize: PAGE_SIZE, concurrency: 1 });
+    const config = benchConfig(upstream, sinkSection as SinkConfig, { streams: ['calls'], rateLimit: false, pageSize, concurrency: 1 });
     const sink = await createSink(config.sink, { logger: silentLogger() });
     // Read-ahead off: with one page ahead, the next page's request and answer interleave with this page's write.
     const outcomes = await recorder
       .record(() => runBackfill({ config, plans: planBusinesses(config), sink: cuttingWrites(sink), reporter: NO_REPORTER, readAhead: 0 }))
       .finally(() => sink.close());
     const written = outcomes.flatMap((outcome) => outcome.streams).reduce((sum, stream) => sum + (stream.result?.written ?? 0), 0);
-    if (written !== CALLS) throw new Error(`the backfill wrote ${written} records, not ${CALLS}: ${JSON.stringify(outcomes)}`);
+    if (written !== calls) throw new Error(`the backfill wrote ${written} records, not ${calls}: ${JSON.stringify(outcomes)}`);
     return pagesBetweenCuts(recorder.files, recorder.cuts);
   } finally {
     await upstream.close();

@@ -1,6 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, normalizePage, type NormalizeContext, type NormalizeResult } from '../../normalize/index.js';
-import type { DeadLetter, FlushLimits, Sink, SinkNote, SyncRecord } from '../../sink/sink.js';
+import { writeFlush, type FlushOutcome, type FlushPage, type PageStored } from '../../sink/flush.js';
+import type { FlushLimits, Sink, SinkNote } from '../../sink/sink.js';
 import type { Source } from '../../source/source.js';
 import type { WalkPage } from '../../source/walkers/index.js';
 import { addNotes, mergedIds, replacedUtf8, type RewriteReason } from './page-report.js';
@@ -42,16 +43,14 @@ export interface StreamRunOptions {
   readonly now?: () => number;
 }
 
-/** A stream's walk answered a step: a page (or its end), the flush's time ran out, or the signal stopped a request. */
+/** A stream's walk answered a step: a page (or its end), the flush's time ran out, or the read failed (the signal stopped it, or not). */
 const DUE: unique symbol = Symbol('flush due');
 const ABORTED: unique symbol = Symbol('aborted');
-type Step = IteratorResult<WalkPage> | typeof DUE | typeof ABORTED;
+type Step = IteratorResult<WalkPage> | typeof DUE | typeof ABORTED | { readonly failed: unknown };
 
 /** A page read and normalized, waiting for its flush to be written. */
-interface GatheredPage {
+interface GatheredPage extends FlushPage {
   readonly page: WalkPage;
-  readonly records: readonly SyncRecord[];
-  readonly deadLetters: readonly DeadLetter[];
 }
 
 /** What a sink says when it declares no flush: every page by itself. */
@@ -64,7 +63,8 @@ const ONE_PAGE: FlushLimits = Object.freeze({ maxRows: 0, maxMs: 0 });
  * writes them together with the position after the page, so a run cut off at any point resumes
  * where it stopped, repeating at most the page in flight. A sink that declares `flush` limits has
  * several pages gathered into one write, with the position after the last of them; a cut-off then
- * repeats fetching the pages gathered and not yet written.
+ * repeats fetching the pages gathered and not yet written; reading ahead, the next flush is read
+ * and normalized while the last one is written (one write in flight, so checkpoints move in order).
  */
 export async function syncStream(options: StreamRunOptions): Promise<StreamRunResult> {
   const { businessId, source, sink, normalizeContext, signal, onEvent } = options;
@@ -78,6 +78,9 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
   const { maxRows, maxMs } = sink.capabilities.flush ?? ONE_PAGE;
   if (!(maxRows >= 0 && maxMs >= 0)) throw new RangeError(`the sink's flush limits must be from 0, got maxRows ${maxRows}, maxMs ${maxMs}`);
   const now = options.now ?? performance.now.bind(performance);
+  // A sink that gathers pages has the next flush read while the last is written; every page by
+  // itself is written before the next is normalized (the read ahead overlaps it already).
+  const overlap = readAhead && sink.capabilities.flush !== undefined;
   const warnings: string[] = [];
   const warn = (message: string): void => {
     warnings.push(message);
@@ -97,19 +100,21 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
   try {
     const stored = await sink.checkpoints.load(businessId, stream);
     const walk = source.pages(stored?.position, { warn });
-    // Where the stored checkpoint is, and where the last page read (gathered or stored) left the stream.
+    // Where the stored checkpoint is (or will be, once the write in flight is stored), and where the last page read left the stream.
     let storedPosition = stored?.position;
     let position = stored?.position;
     // The next page's read, when it is already under way (one page ahead).
     let ahead: Promise<IteratorResult<WalkPage>> | undefined;
     // Pages read and normalized, not yet written; their records; when the first was gathered; whether any has something to store.
-    const gathered: GatheredPage[] = [];
+    let gathered: GatheredPage[] = [];
     let gatheredRows = 0;
     let gatheredSince = 0;
     let gatheredWrites = false;
+    // The flush being written while the next is read (`overlap` only), and whether it has settled.
+    let writing: { readonly pages: readonly GatheredPage[]; readonly outcome: Promise<FlushOutcome>; settled: boolean } | undefined;
 
-    // The next page, or DUE when the gathered pages' time runs out first (the read goes on), or
-    // ABORTED when the signal stopped the read: the gathered pages are stored either way.
+    // The next page, or DUE when the gathered pages' time runs out first (the read goes on), or the
+    // read's failure: the gathered pages and the write in flight are dealt with before it is thrown.
     const nextStep = async (): Promise<Step> => {
       const pending = ahead ?? walk.next();
       ahead = undefined;
@@ -126,8 +131,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
       } catch (error) {
         // An abort reaches a request in flight (or a wait for budget or a retry) as whatever that
         // threw ("This operation was aborted", an UpstreamError around it): the run was stopped on purpose.
-        if (signal?.aborted === true) return ABORTED;
-        throw error;
+        return signal?.aborted === true ? ABORTED : { failed: error };
       }
     };
 
@@ -137,7 +141,7 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
     // last. Nothing of this file runs again until the next step.
     const syncPage = async (): Promise<'more' | 'end' | 'stopped'> => {
       const step = await nextStep();
-      const page = step === DUE || step === ABORTED || step.done === true ? undefined : step.value;
+      const page = step === DUE || step === ABORTED || 'failed' in step || step.done === true ? undefined : step.value;
       if (page !== undefined) {
         const raws = page.records;
         const stopping = signal?.aborted === true;
@@ -166,103 +170,73 @@ export async function syncStream(options: StreamRunOptions): Promise<StreamRunRe
           );
         if (normalized.repeatsAnId) rewritten('merged_id', mergedIds(normalized.records, descriptor));
         if (gathered.length === 0) gatheredSince = maxMs === 0 ? 0 : now();
-        gathered.push({ page, records: normalized.records, deadLetters: normalized.deadLetters });
+        gathered.push({ page, records: normalized.records, deadLetters: normalized.deadLetters, position: page.position });
         gatheredRows += normalized.records.length;
         gatheredWrites ||= !nothingToStore;
         position = page.position;
       }
+      const failed = typeof step === 'object' && 'failed' in step ? step : undefined;
       // Stopping (aborted before or while this page was read): what is gathered is stored first.
       const stopping = step === ABORTED || signal?.aborted === true;
-      const due = page === undefined || stopping || gatheredRows >= maxRows || maxMs === 0 || now() - gatheredSince >= maxMs;
-      if (gathered.length > 0 && due) {
-        // One write of every gathered page's records, in order (the sink keeps one record per id,
-        // the later), split in parts of the sink's batch size. A part moves the checkpoint past the
-        // last page whose records it completes (earlier pages' parts carry the position before),
-        // so a cut-off in between repeats only pages not yet stored and never skips a page's rest.
-        // A flush without records is still written once: its dead letters, and the checkpoint past it.
-        const single = gathered.length === 1;
-        const records: SyncRecord[] = [];
-        const deadLetters: DeadLetter[] = [];
-        // Where each page's records end in `records`.
-        const ends: number[] = [];
-        if (!single)
-          for (const { records: pageRecords, deadLetters: pageLetters } of gathered) {
-            for (const record of pageRecords) records.push(record);
-            for (const letter of pageLetters) deadLetters.push(letter);
-            ends.push(records.length);
-          }
-        const all = single ? (gathered[0] as GatheredPage) : { records, deadLetters };
-        const count = all.records.length;
-        // The flush's counts not yet given to a page, which are reported in order as their parts are stored.
-        let written = 0;
-        let deadLettered = 0;
-        let pending: SinkNote[] | undefined;
-        let reported = 0;
-        for (let from = 0; from === 0 || from < count; from += batchSize) {
-          const to = Math.min(from + batchSize, count);
-          let complete = reported;
-          if (to >= count) complete = gathered.length;
-          else if (!single) while (complete < gathered.length && (ends[complete] as number) <= to) complete += 1;
-          if (gatheredWrites) {
-            const result = await sink.write(
-              {
-                businessId,
-                table,
-                records: from === 0 && to >= count ? all.records : all.records.slice(from, to),
-                deadLetters: from === 0 ? all.deadLetters : [],
-              },
-              (complete > 0 ? (gathered[complete - 1] as GatheredPage).page.position : storedPosition) ?? {},
-            );
-            written += result.written;
-            deadLettered += result.deadLettered;
-            totals.unchanged += result.unchanged;
-            if (result.notes !== undefined) {
-              pending = addNotes(pending ?? [], result.notes);
-              notes = addNotes(notes, result.notes);
-            }
-          }
-          if (complete > 0) storedPosition = (gathered[complete - 1] as GatheredPage).page.position;
-          // The pages this part completed, each with its records and its own dead letters; the
-          // flush's last page takes what is left (a record the sink refused, one id kept of two pages).
-          for (; reported < complete; reported++) {
-            const { page: done, records: pageRecords, deadLetters: pageLetters } = gathered[reported] as GatheredPage;
-            const last = reported === complete - 1;
-            const pageWritten = reported === gathered.length - 1 ? written : Math.min(written, pageRecords.length);
-            const pageDeadLettered = reported === gathered.length - 1 ? deadLettered : Math.min(deadLettered, pageLetters.length);
-            const pageNotes = last ? pending : undefined;
-            if (last) pending = undefined;
-            written -= pageWritten;
-            deadLettered -= pageDeadLettered;
-            totals.pages += 1;
-            totals.records += done.records.length;
-            totals.written += pageWritten;
-            totals.deadLettered += pageDeadLettered;
-            onEvent?.({
-              type: 'page-stored',
-              page: {
-                businessId,
-                stream,
-                records: done.records.length,
-                written: pageWritten,
-                deadLettered: pageDeadLettered,
-                ...(pageNotes === undefined ? {} : { notes: pageNotes }),
-                total: done.total,
-              },
-            });
-          }
-        }
-        gathered.length = 0;
+      const last = page === undefined && step !== DUE;
+      // A failed read ends the run too: what is gathered is stored before the failure is thrown.
+      const due = gathered.length > 0 && (last || stopping || gatheredRows >= maxRows || maxMs === 0 || now() - gatheredSince >= maxMs);
+      // The flushes stored by this step, in order: the one in flight first (awaited before another
+      // starts, so checkpoints move in order; at the end; or once it has settled), then this one.
+      const flushes: { readonly pages: readonly GatheredPage[]; readonly outcome: FlushOutcome }[] = [];
+      if (writing !== undefined && (due || last || stopping || writing.settled)) {
+        flushes.push({ pages: writing.pages, outcome: await writing.outcome });
+        writing = undefined;
+      }
+      if (due && flushes[0]?.outcome.failure === undefined) {
+        const pages = gathered;
+        const outcome = writeFlush(sink, { businessId, table, pages, storedPosition, writes: gatheredWrites });
+        storedPosition = (pages[pages.length - 1] as GatheredPage).position;
+        gathered = [];
         gatheredRows = 0;
         gatheredWrites = false;
+        if (overlap && !last && !stopping) {
+          const inFlight = { pages, outcome, settled: false };
+          writing = inFlight;
+          void outcome.then(() => void (inFlight.settled = true));
+        } else flushes.push({ pages, outcome: await outcome });
       }
-      // Aborted while the flush was written (the write awaited, so the signal may have changed since
+      // Each stored page told once its flush is stored, with its share of the flush's counts.
+      for (const { pages, outcome } of flushes) {
+        totals.unchanged += outcome.unchanged;
+        for (let index = 0; index < outcome.stored.length; index++) {
+          const { page: done } = pages[index] as GatheredPage;
+          const { written, deadLettered, notes: pageNotes } = outcome.stored[index] as PageStored;
+          const summed = pageNotes === undefined ? undefined : addNotes([], pageNotes);
+          if (summed !== undefined) notes = addNotes(notes, summed);
+          totals.pages += 1;
+          totals.records += done.records.length;
+          totals.written += written;
+          totals.deadLettered += deadLettered;
+          onEvent?.({
+            type: 'page-stored',
+            page: {
+              businessId,
+              stream,
+              records: done.records.length,
+              written,
+              deadLettered,
+              ...(summed === undefined ? {} : { notes: summed }),
+              total: done.total,
+            },
+          });
+        }
+        if (outcome.failure !== undefined) throw outcome.failure.error;
+      }
+      if (failed !== undefined) throw failed.failed;
+      // Aborted while a flush was written (the write awaited, so the signal may have changed since
       // `stopping` was read): stop before the next page, nothing being gathered then.
-      if (stopping || ((signal?.aborted as boolean | undefined) === true && gathered.length === 0)) {
+      if (stopping || ((signal?.aborted as boolean | undefined) === true && gathered.length === 0 && writing === undefined)) {
         await ahead?.catch(ignore);
         if (step !== ABORTED) await walk.return(undefined);
         return 'stopped';
       }
-      return page === undefined && step !== DUE ? 'end' : 'more';
+      return last ? 'end' : 'more';
     };
     for (let next = await syncPage(); next !== 'end'; next = await syncPage()) if (next === 'stopped') return ended(true);
     return ended(false);

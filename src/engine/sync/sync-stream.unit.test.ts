@@ -344,6 +344,39 @@ describe('syncStream, pages gathered into flushes', () => {
     expect((await store.checkpoints.load('acme', 'sms'))?.position).toMatchObject({ offset: 4 });
   });
 
+  it('reading ahead, reads and normalizes the next flush while the last one is written', async () => {
+    const asked: number[] = [];
+    const store = new MemoryStateStore();
+    const { sink, writes } = flushingSink(store, { maxRows: 4, maxMs: Number.POSITIVE_INFINITY });
+    const inner = sink.write.bind(sink);
+    // The first flush (offsets 0 and 2) is stored only once the page after the next one is asked for.
+    sink.write = async (batch, position) => {
+      if (writes.length === 0) while (!asked.includes(6)) await setImmediate();
+      return inner(batch, position);
+    };
+    const events: SyncEvent[] = [];
+    const result = await syncStream({ businessId: 'acme', source: sourceOf(sms, listed(10, asked)), sink, normalizeContext, onEvent: (e) => events.push(e) });
+    expect(writes.map((write) => [write.ids.length, write.offset])).toEqual([
+      [4, 4],
+      [4, 8],
+      [2, 10],
+    ]);
+    expect(result).toMatchObject({ stopped: false, pages: 5, records: 10, written: 10 });
+    expect(events.filter((e) => e.type === 'page-stored')).toHaveLength(5);
+  });
+
+  it('stores the gathered pages before a failed read fails the run', async () => {
+    const store = new MemoryStateStore();
+    const { sink, writes } = flushingSink(store, { maxRows: Number.POSITIVE_INFINITY, maxMs: Number.POSITIVE_INFINITY });
+    let requests = 0;
+    const pages = client((_, query) => (++requests === 3 ? Promise.reject(new Error('socket hang up')) : Promise.resolve(list('sms', 10)(query))));
+    const tally = { pages: 0, records: 0, written: 0, unchanged: 0, deadLettered: 0 };
+    await expect(syncStream({ businessId: 'acme', source: sourceOf(sms, pages), sink, normalizeContext, tally })).rejects.toThrow('socket hang up');
+    expect(writes).toEqual([{ ids: ['r0', 'r1', 'r2', 'r3'], deadLetters: 0, offset: 4 }]);
+    expect(tally).toMatchObject({ pages: 2, records: 4, written: 4 });
+    expect((await store.checkpoints.load('acme', 'sms'))?.position).toMatchObject({ offset: 4 });
+  });
+
   it('writes the gathered pages once maxMs has passed while the next page is awaited', async () => {
     const { sink, writes } = flushingSink(new MemoryStateStore(), { maxRows: Number.POSITIVE_INFINITY, maxMs: 1 });
     let requests = 0;
