@@ -65,7 +65,8 @@ export function* copyText(rows: readonly (readonly unknown[])[]): Generator<stri
  * connection's next batch); `created` holds the tables this connection has, once committed.
  * Resolves with whether it created the table, to be added to `created` once the transaction
  * commits (a table created in a transaction that rolls back is gone). The merge names the table
- * unqualified: a session's temporary tables come first in every search path.
+ * unqualified, as the shared staged upsert does: the session's temporary schema is searched first
+ * unless a search path lists `pg_temp` later, and the name (`callsync_stage_<hash>`) is ours.
  */
 export async function stageRows(
   client: pg.PoolClient,

@@ -13,7 +13,7 @@ export interface FlushPage {
   readonly position: JsonObject;
 }
 
-export interface Flush {
+interface Flush {
   readonly businessId: string;
   readonly table: StreamTable;
   /** In the order they were read. */
