@@ -52,4 +52,19 @@ describe('clickhouse store: ids and business names with quotes, backslashes and 
     expect(rows.find((row) => row.id === ids[1])?.body).toBe('changed');
     expect(await byArgMax.json()).toEqual(rows);
   });
+
+  it('adds a column a stream declares later; rows stored before keep null there until written again', async () => {
+    const grown: StreamTable = { ...table, columns: [...table.columns, { name: 'lead_source', type: 'text', from: ['lead_source'] }] };
+    await sink.prepare([grown]);
+    const later: SyncRecord = { ...record('later'), fields: { body: 'b', lead_source: 'ads' } };
+    expect((await sink.write({ businessId: "o'brien", table: grown, records: [later], deadLetters: [] }, { offset: 3 })).written).toBe(1);
+    const result = await client.query({
+      query: `SELECT id, lead_source FROM ${database}.sms FINAL WHERE id IN ('plain', 'later') ORDER BY id`,
+      format: 'JSONEachRow',
+    });
+    expect(await result.json()).toEqual([
+      { id: 'later', lead_source: 'ads' },
+      { id: 'plain', lead_source: null },
+    ]);
+  });
 });
