@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClickHouseServerError, serverError } from './errors.js';
-import { quoteString, unstorableField } from './mapping.js';
+import { literalParts, quoteString, unstorableField } from './mapping.js';
 import { VersionClock } from './versions.js';
 
 describe('quoteString', () => {
@@ -66,5 +66,17 @@ describe('unstorableField', () => {
     expect(unstorableField(table, record('2106-02-07T06:28:15Z'))).toBeUndefined();
     expect(unstorableField(table, record('1969-12-31T23:59:59Z'))).toMatch(/^created_at: 1969-12-31T23:59:59Z is outside/);
     expect(unstorableField(table, record('2106-02-07T06:28:16Z'))).toMatch(/^created_at: 2106-02-07T06:28:16Z is outside/);
+  });
+});
+
+describe('literalParts', () => {
+  it('keeps an IN list far under ClickHouse 256 KiB query limit, even for 500 ids of 1,024 characters', () => {
+    const long = Array.from({ length: 500 }, (_, index) => `${index}`.padEnd(1024, 'x'));
+    const parts = literalParts(long, (id) => id, 500);
+    expect(parts.flat()).toEqual(long);
+    for (const part of parts) expect(Buffer.byteLength(part.map(quoteString).join(', '))).toBeLessThanOrEqual(128 * 1024);
+    expect(parts).toHaveLength(Math.ceil(500 / 31));
+    expect(literalParts(['a', 'b', 'c'], (id) => id, 2)).toEqual([['a', 'b'], ['c']]);
+    expect(literalParts([], (id: string) => id, 2)).toEqual([]);
   });
 });

@@ -67,4 +67,14 @@ describe('clickhouse store: ids and business names with quotes, backslashes and 
       { id: 'plain', lead_source: null },
     ]);
   });
+
+  it('writes, replays and deletes a page of ids of 1,024 characters (IN lists split under the query size limit)', async () => {
+    const long = Array.from({ length: 300 }, (_, index) => `${index}'`.padEnd(1024, 'l'));
+    const batch = { businessId: 'long', table, records: long.map((id) => record(id)), deadLetters: [] };
+    expect(await sink.write({ ...batch, records: batch.records.map((r) => ({ ...r, businessId: 'long' })) }, { offset: 1 })).toMatchObject({ written: 300 });
+    expect(await sink.write({ ...batch, records: batch.records.map((r) => ({ ...r, businessId: 'long' })) }, { offset: 1 })).toMatchObject({ unchanged: 300 });
+    expect(await sink.records.markDeleted('long', table, long)).toBe(300);
+    expect(await sink.records.count('long', table)).toBe(0);
+    expect(await sink.records.markDeleted('long', table, long)).toBe(0);
+  });
 });
