@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClickHouseServerError, serverError } from './errors.js';
+import { serverError } from './errors.js';
 import { literalParts, quoteString, unstorableField } from './mapping.js';
 import { VersionClock } from './versions.js';
 
@@ -47,8 +47,7 @@ describe('serverError', () => {
     ],
   ])('reads the code of 18.x and current exceptions alike: %s', (message, code, text) => {
     const read = serverError(new Error(message));
-    expect(read).toBeInstanceOf(ClickHouseServerError);
-    expect(read).toMatchObject({ serverCode: code, code: `CLICKHOUSE_${code}`, message: text });
+    expect(read).toMatchObject({ name: 'ClickHouseServerError', serverCode: code, code: `CLICKHOUSE_${code}`, message: text });
   });
 
   it('leaves a network failure as it came', () => {
