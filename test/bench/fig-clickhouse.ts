@@ -27,7 +27,7 @@ interface Page {
 
 /**
  * The clickhouse figure: the sink writing the engine's normalized pages (500 calls a write, each
- * with its position: the read of stored rows, the rows' insert, the checkpoint's read and insert)
+ * with its position: the key-only read of its ids, the rows' insert, the checkpoint's read and insert)
  * against the raw bulk path on the same rows in the same run: one `@clickhouse/client` JSONEachRow
  * insert per page of the same rows into the same table. Neither side fetches (pages are fetched and
  * normalized once, before), both write into a table created beforehand in a fresh database; rounds
