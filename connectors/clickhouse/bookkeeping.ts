@@ -14,7 +14,7 @@ import {
 } from '../../src/sink/sink.js';
 import type { StateStoreRecords } from '../../src/sink/parts.js';
 import type { ClickHouseConnection } from './client.js';
-import { fromDateTime, nowDateTime, qualified, quoteName, quoteString, stringList } from './mapping.js';
+import { fromDateTime, literalParts, nowDateTime, qualified, quoteName, quoteString, stringList } from './mapping.js';
 import type { VersionClock } from './versions.js';
 
 /**
@@ -224,7 +224,7 @@ export class ClickHouseRecords implements StateStoreRecords {
 
   async deletedAmong(businessId: string, table: StreamTable, ids: readonly string[]): Promise<ReadonlySet<string>> {
     const deleted = new Set<string>();
-    for (const part of chunks(ids, IDS_PER_STATEMENT)) {
+    for (const part of literalParts(ids, (id) => id, IDS_PER_STATEMENT)) {
       const rows = await this.#context.connection.select<{ id: string }>(
         `SELECT id FROM ${this.#from(table, businessId)} AND id IN ${stringList(part)} AND deleted_at IS NOT NULL`,
       );
@@ -248,7 +248,7 @@ export class ClickHouseRecords implements StateStoreRecords {
     const target = qualified(database, table.table);
     const kept = ['business_id', 'id', 'source', ...table.columns.map((column) => quoteName(column.name)), 'raw', 'synced_at'].join(', ');
     let marked = 0;
-    for (const part of chunks(ids, IDS_PER_STATEMENT)) {
+    for (const part of literalParts(ids, (id) => id, IDS_PER_STATEMENT)) {
       const live = await connection.select<{ id: string; version: string }>(
         `SELECT id, version FROM ${this.#from(table, businessId)} AND id IN ${stringList(part)} AND deleted_at IS NULL`,
       );

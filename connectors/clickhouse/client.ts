@@ -21,6 +21,10 @@ export class ClickHouseConnection {
       url: url.toString(),
       ...(username === '' ? {} : { username, password }),
       request_timeout: config.requestTimeoutMs,
+      // ClickHouse closes an idle keep-alive connection after 3 s (18.16's default): a socket idle
+      // for 1 s is dropped, and checked again before each request, so a slow timer on a busy
+      // machine never hands a request a socket the server has just closed.
+      keep_alive: { enabled: true, idle_socket_ttl: 1000, eagerly_destroy_stale_sockets: true },
       log: { level: ClickHouseLogLevel.OFF },
     });
   }

@@ -38,6 +38,32 @@ export function quoteString(value: string): string {
   return `'${value.replace(/[\\']/g, (c) => `\\${c}`).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
 }
 
+/** Literals in one `IN` list: well under ClickHouse's 256 KiB `max_query_size`, whatever the ids. */
+const MAX_LIST_BYTES = 128 * 1024;
+
+/**
+ * `items` in parts of at most `maxCount`, whose `text` as literals fit {@link MAX_LIST_BYTES}: a
+ * literal takes at most 4 bytes a UTF-16 unit (`\xHH`) and its quotes, so 500 ids of 1,024 bytes
+ * (the longest the managed sink lets through) become parts of 31.
+ */
+export function literalParts<T>(items: readonly T[], text: (item: T) => string, maxCount: number): T[][] {
+  const parts: T[][] = [];
+  let part: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = 4 * text(item).length + 4;
+    if (part.length > 0 && (part.length >= maxCount || bytes + size > MAX_LIST_BYTES)) {
+      parts.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(item);
+    bytes += size;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
+
 /** `(a, b, …)` of string literals for `IN`. */
 export function stringList(values: readonly string[]): string {
   return `(${values.map(quoteString).join(', ')})`;

@@ -13,31 +13,41 @@ import { clickhouseColumnType, qualified, quoteName, quoteString } from './mappi
 const ENGINE = 'ENGINE = ReplacingMergeTree(version)';
 const UTC = "DateTime('UTC')";
 
-function bookkeepingTables(database: string): string[] {
-  return [
-    `CREATE TABLE IF NOT EXISTS ${qualified(database, 'sync_state')} (business_id String, stream String, position String, ` +
-      `records_synced UInt64, updated_at ${UTC}, version UInt64) ${ENGINE} ORDER BY (business_id, stream)`,
-    `CREATE TABLE IF NOT EXISTS ${qualified(database, 'dead_letters')} (id UInt64, business_id String, stream String, fingerprint String, ` +
-      `reason String, raw String, first_seen_at ${UTC}, last_seen_at ${UTC}, attempts UInt32, removed UInt8, version UInt64) ` +
-      `${ENGINE} ORDER BY (business_id, stream, fingerprint)`,
-  ];
-}
+const BOOKKEEPING: Readonly<Record<string, string>> = {
+  sync_state: `(business_id String, stream String, position String, records_synced UInt64, updated_at ${UTC}, version UInt64) ${ENGINE} ORDER BY (business_id, stream)`,
+  dead_letters:
+    `(id UInt64, business_id String, stream String, fingerprint String, reason String, raw String, first_seen_at ${UTC}, ` +
+    `last_seen_at ${UTC}, attempts UInt32, removed UInt8, version UInt64) ${ENGINE} ORDER BY (business_id, stream, fingerprint)`,
+};
 
 /** The fixed columns after the stream's own, besides `business_id`, `id` and `source` before them. */
 const TRAILING_COLUMNS = `raw String, synced_at ${UTC}, deleted_at Nullable(${UTC}), version UInt64`;
 
-function streamTableSql(database: string, table: StreamTable): string {
-  const columns = table.columns.map((column) => `${quoteName(column.name)} ${clickhouseColumnType(column.type)}`);
-  return (
-    `CREATE TABLE IF NOT EXISTS ${qualified(database, table.table)} (business_id String, id String, source String, ` +
-    `${columns.map((column) => `${column}, `).join('')}${TRAILING_COLUMNS}) ${ENGINE} ORDER BY (business_id, id)`
-  );
+function streamTableColumns(table: StreamTable): string {
+  const columns = table.columns.map((column) => `${quoteName(column.name)} ${clickhouseColumnType(column.type)}, `);
+  return `(business_id String, id String, source String, ${columns.join('')}${TRAILING_COLUMNS}) ${ENGINE} ORDER BY (business_id, id)`;
+}
+
+/**
+ * What is there already is read first and only what is missing is created: ClickHouse with
+ * access control checks the right to `CREATE` before `IF NOT EXISTS`, so a user without it can
+ * run against a database and tables made beforehand.
+ */
+async function existingTables(connection: ClickHouseConnection, database: string): Promise<Set<string>> {
+  const rows = await connection.select<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${quoteString(database)}`);
+  return new Set(rows.map((row) => row.name));
+}
+
+async function createTable(connection: ClickHouseConnection, database: string, table: string, definition: string): Promise<void> {
+  await connection.command(`CREATE TABLE IF NOT EXISTS ${qualified(database, table)} ${definition}`);
 }
 
 /** Creates the database and the bookkeeping tables when missing. */
 export async function migrate(connection: ClickHouseConnection, database: string): Promise<void> {
-  await connection.command(`CREATE DATABASE IF NOT EXISTS ${quoteName(database)}`);
-  for (const statement of bookkeepingTables(database)) await connection.command(statement);
+  const [found] = await connection.select<{ n: string }>(`SELECT count() AS n FROM system.databases WHERE name = ${quoteString(database)}`);
+  if (Number(found?.n ?? 0) === 0) await connection.command(`CREATE DATABASE IF NOT EXISTS ${quoteName(database)}`);
+  const existing = await existingTables(connection, database);
+  for (const [table, definition] of Object.entries(BOOKKEEPING)) if (!existing.has(table)) await createTable(connection, database, table, definition);
 }
 
 /**
@@ -46,9 +56,10 @@ export async function migrate(connection: ClickHouseConnection, database: string
  * Rows stored before a column was added keep null there until they are written again.
  */
 export async function prepareStreamTables(connection: ClickHouseConnection, database: string, tables: readonly StreamTable[]): Promise<void> {
+  const existing = await existingTables(connection, database);
   for (const table of tables) {
     assertStreamTable(table);
-    await connection.command(streamTableSql(database, table));
+    if (!existing.has(table.table)) await createTable(connection, database, table.table, streamTableColumns(table));
     const present = await connection.select<{ name: string }>(
       `SELECT name FROM system.columns WHERE database = ${quoteString(database)} AND table = ${quoteString(table.table)}`,
     );

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createSink } from '../../connectors/registry.js';
 import { recordRow } from '../../connectors/clickhouse/mapping.js';
 import { normalizePage } from '../../src/normalize/index.js';
@@ -17,6 +17,8 @@ import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow 
 const TARGET = 0.8;
 const CEILING = 250 * 1024 * 1024;
 const ROUNDS = 2;
+/** A drop of a database of 300k rows took over 30 s (the client's default) on a busy machine. */
+const REQUEST_TIMEOUT_MS = 300_000;
 
 interface Page {
   readonly records: readonly SyncRecord[];
@@ -25,7 +27,7 @@ interface Page {
 
 /**
  * The clickhouse figure: the sink writing the engine's normalized pages (500 calls a write, each
- * with its position: the read of stored rows, the rows' insert, the checkpoint's read and insert)
+ * with its position: the key-only read of its ids, the rows' insert, the checkpoint's read and insert)
  * against the raw bulk path on the same rows in the same run: one `@clickhouse/client` JSONEachRow
  * insert per page of the same rows into the same table. Neither side fetches (pages are fetched and
  * normalized once, before), both write into a table created beforehand in a fresh database; rounds
@@ -36,7 +38,7 @@ export async function benchClickHouse(ctx: BenchContext): Promise<BenchRow[]> {
   const url = new URL(process.env.CALLSYNC_TEST_CLICKHOUSE_URL ?? 'http://127.0.0.1:8123').origin;
   const calls = ctx.quick ? 40_000 : 200_000;
   const pages = await fetchPages(calls);
-  const client = createClient({ url });
+  const client = createClient({ url, request_timeout: REQUEST_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } });
   const best = { pipeline: 0, raw: 0 };
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -97,7 +99,7 @@ async function measure(client: ClickHouseClient, url: string, pages: readonly Pa
   const database = `t_bench_ch_${randomBytes(4).toString('hex')}`;
   const table = builtinStreams.get('calls')?.table;
   if (table === undefined) throw new Error('no calls stream');
-  const sink = await createSink({ type: 'clickhouse', url, database, requestTimeoutMs: 60_000 }, { logger: silentLogger() });
+  const sink = await createSink({ type: 'clickhouse', url, database, requestTimeoutMs: REQUEST_TIMEOUT_MS }, { logger: silentLogger() });
   try {
     await sink.prepare([table]);
     const records = pages.reduce((sum, page) => sum + page.records.length, 0);
@@ -134,7 +136,7 @@ async function backfillMemory(url: string, calls: number): Promise<MemoryRun> {
   const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   const sim = await startSimulatorChild({ calls, seed: 5 });
   const database = `t_bench_ch_${randomBytes(4).toString('hex')}`;
-  const client = createClient({ url });
+  const client = createClient({ url, request_timeout: REQUEST_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } });
   try {
     const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
     const sink = JSON.stringify({ type: 'clickhouse', url, database });

@@ -40,6 +40,7 @@ const SAMPLES: Record<string, string> = {
   ACME_V2_TOKEN: `v2_${'b2'.repeat(20)}`,
   DATABASE_URL: 'postgres://callsync:db-pass@db:5432/callsync',
   MYSQL_URL: 'mysql://callsync:db-pass@db:3306/callsync',
+  CLICKHOUSE_URL: 'http://callsync:ch-pass@clickhouse:8123',
   STATUS_TOKEN: 'status-token-value',
   BETA_PASSWORD: 'beta-password',
   HUBSPOT_TOKEN: 'pat-na1-00000000-0000-0000-0000-000000000000',
@@ -78,6 +79,7 @@ async function required(name: string): Promise<string[]> {
 }
 
 const EXPECTED_SINK: Record<string, string> = {
+  'clickhouse.yaml': 'clickhouse',
   'compose-callsync.yaml': 'postgres',
   'demo.yaml': 'sqlite',
   'duckdb.yaml': 'duckdb',
