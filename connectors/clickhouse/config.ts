@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flushConfigSchema } from '../../src/sink/flush-config.js';
 import { IDENTIFIER_PATTERN } from '../sql/index.js';
 
 /** `http(s)://[user[:password]@]host[:port]`, with no path: the database is its own key. */
@@ -25,6 +26,11 @@ export const clickhouseConfigSchema = z.strictObject({
   database: z.string().regex(IDENTIFIER_PATTERN, 'a lower-case identifier, at most 63 characters').default('callsync'),
   /** Milliseconds one request may take before it fails (and the write is tried again by the engine). @defaultValue 60000 */
   requestTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
+  /** How many pages one write (one insert of rows, one of the checkpoint) gathers. @defaultValue {@link DEFAULT_FLUSH} */
+  flush: flushConfigSchema,
 });
 
 export type ClickHouseSinkConfig = z.output<typeof clickhouseConfigSchema>;
+
+/** @defaultValue for {@link ClickHouseSinkConfig.flush}: 5,000 records or a second; every insert makes a part on disk, whatever its size. */
+export const DEFAULT_FLUSH = Object.freeze({ maxRows: 5000, maxMs: 1000 });

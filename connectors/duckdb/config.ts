@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flushConfigSchema } from '../../src/sink/flush-config.js';
 
 /** The `sink:` section for DuckDB. Unknown keys are an error that names them. */
 export const duckdbConfigSchema = z.strictObject({
@@ -13,9 +14,14 @@ export const duckdbConfigSchema = z.strictObject({
     .string()
     .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB or 1GB')
     .optional(),
+  /** How many pages one transaction (one appender fill and one merge) gathers. @defaultValue {@link DEFAULT_FLUSH} */
+  flush: flushConfigSchema,
 });
 
 export type DuckdbSinkConfig = z.infer<typeof duckdbConfigSchema>;
 
 /** @defaultValue for {@link DuckdbSinkConfig.memoryLimit} */
 export const DEFAULT_MEMORY_LIMIT = '128MB';
+
+/** @defaultValue for {@link DuckdbSinkConfig.flush}: 5,000 records or a second; a merge and a commit cost about 40 ms whatever their size. */
+export const DEFAULT_FLUSH = Object.freeze({ maxRows: 5000, maxMs: 1000 });

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
+import { flushCapabilities } from '../../src/sink/flush-config.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import { errorCodes } from '../../src/sink/sink-errors.js';
 import type { SqlDialect } from '../sql/index.js';
-import { duckdbConfigSchema, type DuckdbSinkConfig } from './config.js';
+import { DEFAULT_FLUSH, duckdbConfigSchema, type DuckdbSinkConfig } from './config.js';
 import { explainDuckDbFailure } from './errors.js';
 
 /**
@@ -31,7 +32,8 @@ export const duckdbSinkFactory = {
   create: async (config: DuckdbSinkConfig, deps: SinkDeps) => {
     const sink = describeDuckDb(config);
     const explain = (error: unknown) => explainDuckDbFailure(errorCodes(error), sink);
-    return new ManagedSink({ type: 'duckdb', store: await duckdbDialect.open(config), explain }, deps.logger.child({ path: config.path }));
+    const capabilities = flushCapabilities(config.flush, DEFAULT_FLUSH);
+    return new ManagedSink({ type: 'duckdb', store: await duckdbDialect.open(config), capabilities, explain }, deps.logger.child({ path: config.path }));
   },
   describe: describeDuckDb,
   explain: explainDuckDbFailure,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flushConfigSchema } from '../../src/sink/flush-config.js';
 
 /** The `sink:` section for MySQL 8 and MariaDB 10.11+. Unknown keys are an error that names them. */
 export const mysqlConfigSchema = z.strictObject({
@@ -10,6 +11,8 @@ export const mysqlConfigSchema = z.strictObject({
   url: z.string().regex(/^mysql:\/\/[^/?#]+\/[^/?#]+/, 'expected a mysql://user@host:3306/database URL (the database holds the tables)'),
   /** Connections in the pool. @defaultValue 10 */
   poolSize: z.number().int().min(1).max(100).optional(),
+  /** How many pages one transaction gathers. @defaultValue {@link DEFAULT_FLUSH} */
+  flush: flushConfigSchema,
 });
 
 export type MysqlSinkConfig = z.infer<typeof mysqlConfigSchema>;
@@ -25,3 +28,6 @@ export function urlDatabase(url: string): string {
     return '';
   }
 }
+
+/** @defaultValue for {@link MysqlSinkConfig.flush}: 5,000 records or a second, one transaction (a commit and a multi-row upsert per chunk) per flush. */
+export const DEFAULT_FLUSH = Object.freeze({ maxRows: 5000, maxMs: 1000 });

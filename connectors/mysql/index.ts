@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
+import { flushCapabilities } from '../../src/sink/flush-config.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { SqlDialect } from '../sql/index.js';
-import { mysqlConfigSchema, type MysqlSinkConfig } from './config.js';
+import { DEFAULT_FLUSH, mysqlConfigSchema, type MysqlSinkConfig } from './config.js';
 import { explainMysqlError, explainMysqlFailure } from './errors.js';
 
 /**
@@ -27,7 +28,11 @@ export const mysqlSinkFactory = {
   create: async (config: MysqlSinkConfig, deps: SinkDeps) => {
     const sink = describeMysql(config);
     const logger = deps.logger.child({ sink: sink.shown });
-    return new ManagedSink({ type: 'mysql', store: await mysqlDialect.open(config, logger), explain: (error) => explainMysqlError(error, sink) }, logger);
+    const capabilities = flushCapabilities(config.flush, DEFAULT_FLUSH);
+    return new ManagedSink(
+      { type: 'mysql', store: await mysqlDialect.open(config, logger), capabilities, explain: (error) => explainMysqlError(error, sink) },
+      logger,
+    );
   },
   describe: describeMysql,
   explain: explainMysqlFailure,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flushConfigSchema } from '../../src/sink/flush-config.js';
 import { objectStoreConfigSchema } from '../object-storage/index.js';
 import { stateStoreConfigSchema } from '../state-stores/index.js';
 
@@ -17,6 +18,11 @@ export const parquetConfigSchema = z.strictObject({
   compression: z.enum(['zstd', 'snappy']).default('zstd'),
   /** Most rows in one file: a flush larger than this is written as several. @defaultValue 10000 */
   maxRowsPerFile: z.int().min(1).max(1_000_000).default(10_000),
+  /** How many pages one file gathers: written once they hold `maxRows` records or `maxMs` after the first. @defaultValue {@link DEFAULT_FLUSH} */
+  flush: flushConfigSchema,
 });
 
 export type ParquetConfig = z.output<typeof parquetConfigSchema>;
+
+/** @defaultValue for {@link ParquetConfig.flush}: 10,000 records or 5 seconds; a lake reads fewer, larger files faster, and each file costs two syncs and a state commit. */
+export const DEFAULT_FLUSH = Object.freeze({ maxRows: 10_000, maxMs: 5000 });

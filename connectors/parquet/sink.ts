@@ -4,7 +4,7 @@ import type { StateStore } from '../../src/sink/parts.js';
 import { openObjectStore, type ObjectStore } from '../object-storage/index.js';
 import { openStateStore } from '../state-stores/index.js';
 import { ParquetEncoder } from './client.js';
-import type { ParquetConfig } from './config.js';
+import { DEFAULT_FLUSH, type ParquetConfig } from './config.js';
 import { explainParquetError } from './errors.js';
 import { ParquetTarget } from './target.js';
 
@@ -38,5 +38,7 @@ export async function createParquetSink(config: ParquetConfig, deps: SinkDeps, d
     maxRowsPerFile: config.maxRowsPerFile,
     ...(overrides.now === undefined ? {} : { now: overrides.now }),
   });
-  return new ManagedSink({ type: 'parquet', store, target, explain: (error) => explainParquetError(error, described) }, deps.logger);
+  // The target's own maxBatchSize (maxRowsPerFile) bounds each file of a flush.
+  const capabilities = { flush: { ...DEFAULT_FLUSH, ...config.flush } };
+  return new ManagedSink({ type: 'parquet', store, target, capabilities, explain: (error) => explainParquetError(error, described) }, deps.logger);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flushConfigSchema } from '../../src/sink/flush-config.js';
 import { IDENTIFIER_PATTERN } from '../sql/index.js';
 
 /** The `sink:` section for Postgres. Unknown keys are an error that names them. */
@@ -10,16 +11,8 @@ export const postgresConfigSchema = z.strictObject({
   schema: z.string().regex(IDENTIFIER_PATTERN, 'a lower-case SQL identifier, at most 63 characters').default('callsync'),
   /** Connections in the pool. @defaultValue 10 */
   poolSize: z.number().int().min(1).max(100).optional(),
-  /**
-   * How many pages one transaction gathers: written once they hold `maxRows` records or `maxMs`
-   * after the first. @defaultValue {@link DEFAULT_FLUSH}
-   */
-  flush: z
-    .strictObject({
-      maxRows: z.number().int().min(1).max(1_000_000).optional(),
-      maxMs: z.number().int().min(0).max(600_000).optional(),
-    })
-    .optional(),
+  /** How many pages one transaction gathers. @defaultValue {@link DEFAULT_FLUSH} */
+  flush: flushConfigSchema,
 });
 
 export type PostgresSinkConfig = z.infer<typeof postgresConfigSchema>;

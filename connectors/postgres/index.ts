@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
+import { flushCapabilities } from '../../src/sink/flush-config.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { SqlDialect } from '../sql/index.js';
 import { DEFAULT_FLUSH, postgresConfigSchema, type PostgresSinkConfig } from './config.js';
@@ -30,9 +31,7 @@ export const postgresSinkFactory = {
   create: async (config: PostgresSinkConfig, deps: SinkDeps) => {
     const logger = deps.logger.child({ schema: config.schema });
     const sink = describePostgres(config);
-    const flush = { ...DEFAULT_FLUSH, ...config.flush };
-    // A flush is one transaction: its rows (up to maxRows and the page that crossed it) go in one write.
-    const capabilities = { flush, maxBatchSize: Math.max(2 * flush.maxRows, 1000) };
+    const capabilities = flushCapabilities(config.flush, DEFAULT_FLUSH);
     return new ManagedSink(
       { type: 'postgres', store: await postgresDialect.open(config, logger), capabilities, explain: (error) => explainPostgresError(error, sink) },
       logger,
