@@ -11,7 +11,7 @@ export const mysqlConfigSchema = z.strictObject({
   url: z.string().regex(/^mysql:\/\/[^/?#]+\/[^/?#]+/, 'expected a mysql://user@host:3306/database URL (the database holds the tables)'),
   /** Connections in the pool. @defaultValue 10 */
   poolSize: z.number().int().min(1).max(100).optional(),
-  /** How many pages one transaction gathers. @defaultValue {@link DEFAULT_FLUSH} */
+  /** How many pages one transaction gathers. @defaultValue every page by itself (a flush holds its pages in memory: measured, it raised the peak RSS of a 300k-call backfill past 250 MB) */
   flush: flushConfigSchema,
 });
 
@@ -28,6 +28,3 @@ export function urlDatabase(url: string): string {
     return '';
   }
 }
-
-/** @defaultValue for {@link MysqlSinkConfig.flush}: 5,000 records or a second, one transaction (a commit and a multi-row upsert per chunk) per flush. */
-export const DEFAULT_FLUSH = Object.freeze({ maxRows: 5000, maxMs: 1000 });

@@ -4,7 +4,7 @@ import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink
 import { flushCapabilities } from '../../src/sink/flush-config.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { SqlDialect } from '../sql/index.js';
-import { DEFAULT_FLUSH, mysqlConfigSchema, type MysqlSinkConfig } from './config.js';
+import { mysqlConfigSchema, type MysqlSinkConfig } from './config.js';
 import { explainMysqlError, explainMysqlFailure } from './errors.js';
 
 /**
@@ -28,7 +28,7 @@ export const mysqlSinkFactory = {
   create: async (config: MysqlSinkConfig, deps: SinkDeps) => {
     const sink = describeMysql(config);
     const logger = deps.logger.child({ sink: sink.shown });
-    const capabilities = flushCapabilities(config.flush, DEFAULT_FLUSH);
+    const capabilities = flushCapabilities(config.flush);
     return new ManagedSink(
       { type: 'mysql', store: await mysqlDialect.open(config, logger), capabilities, explain: (error) => explainMysqlError(error, sink) },
       logger,

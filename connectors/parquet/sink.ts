@@ -1,10 +1,11 @@
 import type { Sink, SinkDeps, SinkDescription } from '../../src/sink/sink.js';
+import { flushCapabilities } from '../../src/sink/flush-config.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { StateStore } from '../../src/sink/parts.js';
 import { openObjectStore, type ObjectStore } from '../object-storage/index.js';
 import { openStateStore } from '../state-stores/index.js';
 import { ParquetEncoder } from './client.js';
-import { DEFAULT_FLUSH, type ParquetConfig } from './config.js';
+import type { ParquetConfig } from './config.js';
 import { explainParquetError } from './errors.js';
 import { ParquetTarget } from './target.js';
 
@@ -39,6 +40,7 @@ export async function createParquetSink(config: ParquetConfig, deps: SinkDeps, d
     ...(overrides.now === undefined ? {} : { now: overrides.now }),
   });
   // The target's own maxBatchSize (maxRowsPerFile) bounds each file of a flush.
-  const capabilities = { flush: { ...DEFAULT_FLUSH, ...config.flush } };
+  const { flush } = flushCapabilities(config.flush);
+  const capabilities = flush === undefined ? {} : { flush };
   return new ManagedSink({ type: 'parquet', store, target, capabilities, explain: (error) => explainParquetError(error, described) }, deps.logger);
 }

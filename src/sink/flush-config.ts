@@ -19,9 +19,10 @@ type FlushConfig = z.infer<typeof flushConfigSchema>;
 /**
  * The capabilities of a sink that writes in flushes: the configured limits over the connector's
  * defaults, and a batch that holds a whole flush (up to `maxRows` and the page that crossed it),
- * so one flush is one transaction or one file.
+ * so one flush is one transaction or one file. With neither, every page is written by itself.
  */
-export function flushCapabilities(config: FlushConfig, defaults: FlushLimits): SinkCapabilities {
-  const flush = { ...defaults, ...config };
+export function flushCapabilities(config: FlushConfig, defaults?: FlushLimits): Partial<SinkCapabilities> {
+  if (config === undefined && defaults === undefined) return {};
+  const flush = { maxRows: 1, maxMs: 0, ...defaults, ...config };
   return { flush, maxBatchSize: Math.max(2 * flush.maxRows, 1000) };
 }
