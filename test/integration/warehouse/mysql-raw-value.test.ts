@@ -4,61 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mysqlSinkFactory } from '../../../connectors/mysql/index.js';
 import { mysqlAdapter } from '../../../connectors/mysql/target.js';
 import type { RawConversion } from '../../../connectors/sql/index.js';
-import { declaredValue, parseDuration } from '../../../src/normalize/index.js';
-import type { Json, StreamTable, SyncRecord } from '../../../src/sink/sink.js';
+import { declaredValue } from '../../../src/normalize/index.js';
+import { RAW_CONVERSIONS, RAW_PROBES, rawValueMismatches, rawValueSelects } from '../../support/raw-value-probe.js';
+import type { StreamTable, SyncRecord } from '../../../src/sink/sink.js';
 import { freshMysqlDatabase, type FreshMysqlDatabase } from '../../support/mysql-database.js';
 
 // raw-value.test.ts for MySQL/MariaDB, whose `raw` is LONGTEXT read with the JSON functions: the
 // same values and conversions, the SQL against the normalizers.
-const VALUES: Json[] = [
-  'completed',
-  '',
-  '  spaced  ',
-  "it's",
-  0,
-  -3,
-  42,
-  1.5,
-  9007199254740991,
-  2 ** 53 + 2,
-  true,
-  false,
-  null,
-  {},
-  [1],
-  { v: 1 },
-  '12',
-  '0012',
-  '1234567890123456',
-  '9007199254740992',
-  '-5',
-  '1:02:03',
-  '61:05',
-  '100:00:00',
-  '1:60',
-  ' 125 ',
-  '1:2:3',
-  '2025-05-31T23:59:59Z',
-  '2025-03-01T10:00:00+02:00',
-  '2025-03-01T10:00:00-0530',
-  '2025-03-01 10:00:00.999z',
-  '2025-03-01T10:00:00',
-  '2025-02-29T00:00:00Z',
-  '2024-02-29T12:00:00Z',
-  '2025-13-01T00:00:00Z',
-  '2025-04-31T00:00:00Z',
-  '2025-03-01T24:00:00Z',
-  'now',
-  '2025-03-01T10:00:00Zjunk',
-];
-
-const CONVERSIONS: RawConversion[] = ['text', 'integer', 'number', 'boolean', 'timestamp', 'duration'];
-
-function expected(value: Json | undefined, conversion: RawConversion): unknown {
-  if (conversion !== 'duration') return declaredValue(value, conversion);
-  const result = parseDuration(value);
-  return result.ok ? result.value : null;
-}
 
 /** MySQL hands back bigint and double as numbers, a boolean comparison as 0/1, text as text. */
 function plain(value: unknown, conversion: RawConversion): unknown {
@@ -84,36 +36,21 @@ afterAll(async () => {
 
 describe('reading raw in SQL (mysql, on MariaDB)', () => {
   it('gives what the normalizers give for every value and conversion, and fills columns with it under strict mode', async () => {
-    const raws = VALUES.flatMap((value): Json[] => [{ v: value }, { n: { v: value } }]);
+    const raws = RAW_PROBES;
     await connection.query('create table probe (position integer, raw longtext) character set utf8mb4 collate utf8mb4_bin');
     for (const [position, raw] of raws.entries()) await connection.query('insert into probe values (?, ?)', [position, JSON.stringify(raw)]);
-    const selects = CONVERSIONS.flatMap((conversion) =>
-      [['v'], ['n', 'v']].map((path) => `${mysqlAdapter.rawValue(path, conversion)} as "${conversion}_${path.length}"`),
-    );
+    const selects = rawValueSelects((path, conversion) => mysqlAdapter.rawValue(path, conversion));
     const [rows] = (await connection.query(`select position, ${selects.join(', ')} from probe order by position`)) as unknown as [Record<string, unknown>[]];
     expect(rows).toHaveLength(raws.length);
-    const mismatches: string[] = [];
-    rows.forEach((row, position) => {
-      const value = VALUES[Math.floor(position / 2)];
-      const nested = position % 2 === 1;
-      for (const conversion of CONVERSIONS) {
-        const got = plain(row[`${conversion}_${nested ? 2 : 1}`], conversion);
-        const want = expected(value, conversion);
-        if (got !== want)
-          mismatches.push(
-            `${conversion} of ${JSON.stringify(value)}${nested ? ' (nested)' : ''}: SQL ${JSON.stringify(got)}, normalizer ${JSON.stringify(want)}`,
-          );
-        const other = plain(row[`${conversion}_${nested ? 1 : 2}`], conversion);
-        if (other !== null) mismatches.push(`${conversion} of ${JSON.stringify(value)}: a path that is not there gave ${JSON.stringify(other)}`);
-      }
-    });
-    expect(mismatches).toEqual([]);
+    expect(rawValueMismatches(rows, plain)).toEqual([]);
     // The same expressions in an UPDATE, where strict mode turns a conversion warning into an error.
-    const columns = CONVERSIONS.map(
+    const columns = RAW_CONVERSIONS.map(
       (conversion) => `add column "${conversion}" ${conversion === 'text' ? 'longtext' : conversion === 'timestamp' ? 'varchar(32)' : 'double'}`,
     );
     await connection.query(`alter table probe ${columns.join(', ')}`);
-    await connection.query(`update probe set ${CONVERSIONS.map((conversion) => `"${conversion}" = ${mysqlAdapter.rawValue(['v'], conversion)}`).join(', ')}`);
+    await connection.query(
+      `update probe set ${RAW_CONVERSIONS.map((conversion) => `"${conversion}" = ${mysqlAdapter.rawValue(['v'], conversion)}`).join(', ')}`,
+    );
   });
 
   it('stores declared number and boolean values as written, and fills them from raw when added later', async () => {
