@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { inject } from 'vitest';
 import './cli-build.js';
 
@@ -44,4 +45,19 @@ export async function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {
 /** Counts log lines with this message. */
 export function countLogLines(text: string, message: string): number {
   return text.split('\n').filter((line) => line.includes(`"msg":"${message}"`)).length;
+}
+
+/**
+ * `callsync backfill --config <configPath>` killed with SIGKILL once it has stored `pages` pages,
+ * in the middle of its work (the exactness tests' crash). Throws when it ended before it could be
+ * killed or did not die of the signal; returns the killed process for its output.
+ */
+export async function killBackfillAfterPages(configPath: string, pages: number): Promise<CliProcess> {
+  const killed = spawnCli(['backfill', '--config', configPath, '--no-progress']);
+  while (countLogLines(killed.stderr(), 'page stored') < pages && killed.child.exitCode === null) await delay(5);
+  if (killed.child.exitCode !== null) throw new Error(`the backfill ended before it could be killed:\n${killed.stderr()}`);
+  killed.child.kill('SIGKILL');
+  const { signal } = await killed.exited;
+  if (signal !== 'SIGKILL') throw new Error(`the backfill ended by ${String(signal)}, not SIGKILL:\n${killed.stderr()}`);
+  return killed;
 }

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { createClient } from '@clickhouse/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,7 @@ import { callColumns, numberColumns, voicemailColumns } from '../../../src/norma
 import type { StreamTable } from '../../../src/sink/sink.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { configDocument } from '../support/backfill-harness.js';
-import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
+import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
 import { diffMirror, type MirrorDiff } from '../support/sqlite-mirror.js';
 import { clickhouseUrl, uniqueName } from '../services.js';
 
@@ -93,10 +92,7 @@ describe('clickhouse: backfill killed with SIGKILL, rerun, then upstream adds, c
     });
     writeFileSync(configPath, JSON.stringify({ ...document, reconcile: { deleteAfter: '1ms' } }));
 
-    const killed = spawnCli(['backfill', '--config', configPath, '--no-progress']);
-    while (countLogLines(killed.stderr(), 'page stored') < 8 && killed.child.exitCode === null) await delay(5);
-    killed.child.kill('SIGKILL');
-    expect((await killed.exited).signal, killed.stderr()).toBe('SIGKILL');
+    await killBackfillAfterPages(configPath, 8);
     const rerun = await runCli(['backfill', '--config', configPath, '--no-progress']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expectExact(await diffAll());

@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { openDuckDbInstance } from '../../../connectors/duckdb/client.js';
 import type { Simulator } from '../../../simulator/index.js';
 import { configDocument } from '../support/backfill-harness.js';
-import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
+import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
 import { simulatorScene } from '../support/simulator-scene.js';
 import { diffMirror, type MirrorComparison, type MirrorDiff } from '../support/sqlite-mirror.js';
 
@@ -75,11 +74,7 @@ describe('duckdb sink: exact after kill -9, a rerun, and upstream adds, changes 
     } as const;
     writeFileSync(config, JSON.stringify(configDocument(simulator, path, options)));
 
-    const killed = spawnCli(['backfill', '--config', config, '--no-progress']);
-    while (countLogLines(killed.stderr(), 'page stored') < 8 && killed.child.exitCode === null) await sleep(5);
-    expect(killed.child.exitCode, 'the backfill ended before it could be killed').toBe(null);
-    killed.child.kill('SIGKILL');
-    expect((await killed.exited).signal).toBe('SIGKILL');
+    await killBackfillAfterPages(config, 8);
 
     const rerun = await runCli(['backfill', '--config', config, '--no-progress']);
     expect(rerun.code, rerun.stderr).toBe(0);

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callColumns, numberColumns, voicemailColumns } from '../../../src/normalize/index.js';
@@ -9,7 +8,7 @@ import type { StreamTable } from '../../../src/sink/sink.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { freshMysqlDatabase, type FreshMysqlDatabase } from '../../support/mysql-database.js';
 import { configDocument } from '../support/backfill-harness.js';
-import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
+import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
 import { diffMirror, type MirrorDiff } from '../support/sqlite-mirror.js';
 
 const tables: readonly StreamTable[] = [
@@ -82,10 +81,7 @@ describe('mysql (on MariaDB): backfill killed with SIGKILL, rerun, then upstream
     });
     writeFileSync(configPath, JSON.stringify({ ...document, reconcile: { deleteAfter: '1ms' } }));
 
-    const killed = spawnCli(['backfill', '--config', configPath, '--no-progress']);
-    while (countLogLines(killed.stderr(), 'page stored') < 8 && killed.child.exitCode === null) await delay(5);
-    killed.child.kill('SIGKILL');
-    expect((await killed.exited).signal, killed.stderr()).toBe('SIGKILL');
+    await killBackfillAfterPages(configPath, 8);
     const rerun = await runCli(['backfill', '--config', configPath, '--no-progress']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expectExact(await diffAll());

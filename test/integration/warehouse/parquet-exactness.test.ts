@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openObjectStore, type ObjectStoreConfig } from '../../../connectors/object-storage/index.js';
 import { parquetConfigSchema } from '../../../connectors/parquet/index.js';
@@ -9,7 +8,7 @@ import type { Simulator } from '../../../simulator/index.js';
 import { downloadObjects, readMirror, removeCopy } from '../../support/parquet-lake.js';
 import { startS3Server, type TestS3Server } from '../../support/s3-server.js';
 import { configDocument } from '../support/backfill-harness.js';
-import { countLogLines, runCli, spawnCli } from '../support/cli-process.js';
+import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
 import { simulatorScene } from '../support/simulator-scene.js';
 import { diffMirror, type MirrorComparison, type MirrorDiff } from '../support/sqlite-mirror.js';
 
@@ -76,11 +75,7 @@ async function killRerunReconcile(
   writeFileSync(config, JSON.stringify(configDocument(simulator, state, options)));
   const outputs: string[] = [];
 
-  const killed = spawnCli(['backfill', '--config', config, '--no-progress']);
-  while (countLogLines(killed.stderr(), 'page stored') < 8 && killed.child.exitCode === null) await sleep(5);
-  expect(killed.child.exitCode, 'the backfill ended before it could be killed').toBe(null);
-  killed.child.kill('SIGKILL');
-  expect((await killed.exited).signal).toBe('SIGKILL');
+  const killed = await killBackfillAfterPages(config, 8);
   outputs.push(killed.stderr(), killed.stdout());
 
   const run = async (args: string[]): Promise<void> => {
