@@ -1,5 +1,5 @@
 import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sink.js';
-import { errorCodes, explainUnreachable } from '../../src/sink/sink-errors.js';
+import { errorCodes, explainConnectionLost, explainUnreachable } from '../../src/sink/sink-errors.js';
 import { urlDatabase } from './config.js';
 
 /** mysql2's codes for a connection that ended under it (a server stopped, restarted or killed it). */
@@ -34,7 +34,7 @@ export function explainMysqlFailure(codes: readonly string[], sink: SinkDescript
       cause: 'unreachable',
     };
   }
-  if (has(...CONNECTION_LOST)) return connectionLost(at, sink);
+  if (has(...CONNECTION_LOST)) return explainConnectionLost(at, sink);
   if (has('ER_DISK_FULL', 'ER_RECORD_FILE_FULL', 'ER_OUT_OF_RESOURCES')) {
     return {
       what: `${at}: the disk or the table is full`,
@@ -43,14 +43,6 @@ export function explainMysqlFailure(codes: readonly string[], sink: SinkDescript
     };
   }
   return undefined;
-}
-
-function connectionLost(at: string, sink: SinkDescription): SinkFailureExplanation {
-  return {
-    what: `${at}: the connection was lost (the server stopped, restarted or crashed)`,
-    fix: `start ${sink.service} there, or correct ${sink.key}`,
-    cause: 'unreachable',
-  };
 }
 
 /**

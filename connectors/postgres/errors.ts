@@ -1,5 +1,5 @@
 import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sink.js';
-import { errorCodes, explainUnreachable } from '../../src/sink/sink-errors.js';
+import { errorCodes, explainConnectionLost, explainUnreachable } from '../../src/sink/sink-errors.js';
 
 /**
  * pg's own errors for a connection that ended under it, which carry no code: the socket closed
@@ -24,7 +24,7 @@ export function explainPostgresFailure(codes: readonly string[], sink: SinkDescr
     };
   }
   // 57P01-57P03: the server is shutting down, crashed or is starting; class 08: the connection failed.
-  if (has('57P01', '57P02', '57P03') || codes.some((code) => code.startsWith('08'))) return connectionLost(at, sink);
+  if (has('57P01', '57P02', '57P03') || codes.some((code) => code.startsWith('08'))) return explainConnectionLost(at, sink);
   if (has('53100')) {
     return {
       what: `${at}: the disk is full`,
@@ -35,14 +35,6 @@ export function explainPostgresFailure(codes: readonly string[], sink: SinkDescr
   return undefined;
 }
 
-function connectionLost(at: string, sink: SinkDescription): SinkFailureExplanation {
-  return {
-    what: `${at}: the connection was lost (the server stopped, restarted or crashed)`,
-    fix: `start ${sink.service} there, or correct ${sink.key}`,
-    cause: 'unreachable',
-  };
-}
-
 /**
  * A failure under a run, read as the operator's two lines when they can fix it: the server's
  * codes, a connection pg saw end, or one that could not be made. Undefined for anything else.
@@ -50,6 +42,6 @@ function connectionLost(at: string, sink: SinkDescription): SinkFailureExplanati
 export function explainPostgresError(error: unknown, sink: SinkDescription): SinkFailureExplanation | undefined {
   const own = explainPostgresFailure(errorCodes(error), sink);
   if (own !== undefined) return own;
-  if (error instanceof Error && CONNECTION_LOST.test(error.message)) return connectionLost(`${sink.service} at ${sink.shown} (${sink.key})`, sink);
+  if (error instanceof Error && CONNECTION_LOST.test(error.message)) return explainConnectionLost(`${sink.service} at ${sink.shown} (${sink.key})`, sink);
   return explainUnreachable(error, sink);
 }

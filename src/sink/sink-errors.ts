@@ -71,3 +71,12 @@ export function explainUnreachable(error: unknown, where: Pick<SinkDescription, 
     cause: 'unreachable',
   };
 }
+
+/** A database connection that ended under a run (the server stopped, restarted or crashed), as the operator's two lines. */
+export function explainConnectionLost(at: string, where: Pick<SinkDescription, 'key' | 'service'>): SinkFailureExplanation {
+  return {
+    what: `${at}: the connection was lost (the server stopped, restarted or crashed)`,
+    fix: `start ${where.service} there, or correct ${where.key}`,
+    cause: 'unreachable',
+  };
+}
