@@ -5,53 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { ManagedSink } from '../../sink/managed-sink.js';
 import { MemoryStateStore } from '../../../test/fakes/memory-state-store.js';
 import type { Batch, FlushLimits, JsonObject, Sink } from '../../sink/sink.js';
-import { streamSource, type Source } from '../../source/source.js';
-import { customStream } from '../../source/streams/custom-streams.js';
-import type { StreamDescriptor } from '../../source/streams/stream-descriptor.js';
-import type { PageClient, Query } from '../../source/walkers/index.js';
+import type { PageClient } from '../../source/walkers/index.js';
+import { client, list, normalizeContext, sms, sourceOf, upstream } from '../../../test/support/sync-stream-fixtures.js';
 import { syncStream } from './sync-stream.js';
 import type { SyncEvent } from './sync-event.js';
 
-const sms = customStream({ name: 'sms', path: '/sms', recordsKey: 'sms', paging: 'offset', idField: 'id', createdAtField: 'created_at' });
-const paging = { pageSize: 2, v2Limit: 2, v2MaxLimit: 8, order: 'oldest_first', maxFutureSkewMs: 3_600_000 } as const;
-const normalizeContext = { recordingsBaseUrl: 'https://calls.example.com', v2TimeZone: 'UTC' };
 const logger = pino({ level: 'silent' });
-
-/** An oldest-first list of `count` records served by offset, two at a time. */
-function list(recordsKey: string, count: number): (query: Query) => JsonObject {
-  const all = Array.from({ length: count }, (_, i) => ({ id: `r${i}`, created_at: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString() }));
-  return (query) => {
-    const start = Number(query.offset ?? 0);
-    const slice = all.slice(start, start + Number(query.limit));
-    return { [recordsKey]: slice, total: all.length, has_more: start + slice.length < all.length };
-  };
-}
-
-/** A business's client in miniature: every request answered by `answer`, by path. */
-function client(answer: (path: string, query: Query) => Promise<JsonObject>): PageClient {
-  return { get: async (_api, path, query = {}) => ({ status: 200, payload: await answer(path, query), replacedUtf8: false }) };
-}
-
-/** The stream's source over `pages`, as a composition root binds it. */
-function sourceOf(descriptor: StreamDescriptor, pages: PageClient): Source {
-  return streamSource({ descriptor, client: pages, rules: {}, paging, normalizeContext });
-}
-
-/**
- * Serves the lists by path; the request numbered `hangAt` (1-based, over every path) never
- * answers, and fails the way undici does once the signal is aborted.
- */
-function upstream(signal: AbortSignal, hangAt: number): PageClient {
-  const lists = new Map([[sms.path, list(sms.recordsKey, 10)]]);
-  let requests = 0;
-  return client((path, query) => {
-    requests += 1;
-    if (requests !== hangAt) return Promise.resolve(lists.get(path)?.(query) ?? {});
-    return new Promise((_, reject) => {
-      signal.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')), { once: true });
-    });
-  });
-}
 
 describe('syncStream, pages gathered into flushes', () => {
   /** A sink over `store` that declares `flush` and `maxBatchSize`, keeps every write, and fails the writes numbered in `failing`. */
