@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { chunks } from '../../src/base/chunks.js';
 import { jsonText } from '../../src/sink/json-text.js';
 import {
+  DEFAULT_DEAD_LETTER_LIMIT,
   DEFAULT_ID_PAGE,
   type Checkpoint,
   type CheckpointStore,
@@ -22,8 +23,6 @@ import type { VersionClock } from './versions.js';
  * newest version per key); every change is a new version, never an UPDATE or DELETE.
  */
 
-/** Default page of {@link ClickHouseDeadLetters.list}. */
-const DEFAULT_DEAD_LETTER_LIMIT = 100;
 /** Ids per statement: the literal list stays far under the server's query size (256 KiB). */
 export const IDS_PER_STATEMENT = 500;
 

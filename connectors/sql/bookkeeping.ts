@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { chunks } from '../../src/base/chunks.js';
 import {
+  DEFAULT_DEAD_LETTER_LIMIT,
   DEFAULT_ID_PAGE,
   type Checkpoint,
   type CheckpointStore,
@@ -18,9 +19,6 @@ import type { NamedStatement, SinkDatabase, SqlDriver } from './client.js';
 import type { SqlAdapter } from './dialect.js';
 
 /** The reads and operator actions of a SQL store; the write path (`target.ts`) moves checkpoints inside its transaction. */
-
-/** Default page of {@link SqlDeadLetterStore.list}. */
-const DEFAULT_DEAD_LETTER_LIMIT = 100;
 
 /** Ids per `markDeleted` statement, well under every bind limit. */
 const MARK_CHUNK = 500;

@@ -145,10 +145,14 @@ export interface StoredDeadLetter extends DeadLetter {
 }
 
 export interface DeadLetterStore {
+  /** @param filter.limit - @defaultValue {@link DEFAULT_DEAD_LETTER_LIMIT} */
   list(filter: { businessId?: string; stream?: string; limit?: number }): Promise<StoredDeadLetter[]>;
   /** Removes dead letters once replayed successfully. */
   remove(ids: readonly number[]): Promise<void>;
 }
+
+/** Default page of {@link DeadLetterStore.list}. */
+export const DEFAULT_DEAD_LETTER_LIMIT = 100;
 
 /** Default page of {@link StoredRecords.listIds}. */
 export const DEFAULT_ID_PAGE = 1000;
