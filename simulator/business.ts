@@ -17,6 +17,7 @@ interface BusinessSpec {
   voicemails: number;
   numbers: number;
   recordingsBaseUrl: string;
+  providerBaseUrl: string;
   v2NumbersAsNumbers: number;
   v2FractionalUuid: boolean;
   outboundToNumber: OutboundToNumber;
@@ -35,6 +36,10 @@ export class BusinessData {
   readonly sms: readonly SmsModel[];
   readonly calls: CallStore;
   readonly voicemails: VoicemailStore;
+  /** `<user-folder>` of this business's recording paths. */
+  readonly userFolder: string;
+  /** Account in this business's provider links. */
+  readonly providerAccount: string;
 
   constructor(spec: BusinessSpec, keys: ApiKeyRegistry) {
     this.index = spec.index;
@@ -61,7 +66,10 @@ export class BusinessData {
     this.numbers = makeNumbers(this.seed, Math.max(1, spec.numbers));
     this.sms = makeSms(this.seed, this.numbers, SMS_PER_BUSINESS);
     const userFolder = `user-${rng.hex(8)}`;
+    this.userFolder = userFolder;
     const uuidBase = (spec.index + 1) * 100_000_000;
+    // Drawn here, after the user folder, as before: the same seed still gives the same account.
+    this.providerAccount = `AC${rng.hex(32)}`;
     this.calls = new CallStore(
       {
         businessSeed: this.seed,
@@ -78,7 +86,8 @@ export class BusinessData {
         businessSeed: this.seed,
         numbers: this.numbers,
         userFolder,
-        providerAccount: `AC${rng.hex(32)}`,
+        providerAccount: this.providerAccount,
+        providerBaseUrl: spec.providerBaseUrl,
         uuidBase: uuidBase + 90_000_001,
         initialCount: spec.voicemails,
       },

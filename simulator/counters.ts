@@ -1,3 +1,4 @@
+import type { RecordingCounters } from './recording-types.js';
 import type { BusinessCounters, FaultCounters, SimulatorCounters } from './types.js';
 
 const MAX_WINDOWS = 10_000;
@@ -22,6 +23,12 @@ function emptyFaults(): FaultCounters {
   };
 }
 
+function emptyRecordings(): RecordingCounters {
+  return { requests: 0, byStatus: {}, bytesServed: 0, expired: 0, faults: 0, foreignRequests: 0, withCredentials: 0 };
+}
+
+type RecordingCount = Exclude<keyof RecordingCounters, 'byStatus'>;
+
 function emptyBusiness(): BusinessCounters {
   return { apiKeyRequests: 0, sessionRequests: 0, v2Requests: 0, rateLimited: 0, windows: [], maxWindowCount: 0 };
 }
@@ -33,6 +40,7 @@ export class CounterBook {
   #byStatus = new Map<number, number>();
   #unauthenticated = 0;
   #faults = emptyFaults();
+  #recordings = emptyRecordings();
 
   constructor(businessNames: readonly string[]) {
     this.#names = businessNames;
@@ -53,6 +61,16 @@ export class CounterBook {
 
   fault(kind: FaultKind, count = 1): void {
     this.#faults[kind] += count;
+  }
+
+  /** The recordings host's counts; `status` counts an answer by its status. */
+  recording(kind: RecordingCount, count = 1): void {
+    this.#recordings[kind] += count;
+  }
+
+  recordingStatus(status: number): void {
+    const byStatus = this.#recordings.byStatus;
+    byStatus[String(status)] = (byStatus[String(status)] ?? 0) + 1;
   }
 
   rateLimited(business: string): void {
@@ -81,7 +99,13 @@ export class CounterBook {
     }
     const byStatus: Record<string, number> = {};
     for (const [status, n] of this.#byStatus) byStatus[String(status)] = n;
-    return { businesses, byStatus, unauthenticated: this.#unauthenticated, faults: { ...this.#faults } };
+    return {
+      businesses,
+      byStatus,
+      unauthenticated: this.#unauthenticated,
+      faults: { ...this.#faults },
+      recordings: { ...this.#recordings, byStatus: { ...this.#recordings.byStatus } },
+    };
   }
 
   reset(): void {
@@ -89,6 +113,7 @@ export class CounterBook {
     this.#byStatus = new Map();
     this.#unauthenticated = 0;
     this.#faults = emptyFaults();
+    this.#recordings = emptyRecordings();
   }
 
   #business(name: string): BusinessCounters {

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyRegistry } from './api-keys.js';
 import { startArrivals } from './arrival.js';
@@ -11,6 +12,8 @@ import { mix } from './prng.js';
 import { FixedWindowLimiter } from './rate-limiter.js';
 import { v2UuidText } from './render.js';
 import { Responder } from './responder.js';
+import { MEDIA_PREFIX } from './recording-directory.js';
+import { RecordingHost } from './recording-host.js';
 import { V2_PREFIX, createSimulatorServer } from './server.js';
 import { SessionStore } from './sessions.js';
 import type { SimState } from './state.js';
@@ -18,7 +21,22 @@ import { buildTruth } from './truth.js';
 import type { Simulator, SimulatorOptions } from './types.js';
 import { WebhookSender } from './webhook-sender.js';
 
-const DEFAULT_RECORDINGS_BASE_URL = 'https://media.calltrack.test';
+/** Listens on `host:port`; resolves with the port taken. */
+async function listen(server: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Another name for the same interface, so a link there is another host to a client. */
+function foreignName(host: string): string {
+  return host === 'localhost' ? '127.0.0.1' : 'localhost';
+}
 
 function epochSec(date: Date): number {
   return Math.floor(date.getTime() / 1000);
@@ -31,7 +49,16 @@ function hostForUrl(host: string): string {
 /** Starts a simulator on a real port; resolves once it is listening. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? 1;
-  const recordingsBaseUrl = options.recordingsBaseUrl ?? DEFAULT_RECORDINGS_BASE_URL;
+  // The servers listen first: the records name their URLs (media, provider) when they are made.
+  let state: SimState | undefined = undefined;
+  const server = createSimulatorServer(() => state, 'api');
+  const recordingsServer = createSimulatorServer(() => state, 'recordings');
+  const host = options.host ?? '127.0.0.1';
+  const baseUrl = `http://${hostForUrl(host)}:${await listen(server, host, options.port ?? 0)}`;
+  const recordingsPort = await listen(recordingsServer, host, options.recordingsPort ?? 0);
+  const recordingsHostUrl = `http://${hostForUrl(host)}:${recordingsPort}`;
+  const foreignHostUrl = `http://${foreignName(host)}:${recordingsPort}`;
+  const recordingsBaseUrl = options.recordingsBaseUrl ?? `${options.recordingsOnOwnPort === true ? recordingsHostUrl : baseUrl}${MEDIA_PREFIX}`;
   const keys = new ApiKeyRegistry();
   const businesses = Array.from(
     { length: options.businesses ?? 3 },
@@ -44,6 +71,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           voicemails: options.voicemails ?? 100,
           numbers: options.numbers ?? 5,
           recordingsBaseUrl,
+          providerBaseUrl: options.providerBaseUrl ?? recordingsHostUrl,
           v2NumbersAsNumbers: options.v2NumbersAsNumbers ?? 0,
           v2FractionalUuid: options.v2FractionalUuid ?? false,
           outboundToNumber: options.outboundToNumber ?? 'customer',
@@ -54,7 +82,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   if (options.hostileRecords !== undefined) for (const b of businesses) makeHostile(b.calls, options.hostileRecords);
   const counters = new CounterBook(businesses.map((b) => b.name));
   const clock = options.clock ?? ((): number => Date.now());
-  const state: SimState = {
+  const recordings = new RecordingHost(businesses, options.recordings);
+  recordings.urls = { media: recordingsBaseUrl, provider: recordingsHostUrl, foreign: foreignHostUrl, foreignHostName: foreignName(host) };
+  const ready: SimState = {
     businesses,
     keys,
     sessions: new SessionStore(),
@@ -72,23 +102,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     brokenPaging: { ...NO_BROKEN_PAGING, ...options.brokenPaging },
     hostile: { ...NO_HOSTILE, ...options.hostile },
     legacyEnvelope: new Set(options.legacyEnvelope ?? ['/sms']),
+    recordings,
     clock,
   };
-  const server = createSimulatorServer(state);
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  state = ready;
   let hooks = options.webhooks === undefined ? undefined : new WebhookSender(options.webhooks, seed);
   const stopArrivals = startArrivals(businesses, options.arrival, clock, (name, calls, voicemails) => {
     hooks?.emit(name, 'call.created', calls);
     hooks?.emit(name, 'voicemail.created', voicemails);
   });
-  const baseUrl = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
   const find = (name: string): BusinessData => {
     const business = businesses.find((b) => b.name === name);
     if (business === undefined) throw new Error(`simulator: unknown business ${name}`);
@@ -101,6 +123,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     baseUrl,
     v2BaseUrl: `${baseUrl}${V2_PREFIX}`,
     recordingsBaseUrl,
+    recordingsHostUrl,
+    foreignHostUrl,
     businesses: businesses.map((b) => ({ ...b.credentials })),
     addCalls: (name, count, at) => {
       const store = find(name).calls;
@@ -137,14 +161,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }
       hooks?.emit(name, 'call.updated');
     },
-    setFaults: (faults) => state.faults.set(faults),
+    setFaults: (faults) => ready.faults.set(faults),
     setBrokenPaging: (broken) => {
-      state.brokenPaging = { ...state.brokenPaging, ...broken };
+      ready.brokenPaging = { ...ready.brokenPaging, ...broken };
     },
     setHostile: (hostile) => {
-      state.hostile = { ...state.hostile, ...hostile };
+      ready.hostile = { ...ready.hostile, ...hostile };
     },
-    setRateLimit: (limit) => state.limiter.set(limit),
+    setRateLimit: (limit) => ready.limiter.set(limit),
+    setRecordings: (settings) => recordings.set(settings),
+    recording: (link) => {
+      const target = recordings.directory.fromLink(link);
+      return target === undefined ? undefined : recordings.truth(target, clock());
+    },
+    deleteRecordings: (links) => {
+      const targets = links.map((link) => {
+        const target = recordings.directory.fromLink(link);
+        if (target === undefined) throw new Error(`simulator: no recording ${link}`);
+        return target;
+      });
+      for (const target of targets) recordings.directory.deleteRecording(target.recordingId);
+    },
     revokeKey: (name, apiKey) => {
       const business = find(name);
       const key = keys.lookup(apiKey ?? business.credentials.apiKey);
@@ -164,14 +201,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     webhookCounters: () => hooks?.counters() ?? { events: 0, dropped: 0, duplicated: 0, sent: 0, byStatus: {} },
     webhooksSettled: () => hooks?.settled() ?? Promise.resolve(),
-    truth: (name) => buildTruth(find(name), state.v1Order),
+    truth: (name) => buildTruth(find(name), ready.v1Order),
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         stopArrivals();
-        state.responder.close();
+        ready.responder.close();
         void hooks?.close();
-        server.close(() => resolve());
+        let open = 2;
+        const closedOne = (): void => {
+          if (--open === 0) resolve();
+        };
+        server.close(closedOne);
+        recordingsServer.close(closedOne);
         server.closeAllConnections();
+        recordingsServer.closeAllConnections();
       });
       return closed;
     },

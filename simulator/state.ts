@@ -5,6 +5,7 @@ import type { ListOrder } from './call-list.js';
 import type { CounterBook } from './counters.js';
 import type { FaultInjector } from './faults.js';
 import type { FixedWindowLimiter } from './rate-limiter.js';
+import type { RecordingHost } from './recording-host.js';
 import type { Responder } from './responder.js';
 import type { SessionStore } from './sessions.js';
 import type { BrokenPaging, Hostile } from './types.js';
@@ -34,6 +35,8 @@ export interface SimState {
   hostile: Hostile;
   /** v1 sub-paths (e.g. `/sms`) answered without the `data` wrapper. */
   legacyEnvelope: ReadonlySet<string>;
+  /** The recordings host: media and provider links, their expiry, budget and faults. */
+  recordings: RecordingHost;
   clock: () => number;
 }
 

@@ -1,3 +1,4 @@
+import type { RecordingCounters, Recordings, RecordingTruth } from './recording-types.js';
 import type { WebhookCounters, WebhookSenderOptions } from './webhook-sender.js';
 /** Public contract of the upstream simulator: options, handle, counters and ground truth. */
 
@@ -155,8 +156,22 @@ export interface SimulatorOptions {
   v2NumbersAsNumbers?: number;
   /** Emit `next_cursor` on the last cursor page too, so a client can resume later. @defaultValue true */
   cursorOnLastPage?: boolean;
-  /** Host that v2 relative recording paths are relative to. @defaultValue 'https://media.calltrack.test' */
+  /**
+   * What v2 relative recording paths are relative to, and so the prefix of v1 `recording_url`.
+   * @defaultValue the simulator's own media path, `${baseUrl}/media` (`${recordingsHostUrl}/media` with `recordingsOnOwnPort`)
+   */
   recordingsBaseUrl?: string;
+  /** Serve the media links from the second port (its own host) instead of the API's. @defaultValue false */
+  recordingsOnOwnPort?: boolean;
+  /** Port of the second server: the provider host, and the foreign host under another name. @defaultValue 0 (ephemeral) */
+  recordingsPort?: number;
+  /**
+   * Prefix of `voicemail_api_recording_url` (the telephony provider's link):
+   * `${providerBaseUrl}/2010-04-01/Accounts/<account>/Recordings/<recording id>.wav`. @defaultValue recordingsHostUrl
+   */
+  providerBaseUrl?: string;
+  /** The recordings host's behaviour; change it live with `setRecordings`. @defaultValue sizes 4–64 KiB, no expiry, no budget, no faults */
+  recordings?: Partial<Recordings>;
   /**
    * Order of the v1 lists `/calls` and `/sms` (the spec does not say): `newest` serves the newest
    * first in every paging mode, so arrivals appear at offset 0. @defaultValue 'oldest'
@@ -256,6 +271,7 @@ export interface SimulatorCounters {
   /** Requests refused for a missing or unknown credential. */
   unauthenticated: number;
   faults: FaultCounters;
+  recordings: RecordingCounters;
 }
 
 /** One record as served plus its expected normalized (v1-form) fields. */
@@ -280,7 +296,12 @@ export interface Simulator {
   baseUrl: string;
   /** v2 lives at `${v2BaseUrl}/api/all/voicemails` and `/api/all/calls`. */
   v2BaseUrl: string;
+  /** Prefix of v1 `recording_url` (and of v2 relative paths): the media host, served unless given otherwise. */
   recordingsBaseUrl: string;
+  /** The second server (`http://<host>:<recordingsPort>`): the provider host of `voicemail_api_recording_url`. */
+  recordingsHostUrl: string;
+  /** The same second server under another name (`localhost` for 127.0.0.1): a host a client should refuse. */
+  foreignHostUrl: string;
   businesses: SimBusiness[];
   /**
    * New calls arrive now (newest). With `createdAt` they still take the newest slots (lists and
@@ -305,6 +326,12 @@ export interface Simulator {
   /** Switches hostile behaviours on or off from the next request. */
   setHostile(hostile: Partial<Hostile>): void;
   setRateLimit(limit: RateLimitOptions | false): void;
+  /** Changes the recordings host from the next request; setting `faults` restarts their attempt counts. */
+  setRecordings(recordings: Partial<Recordings>): void;
+  /** The recording behind a link (a `recording_url`, an `api_recording_url`, or a bare recording id); undefined when it never existed. */
+  recording(link: string): RecordingTruth | undefined;
+  /** The recording alone goes (retention): its links answer 404 while the record stays. Unknown links throw. */
+  deleteRecordings(links: readonly string[]): void;
   /** Revokes `apiKey`, by default the business's initial key; takes effect on the next request. */
   revokeKey(business: string, apiKey?: string): void;
   counters(): SimulatorCounters;

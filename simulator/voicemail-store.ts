@@ -4,12 +4,17 @@ import { mix, Rng } from './prng.js';
 import { usNumber } from './phone.js';
 import { summary, transcription } from './text.js';
 
+/** Where a provider's recording links live on its host: `<prefix>/<account>/Recordings/<id>.wav`. */
+export const PROVIDER_RECORDINGS_PATH = '/2010-04-01/Accounts';
+
 interface VoicemailContext {
   businessSeed: number;
   numbers: readonly NumberModel[];
   userFolder: string;
   /** Telephony-provider account of `voicemail_api_recording_url`. */
   providerAccount: string;
+  /** Host (and any path prefix) of `voicemail_api_recording_url`. */
+  providerBaseUrl: string;
   uuidBase: number;
   initialCount: number;
 }
@@ -30,6 +35,8 @@ export class VoicemailStore {
   readonly #ctx: VoicemailContext;
   readonly #render: (vm: VoicemailModel) => string;
   readonly #entries: Entry[] = [];
+  /** Voicemails deleted upstream: their recording links answer 404, not "never existed". */
+  readonly #removed: VoicemailModel[] = [];
   /** Records ever added, raw ones too: every uuid stays unique after deletions. */
   #added = 0;
 
@@ -48,6 +55,15 @@ export class VoicemailStore {
   /** The voicemails in the truth, oldest first (raw records are not). */
   all(): readonly VoicemailModel[] {
     return this.#entries.flatMap((e) => (e.model === undefined ? [] : [e.model]));
+  }
+
+  /** The voicemail whose recording has this id, and whether it was deleted upstream. */
+  byRecordingId(recordingId: string): { model: VoicemailModel; deleted: boolean } | undefined {
+    const suffix = `/${recordingId}.wav`;
+    const live = this.#entries.find((e) => e.model?.recordingPath.endsWith(suffix) === true)?.model;
+    if (live !== undefined) return { model: live, deleted: false };
+    const gone = this.#removed.find((vm) => vm.recordingPath.endsWith(suffix));
+    return gone === undefined ? undefined : { model: gone, deleted: true };
   }
 
   /** The newest `limit` voicemails' JSON, newest first. */
@@ -77,7 +93,8 @@ export class VoicemailStore {
   delete(matches: (vm: VoicemailModel) => boolean): boolean {
     const at = this.#entries.findIndex((e) => e.model !== undefined && matches(e.model));
     if (at < 0) return false;
-    this.#entries.splice(at, 1);
+    const [entry] = this.#entries.splice(at, 1);
+    if (entry?.model !== undefined) this.#removed.push(entry.model);
     return true;
   }
 
@@ -97,7 +114,7 @@ export class VoicemailStore {
       transcription: text,
       summary: hasText && rng.chance(0.75) ? summary(rng) : null,
       recordingPath: `/${this.#ctx.userFolder}/recordings/${tracking.folder}/${recordingId}.wav`,
-      apiRecordingUrl: `https://api.telephony.example/2010-04-01/Accounts/${this.#ctx.providerAccount}/Recordings/${recordingId}.wav`,
+      apiRecordingUrl: `${this.#ctx.providerBaseUrl}${PROVIDER_RECORDINGS_PATH}/${this.#ctx.providerAccount}/Recordings/${recordingId}.wav`,
       durationSec: rng.int(3, 240),
       createdAtSec: atSec,
     };

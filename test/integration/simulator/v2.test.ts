@@ -36,7 +36,10 @@ describe('simulator v2 endpoints', () => {
       expect(String(v.voicemail_created_at)).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       expect(String(v.voicemail_duration)).toMatch(/^\d\d:\d\d:\d\d$/);
       expect(String(v.voicemail_recording_url)).toMatch(/^\/[^/]+\/recordings\/[^/]+\/[^/]+\.wav$/);
-      expect(String(v.voicemail_api_recording_url)).toMatch(/^https:\/\//);
+      // The provider's link, on the simulator's second server.
+      expect(String(v.voicemail_api_recording_url)).toMatch(
+        new RegExp(`^${sim.recordingsHostUrl}/2010-04-01/Accounts/AC[0-9a-f]{32}/Recordings/RE[0-9a-f]{32}\\.wav$`),
+      );
       expect(v.voicemail_recording_type).toBe('voicemail');
       expect(typeof v.voicemail_to_number === 'number' || /^\+1\d{10}$/.test(String(v.voicemail_to_number))).toBe(true);
     }
