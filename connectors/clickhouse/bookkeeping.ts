@@ -16,6 +16,7 @@ import {
 import type { StateStoreRecords } from '../../src/sink/parts.js';
 import type { ClickHouseConnection } from './client.js';
 import { fromDateTime, literalParts, nowDateTime, qualified, quoteName, quoteString, stringList } from './mapping.js';
+import { SYNC_STATE_BUFFER } from './schema.js';
 import type { VersionClock } from './versions.js';
 
 /**
@@ -40,22 +41,44 @@ interface StoredCheckpoint {
   readonly version: number;
 }
 
+/**
+ * `sync_state` through its Buffer (`sync_state_buffer`): checkpoints are inserted there and read
+ * from there, the newest version of a key first (a Buffer does not apply `FINAL` to the rows it
+ * holds). What was read or written last per business × stream is kept, so a commit neither reads
+ * the checkpoint nor waits for a part to be made: one writer holds a stream (the sink's lease), and
+ * every run of a stream starts with `load`, which reads it again (a checkpoint another process
+ * wrote while it held the lease is seen then).
+ */
 export class ClickHouseCheckpoints implements CheckpointStore {
   readonly #context: StoreContext;
   readonly #table: string;
+  readonly #known = new Map<string, StoredCheckpoint>();
 
   constructor(context: StoreContext) {
     this.#context = context;
-    this.#table = qualified(context.database, 'sync_state');
+    this.#table = qualified(context.database, SYNC_STATE_BUFFER);
   }
 
+  /** The stored checkpoint, read from the server (and remembered). */
   async current(businessId: string, stream: string): Promise<StoredCheckpoint> {
     const [row] = await this.#context.connection.select<{ position: string; records_synced: string; version: string }>(
-      `SELECT position, records_synced, version FROM ${this.#table} FINAL WHERE business_id = ${quoteString(businessId)} AND stream = ${quoteString(stream)}`,
+      `SELECT position, records_synced, version FROM ${this.#table} WHERE business_id = ${quoteString(businessId)} AND stream = ${quoteString(stream)} ` +
+        'ORDER BY version DESC LIMIT 1',
     );
-    if (row === undefined) return { checkpoint: undefined, version: 0 };
-    const position = JSON.parse(row.position) as JsonObject;
-    return { checkpoint: { businessId, stream, position, recordsSynced: Number(row.records_synced) }, version: Number(row.version) };
+    const stored: StoredCheckpoint =
+      row === undefined
+        ? { checkpoint: undefined, version: 0 }
+        : {
+            checkpoint: { businessId, stream, position: JSON.parse(row.position) as JsonObject, recordsSynced: Number(row.records_synced) },
+            version: Number(row.version),
+          };
+    this.#known.set(streamKey(businessId, stream), stored);
+    return stored;
+  }
+
+  /** What this store last read or wrote for the stream, else read from the server. */
+  async latest(businessId: string, stream: string): Promise<StoredCheckpoint> {
+    return this.#known.get(streamKey(businessId, stream)) ?? this.current(businessId, stream);
   }
 
   async load(businessId: string, stream: string): Promise<Checkpoint | undefined> {
@@ -67,19 +90,23 @@ export class ClickHouseCheckpoints implements CheckpointStore {
     await this.write(checkpoint.businessId, checkpoint.stream, JSON.stringify(checkpoint.position), checkpoint.recordsSynced, version);
   }
 
-  /** Inserts the checkpoint as a version above `above` (the stored row's). */
+  /**
+   * Inserts the checkpoint as a version above `above` (the stored row's) and remembers it once the
+   * insert is acknowledged; a failed insert forgets the stream, so the next commit reads it again.
+   */
   async write(businessId: string, stream: string, positionText: string, recordsSynced: number, above: number): Promise<void> {
     const { connection, clock, now } = this.#context;
-    const row = {
-      business_id: businessId,
-      stream,
-      position: positionText,
-      records_synced: recordsSynced,
-      updated_at: nowDateTime(now()),
-      version: clock.next(above),
-    };
+    const key = streamKey(businessId, stream);
+    const version = clock.next(above);
+    const row = { business_id: businessId, stream, position: positionText, records_synced: recordsSynced, updated_at: nowDateTime(now()), version };
+    this.#known.delete(key);
     await connection.insert(this.#table, [row]);
+    this.#known.set(key, { checkpoint: { businessId, stream, position: JSON.parse(positionText) as JsonObject, recordsSynced }, version });
   }
+}
+
+function streamKey(businessId: string, stream: string): string {
+  return `${businessId}\u0000${stream}`;
 }
 
 /** A stored dead letter's row as read back. */

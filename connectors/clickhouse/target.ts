@@ -74,7 +74,7 @@ export class ClickHouseStore implements StateStore {
     await this.deadLetters.record(businessId, table.stream, letters);
     const written = counts?.written ?? changed.length;
     const unchanged = counts?.unchanged ?? candidates.length - changed.length;
-    const stored = await this.checkpoints.current(businessId, table.stream);
+    const stored = await this.checkpoints.latest(businessId, table.stream);
     const moved = stored.checkpoint === undefined || JSON.stringify(stored.checkpoint.position) !== positionText;
     if (moved || written > 0 || letters.length > 0) {
       await this.checkpoints.write(businessId, table.stream, positionText, (stored.checkpoint?.recordsSynced ?? 0) + written, stored.version);

@@ -52,11 +52,11 @@ describeSinkConformance({
         record: voicemailRecord(businessId, 'v2', { created_at: '1969-12-31T23:59:59Z' }),
         reason: /^created_at: 1969-12-31T23:59:59Z is outside ClickHouse DateTime's range/,
       }),
-      // The checkpoint table is away: the rows' insert is acknowledged, the checkpoint's fails.
+      // The table checkpoints are written to (the Buffer in front of sync_state) is away: the rows' insert is acknowledged, the checkpoint's fails.
       async breakCheckpoints() {
-        await run(`RENAME TABLE ${database}.sync_state TO ${database}.sync_state_away`);
+        await run(`RENAME TABLE ${database}.sync_state_buffer TO ${database}.sync_state_away`);
         return async () => {
-          await run(`RENAME TABLE ${database}.sync_state_away TO ${database}.sync_state`);
+          await run(`RENAME TABLE ${database}.sync_state_away TO ${database}.sync_state_buffer`);
         };
       },
       async cleanup() {
