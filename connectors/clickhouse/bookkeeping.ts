@@ -16,6 +16,7 @@ import {
 import type { StateStoreRecords } from '../../src/sink/parts.js';
 import type { ClickHouseConnection } from './client.js';
 import { fromDateTime, literalParts, nowDateTime, qualified, quoteName, quoteString, stringList } from './mapping.js';
+import type { NewIds } from './new-ids.js';
 import { SYNC_STATE_BUFFER } from './schema.js';
 import type { VersionClock } from './versions.js';
 
@@ -27,12 +28,13 @@ import type { VersionClock } from './versions.js';
 /** Ids per statement: the literal list stays far under the server's query size (256 KiB). */
 export const IDS_PER_STATEMENT = 500;
 
-/** What every reader shares: the connection, the database and the version clock. */
+/** What every reader shares: the connection, the database, the version clock and which ids are certainly new. */
 export interface StoreContext {
   readonly connection: ClickHouseConnection;
   readonly database: string;
   readonly clock: VersionClock;
   readonly now: () => number;
+  readonly newIds: NewIds;
 }
 
 /** The stored checkpoint and the version of its row (0 when none). */
@@ -73,6 +75,8 @@ export class ClickHouseCheckpoints implements CheckpointStore {
             version: Number(row.version),
           };
     this.#known.set(streamKey(businessId, stream), stored);
+    // A run of the stream starts here: what another process wrote since is found by reading again.
+    this.#context.newIds.forget(businessId, stream);
     return stored;
   }
 

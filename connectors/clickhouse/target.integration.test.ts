@@ -78,3 +78,29 @@ describe('clickhouse store: ids and business names with quotes, backslashes and 
     expect(await sink.records.markDeleted('long', table, long)).toBe(0);
   });
 });
+
+describe('clickhouse store: a stream another sink wrote since this one last did (the lease moved away and back)', () => {
+  it('reads the checkpoint and the ids again once the run starts with load: nothing written twice, the count carried on', async () => {
+    const other = await clickhouseSinkFactory.create(
+      { type: 'clickhouse', url: server, database, requestTimeoutMs: 30_000 },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const page = (pageIds: readonly string[]) => ({
+      businessId: 'handover',
+      table,
+      records: pageIds.map((id) => ({ ...record(id), businessId: 'handover' })),
+      deadLetters: [],
+    });
+    try {
+      // The first write into a table without the business: its ids are then known to this sink as the only ones stored.
+      expect(await sink.write(page(['h1']), { offset: 1 })).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
+      expect((await other.checkpoints.load('handover', 'sms'))?.recordsSynced).toBe(1);
+      expect(await other.write(page(['h2']), { offset: 2 })).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
+      expect(await sink.checkpoints.load('handover', 'sms')).toMatchObject({ position: { offset: 2 }, recordsSynced: 2 });
+      expect(await sink.write(page(['h1', 'h2']), { offset: 3 })).toEqual({ written: 0, unchanged: 2, deadLettered: 0 });
+      expect(await other.checkpoints.load('handover', 'sms')).toMatchObject({ position: { offset: 3 }, recordsSynced: 2 });
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -15,6 +15,7 @@ import {
   unstorableField,
   type StoredContent,
 } from './mapping.js';
+import { NewIds } from './new-ids.js';
 import { migrate, prepareStreamTables } from './schema.js';
 import { VersionClock } from './versions.js';
 
@@ -32,7 +33,7 @@ export class ClickHouseStore implements StateStore {
   readonly #context: StoreContext;
 
   constructor(connection: ClickHouseConnection, database: string, now: () => number = Date.now) {
-    this.#context = { connection, database, clock: new VersionClock(now), now };
+    this.#context = { connection, database, clock: new VersionClock(now), now, newIds: new NewIds() };
     this.checkpoints = new ClickHouseCheckpoints(this.#context);
     this.deadLetters = new ClickHouseDeadLetters(this.#context);
     this.records = new ClickHouseRecords(this.#context);
@@ -53,6 +54,8 @@ export class ClickHouseStore implements StateStore {
   async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
     const { table, businessId } = batch;
     const positionText = JSON.stringify(position);
+    // Read first (when this store does not know it yet): a read of the checkpoint starts what is known of the stream afresh.
+    const stored = await this.checkpoints.latest(businessId, table.stream);
     const refused: DeadLetter[] = [];
     const candidates: { record: SyncRecord; rawText: string }[] = [];
     batch.records.forEach((record, index) => {
@@ -74,7 +77,6 @@ export class ClickHouseStore implements StateStore {
     await this.deadLetters.record(businessId, table.stream, letters);
     const written = counts?.written ?? changed.length;
     const unchanged = counts?.unchanged ?? candidates.length - changed.length;
-    const stored = await this.checkpoints.latest(businessId, table.stream);
     const moved = stored.checkpoint === undefined || JSON.stringify(stored.checkpoint.position) !== positionText;
     if (moved || written > 0 || letters.length > 0) {
       await this.checkpoints.write(businessId, table.stream, positionText, (stored.checkpoint?.recordsSynced ?? 0) + written, stored.version);
@@ -82,8 +84,42 @@ export class ClickHouseStore implements StateStore {
     return { written, unchanged, deadLettered: letters.length };
   }
 
-  /** The records whose stored row is missing, deleted or different, and the highest version stored for the batch's ids. */
+  /**
+   * The records whose stored row is missing, deleted or different, and the highest version stored
+   * for the batch's ids. Only ids that may be stored are read ({@link NewIds}); the rest are new.
+   * The ids about to be written are added before the insert is sent: an insert that fails after the
+   * server took it leaves them stored.
+   */
   async #changed(table: StreamTable, businessId: string, candidates: readonly { record: SyncRecord; rawText: string }[]) {
+    const hashes = await this.#newIds(table, businessId);
+    const maybeStored = hashes === null ? candidates : candidates.filter(({ record }) => hashes.has(record.id));
+    const stored = await this.#stored(table, businessId, maybeStored);
+    let top = 0;
+    for (const row of stored.values()) top = Math.max(top, Number(row.version));
+    const changed = candidates.filter(({ record, rawText }) => {
+      const row = stored.get(record.id);
+      return row === undefined || !sameContent(table, row, record, rawText);
+    });
+    if (hashes !== null) {
+      for (const { record } of changed) hashes.add(record.id);
+      this.#context.newIds.wrote(businessId, table.stream, hashes);
+    }
+    return { changed, top };
+  }
+
+  /** The stream's written ids when its table held no row of the business at first, else null (every id is read); reads that once per run. */
+  async #newIds(table: StreamTable, businessId: string) {
+    const { connection, database, newIds } = this.#context;
+    const known = newIds.known(businessId, table.stream);
+    if (known !== undefined) return known;
+    const [any] = await connection.select<{ n: string }>(
+      `SELECT count() AS n FROM (SELECT 1 FROM ${qualified(database, table.table)} WHERE business_id = ${quoteString(businessId)} LIMIT 1)`,
+    );
+    return newIds.found(businessId, table.stream, Number(any?.n ?? 0) === 0);
+  }
+
+  /** The current rows of those of the records that are stored. */
+  async #stored(table: StreamTable, businessId: string, candidates: readonly { record: SyncRecord }[]): Promise<Map<string, StoredContent>> {
     const stored = new Map<string, StoredContent>();
     const columns = ['id', 'source', ...table.columns.map((column) => quoteName(column.name)), 'raw', 'deleted_at IS NOT NULL AS deleted', 'version'].join(
       ', ',
@@ -103,13 +139,7 @@ export class ClickHouseStore implements StateStore {
       );
       for (const row of rows) stored.set(row.id, row);
     }
-    let top = 0;
-    for (const row of stored.values()) top = Math.max(top, Number(row.version));
-    const changed = candidates.filter(({ record, rawText }) => {
-      const row = stored.get(record.id);
-      return row === undefined || !sameContent(table, row, record, rawText);
-    });
-    return { changed, top };
+    return stored;
   }
 
   async ping(): Promise<void> {

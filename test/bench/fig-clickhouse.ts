@@ -107,6 +107,8 @@ async function measure(client: ClickHouseClient, url: string, pages: readonly Pa
     const records = pages.reduce((sum, page) => sum + page.records.length, 0);
     const started = performance.now();
     if (side === 'pipeline') {
+      // As the engine starts a stream's run: the stored checkpoint first.
+      await sink.checkpoints.load(pages[0]?.records[0]?.businessId ?? 'biz-1', table.stream);
       for (const page of pages)
         await sink.write({ businessId: page.records[0]?.businessId ?? 'biz-1', table, records: page.records, deadLetters: [] }, page.position);
     } else {
