@@ -63,7 +63,7 @@ export class ClickHouseStore implements StateStore {
       if (reason !== undefined) refused.push({ businessId, stream: table.stream, reason, raw: record.raw });
       else candidates.push({ record, rawText: batch.rawTexts?.[index] ?? JSON.stringify(record.raw) });
     });
-    const { changed, top } = await this.#changed(table, businessId, candidates);
+    const { changed, top } = await this.#changed(table, businessId, candidates, stored.checkpoint !== undefined);
     if (changed.length > 0) {
       const { connection, database, clock, now } = this.#context;
       const version = clock.next(top);
@@ -90,8 +90,8 @@ export class ClickHouseStore implements StateStore {
    * The ids about to be written are added before the insert is sent: an insert that fails after the
    * server took it leaves them stored.
    */
-  async #changed(table: StreamTable, businessId: string, candidates: readonly { record: SyncRecord; rawText: string }[]) {
-    const hashes = await this.#newIds(table, businessId);
+  async #changed(table: StreamTable, businessId: string, candidates: readonly { record: SyncRecord; rawText: string }[], synced: boolean) {
+    const hashes = await this.#newIds(table, businessId, synced);
     const maybeStored = hashes === null ? candidates : candidates.filter(({ record }) => hashes.has(record.id));
     const stored = await this.#stored(table, businessId, maybeStored);
     let top = 0;
@@ -107,11 +107,16 @@ export class ClickHouseStore implements StateStore {
     return { changed, top };
   }
 
-  /** The stream's written ids when its table held no row of the business at first, else null (every id is read); reads that once per run. */
-  async #newIds(table: StreamTable, businessId: string) {
+  /**
+   * The stream's written ids when its table held no row of the business at first, else null (every
+   * id is read). Asked once per run, and only of a stream without a checkpoint yet: one that has
+   * one was synced before (an incremental run, a rerun), and an idle poll's run pays no query for it.
+   */
+  async #newIds(table: StreamTable, businessId: string, synced: boolean) {
     const { connection, database, newIds } = this.#context;
     const known = newIds.known(businessId, table.stream);
     if (known !== undefined) return known;
+    if (synced) return newIds.found(businessId, table.stream, false);
     const [any] = await connection.select<{ n: string }>(
       `SELECT count() AS n FROM (SELECT 1 FROM ${qualified(database, table.table)} WHERE business_id = ${quoteString(businessId)} LIMIT 1)`,
     );
