@@ -15,7 +15,7 @@ import type {
   WriteResult,
 } from './sink.js';
 import { jsonText } from './json-text.js';
-import { defaultCapabilities, type StateStore, type Target, type TargetOutcome } from './parts.js';
+import { defaultCapabilities, type StateStore, type StoreBatch, type Target, type TargetOutcome } from './parts.js';
 import { InvalidBatchError, SinkClosedError, SinkUnavailableError } from './sink-errors.js';
 
 declare global {
@@ -112,7 +112,8 @@ export class ManagedSink implements Sink {
         if (target === undefined || !writes(target, batch.table)) {
           result = await store.commit({ ...batch, records: storable, rawTexts, deadLetters }, position);
         } else {
-          const outcome = storable.length === 0 ? { stored: [], rejected: [] } : await this.#send(target, { ...batch, records: storable, deadLetters: [] });
+          const outcome =
+            storable.length === 0 ? { stored: [], rejected: [] } : await this.#send(target, { ...batch, records: storable, rawTexts, deadLetters: [] });
           const committed = { ...batch, records: outcome.stored, deadLetters: [...deadLetters, ...outcome.rejected] };
           result = await store.commit(outcome.stored === storable ? { ...committed, rawTexts } : committed, position, outcome.counts);
           if (outcome.notes !== undefined && outcome.notes.length > 0) result = { ...result, notes: outcome.notes };
@@ -127,7 +128,7 @@ export class ManagedSink implements Sink {
     );
   }
 
-  async #send(target: Target, batch: Batch): Promise<TargetOutcome> {
+  async #send(target: Target, batch: StoreBatch): Promise<TargetOutcome> {
     const revived = await this.#parts.store.records.deletedAmong(
       batch.businessId,
       batch.table,

@@ -19,6 +19,8 @@ const batch = (records = 1, businessId = 'acme'): Batch => ({
 class RecordingTarget implements Target {
   readonly capabilities = { maxBatchSize: 3 };
   readonly sent: string[][] = [];
+  /** Each sent batch's `rawTexts`, as given. */
+  readonly texts: (readonly string[] | undefined)[] = [];
   readonly revived: string[][] = [];
   readonly deleted: string[][] = [];
   readonly refuse = new Set<string>();
@@ -28,8 +30,9 @@ class RecordingTarget implements Target {
     return Promise.resolve();
   }
 
-  send(sent: Batch, revived: ReadonlySet<string>): Promise<TargetOutcome> {
+  send(sent: StoreBatch, revived: ReadonlySet<string>): Promise<TargetOutcome> {
     this.sent.push(sent.records.map((stored) => stored.id));
+    this.texts.push(sent.rawTexts);
     this.revived.push([...revived]);
     const rejected = sent.records.filter((candidate) => this.refuse.has(candidate.id));
     return Promise.resolve({
@@ -152,6 +155,16 @@ describe('ManagedSink', () => {
       'raw: JSON nested deeper than 1000 levels',
       'raw: lone surrogate in a string (not valid Unicode)',
     ]);
+  });
+
+  it("hands the target each sent record's JSON text, made once, in the records' order", async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    // A repeated id and a record no store can keep: the texts follow the records actually sent.
+    await sink.write({ ...batch(0), records: [record('c1', { v: 1 }), record('lone', { t: 'a\uD800' }), record('c1', { v: '\u{1F600}' })] }, {});
+    expect(target.sent).toEqual([['c1']]);
+    expect(target.texts).toEqual([['{"v":"\u{1F600}"}']]);
   });
 
   it('asks the target to delete before marking rows deleted in the store, and skips an empty list', async () => {

@@ -52,9 +52,12 @@ export interface Target {
   /**
    * Sends one valid batch (one record per id). `revived` names the records the store holds as
    * deleted: they come back, so the target must take them even when their content is unchanged.
-   * Throws when the target cannot take the batch now: nothing is committed then.
+   * Throws when the target cannot take the batch now: nothing is committed then. The batch carries
+   * each record's `raw` as JSON text (`rawTexts`), made once for the storability check: a target
+   * that stores the text takes it from there rather than serialising every record a second time
+   * and holding both copies while it writes.
    */
-  send(batch: Batch, revived: ReadonlySet<string>): Promise<TargetOutcome>;
+  send(batch: StoreBatch, revived: ReadonlySet<string>): Promise<TargetOutcome>;
   /** Deletes records the way the target does (an archive call, a `deleted` event). */
   delete(businessId: string, table: StreamTable, ids: readonly string[]): Promise<void>;
   ping(): Promise<void>;
