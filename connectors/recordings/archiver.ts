@@ -9,7 +9,7 @@ export interface ArchiveProgress {
   readonly outcome: RecordingOutcome;
 }
 
-export interface ArchiverOptions {
+interface ArchiverOptions {
   readonly state: RecordingStateStore;
   /** The stream tables whose records carry a recording link. */
   readonly sources: readonly RecordingSource[];

@@ -41,20 +41,7 @@ beforeEach(async () => {
   db.close();
   agent = new MockAgent();
   agent.disableNetConnect();
-  archive = await openRecordingArchive(
-    {
-      archive: { type: 'folder', path: join(dir, 'archive') },
-      maxBytes: 1_000_000,
-      allowHosts: [],
-      deleteWithRecord: false,
-      budget: { requestsPerMinute: 60, countAgainstApi: true },
-      concurrency: 2,
-      timeoutMs: 5_000,
-      retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
-    },
-    { type: 'sqlite', path },
-    silentLogger(),
-  );
+  archive = await openRecordingArchive({ archive: { type: 'folder', path: join(dir, 'archive') } }, { type: 'sqlite', path }, silentLogger());
 });
 
 afterEach(async () => {

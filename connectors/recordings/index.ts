@@ -9,12 +9,11 @@ import { RecordingsSetupError } from './errors.js';
 import { RecordingStateStore, type RecordingSource } from './state.js';
 import type { z } from 'zod';
 
-export { recordingsConfigSchema } from './config.js';
 export { Archiver, type ArchiveProgress } from './archiver.js';
-export type { RecordingCount, RecordingRow, RecordingState, RecordingStateStore } from './state.js';
+export type { RecordingState, RecordingStateStore } from './state.js';
 
 /** The `recordings:` section, parsed. */
-export type RecordingsConfig = z.output<typeof recordingsConfigSchema>;
+type RecordingsConfig = z.output<typeof recordingsConfigSchema>;
 
 /**
  * The SQL databases the archive's state can live in, by the sink's `type`: its table sits beside
@@ -40,14 +39,10 @@ export interface RecordingArchive {
 }
 
 /**
- * Opens the archive's storage and its state table in the sink's database (created when missing).
+ * Opens the archive's state table in the sink's database, created when missing.
  * @throws RecordingsSetupError when the sink is no SQL database the state can live in
  */
-export async function openRecordingArchive(
-  config: RecordingsConfig,
-  sink: { readonly type: string; readonly [key: string]: unknown },
-  logger: Logger,
-): Promise<RecordingArchive> {
+export async function openRecordingState(sink: { readonly type: string; readonly [key: string]: unknown }, logger: Logger): Promise<RecordingStateStore> {
   const dialect = Object.hasOwn(stateDialects, sink.type) ? stateDialects[sink.type] : undefined;
   if (dialect?.openDriver === undefined)
     throw new RecordingsSetupError(
@@ -55,9 +50,27 @@ export async function openRecordingArchive(
     );
   const { adapter, driver } = await dialect.openDriver(sink, logger);
   const state = new RecordingStateStore(adapter, driver);
-  let store: ObjectStore | undefined;
   try {
     await state.prepare();
+    return state;
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the archive's storage (and pings it) and its state table in the sink's database.
+ * @throws RecordingsSetupError when the sink is no SQL database the state can live in
+ */
+export async function openRecordingArchive(
+  config: Pick<RecordingsConfig, 'archive'>,
+  sink: { readonly type: string; readonly [key: string]: unknown },
+  logger: Logger,
+): Promise<RecordingArchive> {
+  const state = await openRecordingState(sink, logger);
+  let store: ObjectStore | undefined;
+  try {
     store = await openObjectStore(config.archive);
     await store.ping();
   } catch (error) {

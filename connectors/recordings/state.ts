@@ -22,7 +22,7 @@ export interface RecordingSource {
 }
 
 /** One business × stream × state: how many recordings, and their bytes (archived ones). */
-export interface RecordingCount {
+interface RecordingCount {
   readonly businessId: string;
   readonly stream: string;
   readonly state: RecordingState;
@@ -31,7 +31,7 @@ export interface RecordingCount {
 }
 
 /** A recording as the status lists it. */
-export interface RecordingRow extends RecordingRef {
+interface RecordingRow extends RecordingRef {
   readonly state: RecordingState;
   readonly reason: string | undefined;
   readonly attempts: number;
