@@ -38,6 +38,11 @@ export const recordingsConfigSchema = z.strictObject({
     .default(512 * MiB),
   /** Hosts a recording link may redirect to (its own host needs no entry); the API key is never sent on a redirect. @defaultValue none */
   allowHosts: z.array(hostName).default([]),
+  /**
+   * Send the business's API key with links on the API's own origin (for a recordings host that
+   * asks for it). Never to another host, never on a redirect. @defaultValue false: links are signed and need none
+   */
+  sendApiKey: z.boolean().default(false),
   /** Where the archive is served from (a CDN, a bucket website): `<publicBaseUrl>/<key>` is an archived recording's public link. @defaultValue none */
   publicBaseUrl: z
     .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })

@@ -30,6 +30,7 @@ describe('recordings: section', () => {
       archive: { type: 'folder', path: './data/recordings' },
       maxBytes: 512 * 1024 * 1024,
       allowHosts: [],
+      sendApiKey: false,
       deleteWithRecord: false,
       budget: { requestsPerMinute: 60, countAgainstApi: true },
       concurrency: 2,

@@ -107,7 +107,7 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
     },
     // The API key goes only to links on the API's own origin, and never on a redirect (the downloader's rule).
     credentials: (businessId) => {
-      const apiKey = byName.get(businessId)?.credentials.apiKey;
+      const apiKey = recordings.sendApiKey ? byName.get(businessId)?.credentials.apiKey : undefined;
       return apiKey === undefined ? undefined : { origin: apiOrigin, headers: { authorization: `Bearer ${apiKey}` } };
     },
     concurrency: recordings.concurrency,
