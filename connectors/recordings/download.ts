@@ -130,6 +130,9 @@ async function storeRecording(
     },
   });
   let bodyError: unknown;
+  // The store may start reading after an await of its own (a folder made first): an error before
+  // then stays on the stream (`errored`), where its reader finds it, instead of going unheard.
+  meter.on('error', () => undefined);
   body.once('error', (error) => {
     bodyError = error;
     meter.destroy(error);
