@@ -3,8 +3,9 @@ import type { Dispatcher } from 'undici';
 import { Archiver, openRecordingArchive, recordingSources, type ArchiveProgress } from '../../../../connectors/recordings/index.js';
 import type { CallsyncConfig } from '../../../config/index.js';
 import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
-import { abortableSleep, type Budget } from '../../../http/index.js';
-import { bucketBudget, type RateLimiter } from '../../../source/ratelimit/index.js';
+import { abortableSleep } from '../../../http/index.js';
+import { archiveBudget } from './archive-budget.js';
+import type { RateLimiter } from '../../../source/ratelimit/index.js';
 import { createUpstreamAgent } from '../../../source/upstream/index.js';
 import { createRedactor } from '../../../base/redact/index.js';
 import { EXIT, OperatorError } from '../failure/exit-codes.js';
@@ -75,15 +76,7 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
   const recordings = recordingsSection(config, options.file);
   const archive = await setupFailureSaid(options.file, () => openRecordingArchive(recordings, config.sink, options.logger));
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: recordings.timeoutMs, caFile: config.upstream.caFile });
-  const budgets = new Map<string, Budget<Promise<void>>>();
-  const wait = (ms: number): Promise<void> => abortableSleep(ms, options.signal);
-  const budget = (key: string, bucket: { limit: number; windowMs: number }): Budget<Promise<void>> => {
-    let found = budgets.get(key);
-    if (found === undefined) budgets.set(key, (found = bucketBudget({ limiter, key, bucket, wait, maxWaitMs: config.upstream.maxWaitMs })));
-    return found;
-  };
   const byName = new Map(plans.map((plan) => [plan.name, plan]));
-  const hostBucket = { limit: recordings.budget.requestsPerMinute, windowMs: 60_000 };
   const apiOrigin = new URL(config.upstream.baseUrl).origin;
   const totals: RecordingTotals = { archived: 0, expired: 0, failed: 0, bytes: 0 };
   const archiver = new Archiver({
@@ -100,11 +93,13 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
       signal: options.signal,
       redact: createRedactor(options.secrets),
     },
-    acquire: async (businessId, url) => {
-      await budget(`recordings:${url.host}`, hostBucket).acquire();
-      const plan = byName.get(businessId);
-      if (recordings.budget.countAgainstApi && plan?.bucket !== undefined) await budget(plan.name, plan.bucket).acquire();
-    },
+    acquire: archiveBudget({
+      limiter,
+      plans,
+      budget: recordings.budget,
+      wait: (ms) => abortableSleep(ms, options.signal),
+      maxWaitMs: config.upstream.maxWaitMs,
+    }),
     // The API key goes only to links on the API's own origin, and never on a redirect (the downloader's rule).
     credentials: (businessId) => {
       const apiKey = recordings.sendApiKey ? byName.get(businessId)?.credentials.apiKey : undefined;
