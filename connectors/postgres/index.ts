@@ -15,6 +15,10 @@ export const postgresDialect = {
   type: 'postgres' as const,
   configSchema: postgresConfigSchema,
   open: async (config: PostgresSinkConfig, logger: Logger) => (await import('./target.js')).openPostgresStore(config, logger),
+  openDriver: async (config: PostgresSinkConfig, logger: Logger) => {
+    const { postgresAdapter, openPostgresDriver } = await import('./target.js');
+    return { adapter: postgresAdapter(config.schema), driver: openPostgresDriver(config, logger) };
+  },
 } satisfies SqlDialect<PostgresSinkConfig>;
 
 function describePostgres(config: PostgresSinkConfig): SinkDescription {

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Json } from '../../src/sink/sink.js';
 import { SqlStore, type SqlAdapter } from '../sql/index.js';
 import { openPostgresDriver } from './client.js';
+
+export { openPostgresDriver } from './client.js';
 import type { PostgresSinkConfig } from './config.js';
 import { postgresColumnType, postgresRawValue } from './mapping.js';
 

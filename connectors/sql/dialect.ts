@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import type { StateStore } from '../../src/sink/parts.js';
 import type { ColumnType, Json } from '../../src/sink/sink.js';
+import type { SqlDriver } from './client.js';
 
 /** How a value read from `raw` becomes a column value: a column type, or seconds from a duration. */
 export type RawConversion = ColumnType | 'duration';
@@ -96,4 +97,9 @@ export interface SqlDialect<Config extends { readonly type: string }> {
   readonly configSchema: ZodType<Config>;
   /** Opens the store; the dialect's driver loads here, so a run never loads another database's driver. */
   open(config: Config, logger: Logger): Promise<StateStore>;
+  /**
+   * Opens the database's connections and adapter alone, for tables beside the records that the
+   * store does not own (the recordings archive's state). Absent where a dialect does not offer it.
+   */
+  openDriver?(config: Config, logger: Logger): Promise<{ readonly adapter: SqlAdapter; readonly driver: SqlDriver }>;
 }

@@ -14,6 +14,10 @@ export const sqliteDialect = {
   type: 'sqlite' as const,
   configSchema: sqliteConfigSchema,
   open: async (config: SqliteSinkConfig) => (await import('./target.js')).openSqliteStore(config),
+  openDriver: async (config: SqliteSinkConfig) => {
+    const { sqliteAdapter, openSqliteDriver } = await import('./target.js');
+    return { adapter: sqliteAdapter, driver: openSqliteDriver(config) };
+  },
 } satisfies SqlDialect<SqliteSinkConfig>;
 
 function describeSqlite(config: SqliteSinkConfig): SinkDescription {

@@ -3,6 +3,8 @@ import type { ColumnDefinitionBuilder } from 'kysely';
 import type { Json } from '../../src/sink/sink.js';
 import { SqlStore, type SqlAdapter } from '../sql/index.js';
 import { openSqliteDriver } from './client.js';
+
+export { openSqliteDriver } from './client.js';
 import type { SqliteSinkConfig } from './config.js';
 import { sqliteColumnType, sqliteRawValue } from './mapping.js';
 

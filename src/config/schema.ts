@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordingsConfigSchema } from '../../connectors/recordings/config.js';
 import { columnsSchema } from './columns.js';
 import { hooksSchema } from './hooks-section.js';
 import { checkConfig } from './cross-checks.js';
@@ -34,6 +35,7 @@ const sections = {
   worker: workerSchema.prefault({}),
   log: logSchema.prefault({}),
   hooks: hooksSchema.optional(),
+  recordings: recordingsConfigSchema.optional(),
 };
 
 // The object's output type, so an optional section (`hooks`) stays an optional key.

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Redact } from '../base/redact/index.js';
@@ -20,8 +21,22 @@ export interface ExchangeHead {
 
 /** An answer read in full within the deadline and the size bound (any status: deciding is the service's). */
 export interface ExchangeResponse extends ExchangeHead {
-  /** The whole body; with `overflow: 'cut'`, its first `maxBodyBytes`. */
+  /** The whole body; with `overflow: 'cut'`, its first `maxBodyBytes`; empty when `streamed`. */
   readonly body: Buffer;
+  /** True when the body went to the `streamBody` consumer, to its end, instead of into `body`. */
+  readonly streamed?: true;
+}
+
+/**
+ * How a body too large for memory is read (a recording on its way to storage): as a stream handed
+ * to `consume`, within the attempt's deadline, counted as it flows: past `maxBytes` (or when the
+ * declared `content-length` already says so) it fails with a `BodyTooLargeError`, and a body that
+ * ends short of its declared length fails with a `BodyLengthError`.
+ */
+interface BodyStreaming {
+  readonly maxBytes: number;
+  /** Reads the stream to its end; a rejection fails the attempt with that error (and the body is destroyed). */
+  consume(body: Readable): Promise<void>;
 }
 
 /** An attempt that produced no complete answer. */
@@ -85,6 +100,11 @@ export interface ExchangeOptions<T> {
    * and the rest discarded unread (an answer whose head is all that is used). @defaultValue 'fail'
    */
   readonly overflow?: 'fail' | 'cut';
+  /**
+   * For an answer whose head says its body goes elsewhere than memory: how it is streamed there.
+   * `undefined` reads the body as usual (`maxBodyBytes`, `overflow`). @defaultValue every body read into memory
+   */
+  readonly streamBody?: (head: ExchangeHead) => BodyStreaming | undefined;
   /** Scrubs the service's secrets from the message of every error `send()` throws. @defaultValue identity */
   readonly redact?: Redact;
   /** The caller's cancel: checked before every attempt, and ends a wait or a request in flight. */
@@ -174,6 +194,17 @@ async function exchangeOnce(
     return failed(error);
   }
   const head: ExchangeHead = { status: answer.statusCode, headers: answer.headers };
+  const streaming = options.streamBody?.(head);
+  if (streaming !== undefined) {
+    try {
+      await streaming.consume(Readable.from(meteredBody(answer.body, streaming.maxBytes, answer.headers['content-length'])));
+      return { response: { ...head, body: Buffer.alloc(0), streamed: true } };
+    } catch (error) {
+      return failed(error, head);
+    } finally {
+      answer.body.destroy();
+    }
+  }
   try {
     const body =
       options.overflow === 'cut'
@@ -231,6 +262,18 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** A streamed body ended before the length its `content-length` declared. */
+export class BodyLengthError extends Error {
+  override readonly name = 'BodyLengthError';
+  readonly code = 'BODY_LENGTH_MISMATCH';
+  constructor(
+    readonly declared: number,
+    readonly received: number,
+  ) {
+    super(`body of ${received} bytes where content-length declared ${declared}`);
+  }
+}
+
 /** A response body as undici gives it. */
 interface BodyStream extends AsyncIterable<Uint8Array> {
   destroy(error?: Error): unknown;
@@ -242,7 +285,7 @@ interface BodyStream extends AsyncIterable<Uint8Array> {
  * more than `maxBytes` is ever held.
  */
 async function readBoundedBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): Promise<Buffer> {
-  const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
+  const declared = declaredLength(contentLength);
   if (Number.isFinite(declared) && declared > maxBytes) {
     body.destroy();
     throw new BodyTooLargeError(maxBytes);
@@ -258,6 +301,34 @@ async function readBoundedBody(body: BodyStream, maxBytes: number, contentLength
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** The `content-length` an answer declared; NaN when none (or not a number). */
+function declaredLength(contentLength: string | string[] | undefined): number {
+  return Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
+}
+
+/**
+ * The sanctioned streaming read: the body's chunks passed on as they arrive, counted, never held:
+ * past `maxBytes` (or a declared `content-length` over it) the stream is destroyed with a
+ * `BodyTooLargeError`; a body that ends short of (or past) its declared length is a `BodyLengthError`.
+ */
+async function* meteredBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): AsyncGenerator<Uint8Array, void, undefined> {
+  const declared = declaredLength(contentLength);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    body.destroy();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new BodyTooLargeError(maxBytes);
+    }
+    yield chunk;
+  }
+  if (Number.isFinite(declared) && size !== declared) throw new BodyLengthError(declared, size);
 }
 
 /**

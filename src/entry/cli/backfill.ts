@@ -11,6 +11,9 @@ import { openSink, planTables } from './failure/preflight.js';
 import { loadCliConfig } from './load-cli-config.js';
 import { selectPlans } from './common/select-plans.js';
 import { onShutdownSignal } from './shutdown.js';
+import { recordingsSection, startArchiveRun, totalsText, type ArchiveRun, type RecordingTotals } from './recordings/archive-run.js';
+import type { ArchiveProgress } from '../../../connectors/recordings/index.js';
+import { createMemoryRateLimiter } from '../../source/ratelimit/index.js';
 
 interface BackfillFlags {
   readonly config: string;
@@ -18,6 +21,7 @@ interface BackfillFlags {
   readonly stream?: string;
   readonly progress: boolean;
   readonly wait?: boolean;
+  readonly recordings?: boolean;
 }
 
 /** `callsync backfill`: one process, no Redis; exits non-zero naming every business that failed. */
@@ -30,10 +34,12 @@ export function registerBackfillCommand(program: Command): void {
     .option('--stream <name>', 'only this stream')
     .option('--no-progress', 'log lines instead of progress bars, even on a terminal')
     .option('--wait', 'wait while another backfill or run syncs the same streams into this sink, instead of exiting 5')
+    .option('--recordings', "also archive each record's recording as its page is stored (the recordings: section)")
     .action(async (flags: BackfillFlags) => {
       const { config, secrets } = await loadCliConfig(flags.config);
       const plans = selectPlans(config, flags.config, { business: flags.business, stream: flags.stream }, 'sync');
       if (plans === undefined) return;
+      if (flags.recordings === true) recordingsSection(config, flags.config);
       const abort = new AbortController();
       const locks = await lockStreams({
         config,
@@ -51,16 +57,33 @@ export function registerBackfillCommand(program: Command): void {
           logger.warn('stopping after the pages in flight are stored');
           abort.abort();
         });
+        const limiter = createMemoryRateLimiter({ maxWaitMs: config.upstream.maxWaitMs });
+        let archive: ArchiveRun | undefined;
         try {
-          const outcomes = await runBackfill({ config, plans, sink, reporter: output.reporter, signal: abort.signal });
+          if (flags.recordings === true) {
+            const onProgress = (progress: ArchiveProgress, totals: Readonly<RecordingTotals>): void => output.reporter.recording?.(progress, totals);
+            archive = await startArchiveRun({ config, file: flags.config, plans, limiter, logger, secrets, signal: abort.signal, onProgress });
+          }
+          const outcomes = await runBackfill({
+            config,
+            plans,
+            sink,
+            reporter: output.reporter,
+            signal: abort.signal,
+            limiter,
+            ...(archive === undefined ? {} : { archive }),
+          });
           output.flushLogs();
           process.stdout.write(`${formatSummary(outcomes)}\n`);
+          if (archive !== undefined) process.stdout.write(`recordings: ${totalsText(archive.totals)}\n`);
           process.exitCode = reportEnd(
             outcomes,
             config.businesses.map((b) => b.name),
           );
         } finally {
           stopListening();
+          await archive?.close();
+          await limiter.close();
           await sink.close();
         }
       } finally {

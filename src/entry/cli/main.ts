@@ -5,6 +5,7 @@ import { registerCheckConfigCommand } from './check-config.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDemoCommand } from './demo.js';
 import { registerReconcileCommand } from './reconcile.js';
+import { registerRecordingsCommand } from './recordings.js';
 import { registerResumeCommand } from './resume.js';
 import { registerRunCommand } from './run.js';
 import { registerSimulateCommand } from './simulate.js';
@@ -28,6 +29,7 @@ registerDemoCommand(program);
 registerRunCommand(program);
 registerResumeCommand(program);
 registerReconcileCommand(program);
+registerRecordingsCommand(program);
 const usageExitCode = exitTwoOnUsageErrors(program, (text) => process.stderr.write(text));
 
 try {

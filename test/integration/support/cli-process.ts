@@ -50,11 +50,18 @@ export function countLogLines(text: string, message: string): number {
 /**
  * `callsync backfill --config <configPath>` killed with SIGKILL once it has stored `pages` pages,
  * in the middle of its work (the exactness tests' crash). Throws when it ended before it could be
- * killed or did not die of the signal; returns the killed process for its output.
+ * killed or did not die of the signal; returns the killed process for its output. `options.args`
+ * are added to the command line; `options.after` counts another log line than `page stored`
+ * (`recording archived`: a kill in the middle of the archive).
  */
-export async function killBackfillAfterPages(configPath: string, pages: number): Promise<CliProcess> {
-  const killed = spawnCli(['backfill', '--config', configPath, '--no-progress']);
-  while (countLogLines(killed.stderr(), 'page stored') < pages && killed.child.exitCode === null) await delay(5);
+export async function killBackfillAfterPages(
+  configPath: string,
+  pages: number,
+  options: { readonly args?: readonly string[]; readonly after?: string } = {},
+): Promise<CliProcess> {
+  const killed = spawnCli(['backfill', '--config', configPath, '--no-progress', ...(options.args ?? [])]);
+  const after = options.after ?? 'page stored';
+  while (countLogLines(killed.stderr(), after) < pages && killed.child.exitCode === null) await delay(5);
   if (killed.child.exitCode !== null) throw new Error(`the backfill ended before it could be killed:\n${killed.stderr()}`);
   killed.child.kill('SIGKILL');
   const { signal } = await killed.exited;

@@ -26,6 +26,11 @@ export function createLogReporter(logger: Logger): BackfillReporter {
         }
       }
     },
+    recording: ({ ref, outcome }, totals) => {
+      const reason = outcome.state === 'archived' ? {} : { reason: outcome.reason };
+      const bytes = outcome.state === 'archived' ? { bytes: outcome.bytes } : {};
+      logger.info({ business: ref.businessId, stream: ref.stream, id: ref.id, ...bytes, ...reason, totals }, `recording ${outcome.state}`);
+    },
     stop: () => undefined,
   };
 }

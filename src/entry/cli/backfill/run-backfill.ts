@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Dispatcher } from 'undici';
-import { createMemoryRateLimiter } from '../../../source/ratelimit/index.js';
+import { createMemoryRateLimiter, type RateLimiter } from '../../../source/ratelimit/index.js';
 import { planSource } from '../../../engine/sync/plan-businesses.js';
 import { syncBusiness } from '../../../engine/sync/sync-business.js';
 import type { BusinessOutcome, SyncEventHandler } from '../../../engine/sync/sync-event.js';
@@ -9,6 +9,7 @@ import { createUpstreamAgent, createUpstreamClient, runRules } from '../../../so
 import { planTables } from '../failure/preflight.js';
 import type { OneShotRun } from '../common/select-plans.js';
 import type { BackfillReporter } from './reporter.js';
+import type { ArchiveRun } from '../recordings/archive-run.js';
 
 interface BackfillOptions extends OneShotRun {
   readonly reporter: BackfillReporter;
@@ -16,6 +17,10 @@ interface BackfillOptions extends OneShotRun {
   readonly dispatcher?: Dispatcher;
   /** Pages requested ahead of the one being stored (see `StreamRunOptions.readAhead`). @defaultValue 1 */
   readonly readAhead?: StreamRunOptions['readAhead'];
+  /** The business budgets; the recordings archive shares them. @defaultValue one in memory for this run */
+  readonly limiter?: RateLimiter;
+  /** `--recordings`: archives each business's recordings after each stored page, and the rest before the end. @defaultValue none */
+  readonly archive?: ArchiveRun;
 }
 
 /**
@@ -29,16 +34,24 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
   const { config, sink, reporter } = options;
   const upstream = config.upstream;
   const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: upstream.timeoutMs, caFile: upstream.caFile });
-  const limiter = createMemoryRateLimiter({ maxWaitMs: upstream.maxWaitMs });
+  const limiter = options.limiter ?? createMemoryRateLimiter({ maxWaitMs: upstream.maxWaitMs });
+  const { archive } = options;
   const limit = pLimit(config.backfill.concurrency);
   try {
     await sink.prepare(planTables(options.plans));
-    return await Promise.all(
+    const outcomes = await Promise.all(
       options.plans.map((plan) =>
         limit(async () => {
           const client = createUpstreamClient({ ...upstream, credentials: plan.credentials, dispatcher });
           // The reporter's own method, bound: each event goes straight from the engine to it.
-          const onEvent: SyncEventHandler = reporter.event.bind(reporter, plan.name);
+          const report: SyncEventHandler = reporter.event.bind(reporter, plan.name);
+          const onEvent: SyncEventHandler =
+            archive === undefined
+              ? report
+              : (event) => {
+                  report(event);
+                  if (event.type === 'page-stored') archive.poke(plan.name);
+                };
           const rules = runRules({ plan, limiter, retry: upstream.retry, maxBudgetWaitMs: Number.POSITIVE_INFINITY, signal: options.signal, onEvent });
           const sources = plan.streams.map((descriptor) => planSource(config, plan, client, rules, descriptor));
           const outcome = await syncBusiness({ plan, sources, sink, signal: options.signal, onEvent, readAhead: options.readAhead });
@@ -47,9 +60,11 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
         }),
       ),
     );
+    await archive?.finish();
+    return outcomes;
   } finally {
     reporter.stop();
-    await limiter.close();
+    if (options.limiter === undefined) await limiter.close();
     if (options.dispatcher === undefined) await dispatcher.close();
   }
 }

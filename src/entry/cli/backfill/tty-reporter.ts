@@ -3,6 +3,7 @@ import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
 import type { BusinessOutcome } from '../../../engine/sync/sync-event.js';
 import { BusinessProgress, type Phase } from './business-progress.js';
 import type { BackfillReporter } from './reporter.js';
+import { totalsText } from '../recordings/archive-run.js';
 
 const FORMAT = '{business} |{bar}| {value}/{total} records | {rate} rec/s | ETA {etaText} | {status}';
 
@@ -34,6 +35,8 @@ export function createTtyReporter(options: TtyReporterOptions): BackfillReporter
       return [plan.name, { progress, bar }] as const;
     }),
   );
+  // `--recordings`: one more line, below the businesses', once the first recording is done.
+  let recordings: cliProgress.SingleBar | undefined;
   const drawnStatus = new Map<string, string>();
   const refresh = (business: string): void => {
     const entry = entries.get(business);
@@ -85,6 +88,11 @@ export function createTtyReporter(options: TtyReporterOptions): BackfillReporter
           // Warnings are logged, and the logs are printed below the bars when they stop.
           return;
       }
+    },
+    recording: (_progress, totals) => {
+      const text = totalsText(totals);
+      recordings ??= bars.create(1, 0, { text }, { format: `${'recordings'.padEnd(width)} | {text}` });
+      recordings.update(0, { text });
     },
     stop: () => {
       clearInterval(ticker);

@@ -1,0 +1,101 @@
+import pLimit from 'p-limit';
+import { archiveRecording, type DownloadOptions, type RecordingOutcome } from './download.js';
+import type { RecordingRef } from './keys.js';
+import type { RecordingSource, RecordingStateStore } from './state.js';
+
+/** One recording done, for the person watching: what became of it and its bytes. */
+export interface ArchiveProgress {
+  readonly ref: RecordingRef;
+  readonly outcome: RecordingOutcome;
+}
+
+interface ArchiverOptions {
+  readonly state: RecordingStateStore;
+  /** The stream tables whose records carry a recording link. */
+  readonly sources: readonly RecordingSource[];
+  /** Everything a download needs but its business's budget and credentials. */
+  readonly download: Omit<DownloadOptions, 'acquire' | 'credentials'>;
+  /** The budget a business's download waits on, per request (the recordings host's, and the API's when counted). */
+  readonly acquire?: (businessId: string, url: URL) => Promise<void>;
+  /** Headers a business's links on the API's own origin carry. @defaultValue none */
+  readonly credentials?: (businessId: string) => DownloadOptions['credentials'];
+  /** Downloads in flight at once, over every business. */
+  readonly concurrency: number;
+  readonly onProgress?: (progress: ArchiveProgress) => void;
+  /** @defaultValue the clock */
+  readonly now?: () => Date;
+}
+
+/** Pending rows read per round: enough to keep `concurrency` downloads busy between reads. */
+const ROUND_PER_SLOT = 8;
+
+/**
+ * Archives the recordings of stored records, business by business: `poke` after a page is stored
+ * starts (or repeats, once the running pass ends) a pass that adds the business's new links as
+ * `pending` and downloads every pending one. Each row leaves `pending` when its download ends, so a
+ * pass always ends; a rerun after a crash finds the rows not yet `archived` and does those alone.
+ * The first storage failure or abort stops every pass, and `finish` rethrows it.
+ */
+export class Archiver {
+  readonly #options: ArchiverOptions;
+  readonly #limit: ReturnType<typeof pLimit>;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #again = new Set<string>();
+  #fatal: { readonly error: unknown } | undefined;
+
+  constructor(options: ArchiverOptions) {
+    this.#options = options;
+    this.#limit = pLimit(options.concurrency);
+  }
+
+  /** A page of `businessId` was stored: archive what it brought, now or right after the pass in flight. */
+  poke(businessId: string): void {
+    if (this.#fatal !== undefined) return;
+    if (this.#running.has(businessId)) {
+      this.#again.add(businessId);
+      return;
+    }
+    const pass = this.#passes(businessId)
+      .catch((error: unknown) => {
+        this.#fatal ??= { error };
+      })
+      .finally(() => this.#running.delete(businessId));
+    this.#running.set(businessId, pass);
+  }
+
+  /** One last pass for each business, then waits for every pass; rethrows the first fatal failure. */
+  async finish(businessIds: readonly string[]): Promise<void> {
+    for (const businessId of businessIds) this.poke(businessId);
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
+    if (this.#fatal !== undefined) throw this.#fatal.error;
+  }
+
+  async #passes(businessId: string): Promise<void> {
+    do {
+      this.#again.delete(businessId);
+      await this.#pass(businessId);
+    } while (this.#again.has(businessId) && this.#fatal === undefined);
+  }
+
+  async #pass(businessId: string): Promise<void> {
+    const { state, sources } = this.#options;
+    const now = (): string => (this.#options.now?.() ?? new Date()).toISOString();
+    for (const source of sources) await state.enqueue(businessId, source, now());
+    const round = this.#options.concurrency * ROUND_PER_SLOT;
+    for (let refs = await state.pending(businessId, round); refs.length > 0 && this.#fatal === undefined; refs = await state.pending(businessId, round)) {
+      await Promise.all(refs.map((ref) => this.#limit(() => this.#archive(ref, now))));
+    }
+  }
+
+  async #archive(ref: RecordingRef, now: () => string): Promise<void> {
+    if (this.#fatal !== undefined) return;
+    const { acquire, credentials } = this.#options;
+    const outcome = await archiveRecording(ref, {
+      ...this.#options.download,
+      ...(acquire === undefined ? {} : { acquire: (url: URL) => acquire(ref.businessId, url) }),
+      credentials: credentials?.(ref.businessId),
+    });
+    await this.#options.state.settle(ref, outcome, now());
+    this.#options.onProgress?.({ ref, outcome });
+  }
+}

@@ -1,0 +1,148 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { Archiver, openRecordingArchive, recordingSources, type ArchiveProgress } from '../../../../connectors/recordings/index.js';
+import type { CallsyncConfig } from '../../../config/index.js';
+import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
+import { abortableSleep } from '../../../http/index.js';
+import { archiveBudget } from './archive-budget.js';
+import type { RateLimiter } from '../../../source/ratelimit/index.js';
+import { createUpstreamAgent } from '../../../source/upstream/index.js';
+import { createRedactor } from '../../../base/redact/index.js';
+import { EXIT, OperatorError } from '../failure/exit-codes.js';
+import { planTables } from '../failure/preflight.js';
+
+type RecordingsSection = NonNullable<CallsyncConfig['recordings']>;
+
+/** Recordings done so far in one run, for the person watching. */
+export interface RecordingTotals {
+  archived: number;
+  expired: number;
+  failed: number;
+  /** Bytes archived. */
+  bytes: number;
+}
+
+/** An archive pass alongside a sync: `poke` after each stored page, `finish` at the end. */
+export interface ArchiveRun {
+  poke(businessId: string): void;
+  /** Archives what is left of every business and waits; rethrows a storage failure. */
+  finish(): Promise<void>;
+  readonly totals: Readonly<RecordingTotals>;
+  close(): Promise<void>;
+}
+
+interface ArchiveRunOptions {
+  readonly config: CallsyncConfig<{ readonly type: string; readonly [key: string]: unknown }>;
+  /** The config file, named in a setup error. */
+  readonly file: string;
+  readonly plans: readonly BusinessPlan[];
+  /** The run's budget: the recordings host's buckets, and each business's when downloads count against the API. */
+  readonly limiter: RateLimiter;
+  readonly logger: Logger;
+  readonly secrets: readonly string[];
+  readonly signal?: AbortSignal | undefined;
+  readonly onProgress?: ((progress: ArchiveProgress, totals: Readonly<RecordingTotals>) => void) | undefined;
+  /** @defaultValue one keep-alive agent for the archive */
+  readonly dispatcher?: Dispatcher;
+}
+
+/** The `recordings:` section, or the operator's two lines when a command needs it and the file has none. */
+export function recordingsSection(config: { readonly recordings?: RecordingsSection | undefined }, file: string): RecordingsSection {
+  if (config.recordings !== undefined) return config.recordings;
+  throw new OperatorError(
+    `${file} has no recordings: section\nfix: add recordings: { archive: { type: folder, path: ./data/recordings } } (docs/recordings.md)`,
+    EXIT.config,
+  );
+}
+
+/** Runs `open`; a sink that cannot hold the archive's state is said as a config error naming the file. */
+export async function setupFailureSaid<T>(file: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'RECORDINGS_SETUP')
+      throw new OperatorError(`${file}: ${(error as Error).message}`, EXIT.config, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Opens the archive beside the sink and an archiver whose downloads wait on the run's limiter: a
+ * bucket per recordings host (`recordings.budget.requestsPerMinute`) and, unless
+ * `countAgainstApi` is false, the business's own, so archiving can never cause a 429 on the API.
+ */
+export async function startArchiveRun(options: ArchiveRunOptions): Promise<ArchiveRun> {
+  const { config, limiter, plans } = options;
+  const recordings = recordingsSection(config, options.file);
+  const archive = await setupFailureSaid(options.file, () => openRecordingArchive(recordings, config.sink, options.logger));
+  const dispatcher = options.dispatcher ?? createUpstreamAgent({ timeoutMs: recordings.timeoutMs, caFile: config.upstream.caFile });
+  const byName = new Map(plans.map((plan) => [plan.name, plan]));
+  const apiOrigin = new URL(config.upstream.baseUrl).origin;
+  const totals: RecordingTotals = { archived: 0, expired: 0, failed: 0, bytes: 0 };
+  const archiver = new Archiver({
+    state: archive.state,
+    sources: recordingSources(planTables([...plans])),
+    download: {
+      dispatcher,
+      store: archive.store,
+      maxBytes: recordings.maxBytes,
+      allowHosts: recordings.allowHosts,
+      timeoutMs: recordings.timeoutMs,
+      retry: recordings.retry,
+      maxWaitMs: config.upstream.maxWaitMs,
+      signal: options.signal,
+      redact: createRedactor(options.secrets),
+    },
+    acquire: archiveBudget({
+      limiter,
+      plans,
+      budget: recordings.budget,
+      wait: (ms) => abortableSleep(ms, options.signal),
+      maxWaitMs: config.upstream.maxWaitMs,
+    }),
+    // The API key goes only to links on the API's own origin, and never on a redirect (the downloader's rule).
+    credentials: (businessId) => {
+      const apiKey = recordings.sendApiKey ? byName.get(businessId)?.credentials.apiKey : undefined;
+      return apiKey === undefined ? undefined : { origin: apiOrigin, headers: { authorization: `Bearer ${apiKey}` } };
+    },
+    concurrency: recordings.concurrency,
+    onProgress: (progress) => {
+      const { outcome } = progress;
+      totals[outcome.state] += 1;
+      if (outcome.state === 'archived') totals.bytes += outcome.bytes;
+      options.onProgress?.(progress, totals);
+    },
+  });
+  return {
+    poke: (businessId) => archiver.poke(businessId),
+    // Stopped by a signal: only the passes in flight are awaited, and their abort is no failure.
+    finish: async () => {
+      const stopped = options.signal?.aborted === true;
+      await archiver.finish(stopped ? [] : plans.map((plan) => plan.name)).catch((error: unknown) => {
+        if (options.signal?.aborted !== true) throw error;
+      });
+    },
+    totals,
+    close: async () => {
+      if (options.dispatcher === undefined) await dispatcher.close();
+      await archive.close();
+    },
+  };
+}
+
+/** `12 archived (3.4 MB), 1 expired, 0 failed` */
+export function totalsText(totals: Readonly<RecordingTotals>): string {
+  return `${totals.archived} archived (${bytesText(totals.bytes)}), ${totals.expired} expired, ${totals.failed} failed`;
+}
+
+/** Bytes in the largest unit under 1024 of it, one decimal. */
+export function bytesText(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
