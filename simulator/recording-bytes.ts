@@ -58,19 +58,30 @@ function wavHeader(totalBytes: number): Buffer {
   return header;
 }
 
-/** The first block of noise; block k is it XOR a word drawn from (seed, k), so no two blocks repeat. */
-function baseBlock(seed: number): Uint32Array {
+/** Words between two marked words of a block: one a 4 KiB page. */
+const PAGE_WORDS = 1024;
+
+/** The first block of noise; block k is a copy of it with one word of each 4 KiB page XOR a word drawn from (seed, k). */
+function baseBlock(seed: number): Buffer {
   const rng = new Rng(mix(seed, 0xb10c));
-  const words = new Uint32Array(BLOCK_WORDS);
-  for (let i = 0; i < BLOCK_WORDS; i++) words[i] = Math.floor(rng.next() * 4294967296);
-  return words;
+  const block = Buffer.allocUnsafeSlow(BLOCK_BYTES);
+  for (let i = 0; i < BLOCK_BYTES; i += 4) block.writeUInt32LE(Math.floor(rng.next() * 4294967296), i);
+  return block;
 }
 
-function dataBlock(base: Uint32Array, seed: number, k: number): Buffer {
+/**
+ * Block k: a native copy of the base plus one changed word a page, so no two blocks (and no two
+ * pages a block apart) are equal, and a client that resumes at a wrong offset gets another hash,
+ * at nearly the cost of a copy.
+ */
+function dataBlock(base: Buffer, seed: number, k: number): Buffer {
   const key = mix(seed, k);
-  const words = new Uint32Array(BLOCK_WORDS);
-  for (let i = 0; i < BLOCK_WORDS; i++) words[i] = ((base[i] ?? 0) ^ key) >>> 0;
-  return Buffer.from(words.buffer);
+  // Not zero-filled: the copy writes every byte. At 64 KiB it is its own buffer, so word-aligned.
+  const block = Buffer.allocUnsafeSlow(BLOCK_BYTES);
+  base.copy(block);
+  const words = new Uint32Array(block.buffer, block.byteOffset, BLOCK_WORDS);
+  for (let i = 0; i < BLOCK_WORDS; i += PAGE_WORDS) words[i] = (words[i] as number) ^ key;
+  return block;
 }
 
 /**

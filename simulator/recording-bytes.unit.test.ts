@@ -49,6 +49,10 @@ describe('recording bytes', () => {
     expect(whole('e', 2 ** 33, 0, 44).readUInt32LE(40)).toBe(0xffffffff);
   });
 
+  it('are pinned: an archive made against an earlier simulator still verifies', () => {
+    expect(recordingDigest('RE0123abc', 200_000).sha256).toBe('b91278dc2c2b7820c6749d04365b3bd6faf5e85871576d9a834440ab2388783a');
+  });
+
   it('digest to the SHA-256 of the bytes', () => {
     const bytes = whole('RE0123', 70_000);
     expect(recordingDigest('RE0123', 70_000)).toEqual({ bytes: 70_000, sha256: createHash('sha256').update(bytes).digest('hex') });

@@ -182,13 +182,13 @@ export async function handleRecording(state: SimState, req: IncomingMessage, res
     sendError(state, req, res, 404, { Key: path.slice(1) });
     return;
   }
+  const attempt = host.attempt(target.recordingId);
   const nowMs = state.clock();
   const wait = overBudget(state, target, nowMs);
   if (wait !== undefined) {
     sendError(state, req, res, 429, {}, { 'retry-after': wait });
     return;
   }
-  const attempt = host.attempt(target.recordingId);
   const status = host.status(target, nowMs);
   if (status === 404) {
     sendError(state, req, res, 404, { Key: path.slice(1) });

@@ -55,7 +55,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const recordingsServer = createSimulatorServer(() => state, 'recordings');
   const host = options.host ?? '127.0.0.1';
   const baseUrl = `http://${hostForUrl(host)}:${await listen(server, host, options.port ?? 0)}`;
-  const recordingsPort = await listen(recordingsServer, host, options.recordingsPort ?? 0);
+  const recordingsPort = await listen(recordingsServer, host, options.recordingsPort ?? 0).catch((error: unknown) => {
+    server.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE') throw error;
+    throw new Error(`simulator: the recordings port ${options.recordingsPort} on ${host} is taken; choose another with recordingsPort (--recordings-port)`, {
+      cause: error,
+    });
+  });
   const recordingsHostUrl = `http://${hostForUrl(host)}:${recordingsPort}`;
   const foreignHostUrl = `http://${foreignName(host)}:${recordingsPort}`;
   const recordingsBaseUrl = options.recordingsBaseUrl ?? `${options.recordingsOnOwnPort === true ? recordingsHostUrl : baseUrl}${MEDIA_PREFIX}`;

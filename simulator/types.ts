@@ -328,7 +328,10 @@ export interface Simulator {
   setRateLimit(limit: RateLimitOptions | false): void;
   /** Changes the recordings host from the next request; setting `faults` restarts their attempt counts. */
   setRecordings(recordings: Partial<Recordings>): void;
-  /** The recording behind a link (a `recording_url`, an `api_recording_url`, or a bare recording id); undefined when it never existed. */
+  /**
+   * The recording behind a link (a `recording_url`, an `api_recording_url`, or a bare recording id),
+   * hashed whole on each call; undefined when it never existed.
+   */
   recording(link: string): RecordingTruth | undefined;
   /** The recording alone goes (retention): its links answer 404 while the record stays. Unknown links throw. */
   deleteRecordings(links: readonly string[]): void;

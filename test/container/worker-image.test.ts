@@ -32,6 +32,11 @@ const SIMULATOR_ARGS = [
   '1',
   '--slow-ms',
   '600',
+  // The twin listens on other ports: links to fixed hosts keep its truth equal to the CLI simulator's.
+  '--recordings-base-url',
+  'https://media.calltrack.test',
+  '--provider-base-url',
+  'https://api.telephony.example',
 ];
 // Longer than worker.shutdownTimeoutMs: podman's SIGKILL must never be what ends the worker.
 const STOP_SECONDS = 40;

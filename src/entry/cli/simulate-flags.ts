@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { cursorsArg, integerArg, orderArg, outboundToNumberArg, probabilityArg, rateArg } from './simulate-options.js';
+import { cursorsArg, integerArg, orderArg, outboundToNumberArg, probabilityArg, rateArg, recordingBytesArg, recordingsRateArg } from './simulate-options.js';
 
 /** One `simulate` option: flags, help text, then its parser and default where it has them. */
 type SimulateOption = readonly [flags: string, description: string, parse?: (value: string) => unknown, fallback?: unknown];
@@ -57,6 +57,15 @@ const SIMULATE_OPTIONS: readonly SimulateOption[] = [
   ['--webhook-drop-rate <p>', 'probability that a webhook is never sent', probabilityArg],
   ['--webhook-duplicate-rate <p>', 'probability that a webhook is sent twice', probabilityArg],
   ['--webhook-reorder-rate <p>', 'probability that a webhook is held back so later ones overtake it', probabilityArg],
+  ['--recording-bytes <n|min-max>', 'bytes per recording, or a range drawn per recording (default 4096-65536)', recordingBytesArg],
+  ['--recording-link-ttl-ms <ms>', "recording links answer 403 once their record's created_at is older than this", integerArg],
+  ['--recordings-port <port>', 'port of the second server: provider links, and the foreign host name (default --port + 1; 0 = ephemeral)', integerArg],
+  ['--recordings-on-own-port', 'serve the media links from the second port instead of the API port'],
+  ['--recordings-rate-limit <n|api>', "recording downloads per window per business, or api: they count in the API's budget", recordingsRateArg],
+  ['--recordings-rate-window-ms <ms>', 'window of --recordings-rate-limit (default 60000)', integerArg],
+  ['--recordings-base-url <url>', 'prefix of recording_url instead of the served media path (links there are not served)'],
+  ['--provider-base-url <url>', 'host of voicemail_api_recording_url instead of the second port (links there are not served)'],
+  ['--provider-redirect', 'provider links (voicemail_api_recording_url) answer 302 to the media link'],
   ['--json', 'print one JSON line with URLs and credentials once listening'],
 ];
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import type { OutboundToNumber, SimulatorOptions } from '../../../simulator/index.js';
+import type { OutboundToNumber, RecordingSize, SimulatorOptions } from '../../../simulator/index.js';
 
 /** Raw commander values of `callsync simulate`. */
 export interface SimulateFlags {
@@ -49,6 +49,15 @@ export interface SimulateFlags {
   webhookDropRate?: number;
   webhookDuplicateRate?: number;
   webhookReorderRate?: number;
+  recordingsBaseUrl?: string;
+  providerBaseUrl?: string;
+  recordingBytes?: RecordingSize;
+  recordingLinkTtlMs?: number;
+  recordingsPort?: number;
+  recordingsOnOwnPort?: boolean;
+  recordingsRateLimit?: number | 'api';
+  recordingsRateWindowMs?: number;
+  providerRedirect?: boolean;
   json?: boolean;
 }
 
@@ -84,6 +93,29 @@ export function cursorsArg(value: string): 'fresh' | 'stable' {
 export function outboundToNumberArg(value: string): OutboundToNumber {
   if (value !== 'customer' && value !== 'tracked') throw new InvalidArgumentError('expected customer or tracked');
   return value;
+}
+
+/** Bytes per recording: `N` for all, or `MIN-MAX` drawn per recording. */
+export function recordingBytesArg(value: string): RecordingSize {
+  const range = /^(\d+)-(\d+)$/.exec(value);
+  if (range !== null) return { min: Number(range[1]), max: Number(range[2]) };
+  if (/^\d+$/.test(value)) return Number(value);
+  throw new InvalidArgumentError('expected bytes per recording (65536) or a range (4096-65536)');
+}
+
+/** A budget of its own (requests per window) or `api` (downloads count in the API's bucket). */
+export function recordingsRateArg(value: string): number | 'api' {
+  return value === 'api' ? 'api' : integerArg(value);
+}
+
+function recordingsOptions(flags: SimulateFlags): NonNullable<SimulatorOptions['recordings']> {
+  const recordings: NonNullable<SimulatorOptions['recordings']> = {};
+  if (flags.recordingBytes !== undefined) recordings.size = flags.recordingBytes;
+  if (flags.recordingLinkTtlMs !== undefined) recordings.linkTtlMs = flags.recordingLinkTtlMs;
+  if (flags.providerRedirect === true) recordings.providerRedirect = true;
+  const limit = flags.recordingsRateLimit;
+  if (limit !== undefined) recordings.rateLimit = limit === 'api' ? 'api' : { limit, windowMs: flags.recordingsRateWindowMs ?? 60_000 };
+  return recordings;
 }
 
 function hostileOptions(flags: SimulateFlags): NonNullable<SimulatorOptions['hostile']> {
@@ -152,6 +184,14 @@ export function toSimulatorOptions(flags: SimulateFlags): SimulatorOptions {
       reorderRate: flags.webhookReorderRate ?? 0,
     };
   }
+  const recordings = recordingsOptions(flags);
+  if (Object.keys(recordings).length > 0) options.recordings = recordings;
+  // Beside a fixed API port, a fixed second port: provider links then stay the same from run to run.
+  const recordingsPort = flags.recordingsPort ?? (flags.port === 0 ? undefined : flags.port + 1);
+  if (recordingsPort !== undefined) options.recordingsPort = recordingsPort;
+  if (flags.recordingsOnOwnPort === true) options.recordingsOnOwnPort = true;
+  if (flags.recordingsBaseUrl !== undefined) options.recordingsBaseUrl = flags.recordingsBaseUrl;
+  if (flags.providerBaseUrl !== undefined) options.providerBaseUrl = flags.providerBaseUrl;
   if (flags.callsPerSecond !== undefined || flags.voicemailsPerSecond !== undefined) {
     options.arrival = { callsPerSecond: flags.callsPerSecond ?? 0, voicemailsPerSecond: flags.voicemailsPerSecond ?? 0 };
   }
@@ -179,6 +219,7 @@ export function describeSwitches(options: SimulatorOptions): string[] {
   add('brokenPaging.', options.brokenPaging);
   add('hostile.', options.hostile);
   add('hostileRecords.', options.hostileRecords);
+  add('recordings.', options.recordings);
   // The secret is never printed.
   const hooks = options.webhooks;
   if (hooks !== undefined)

@@ -34,7 +34,7 @@ function summary(sim: Simulator, flags: SimulateFlags, options: SimulatorOptions
     `call-tracking simulator listening`,
     `  v1:         ${sim.baseUrl}/api/v1/`,
     `  v2:         ${sim.v2BaseUrl}/api/all/voicemails, /api/all/calls`,
-    `  recordings: ${sim.recordingsBaseUrl}`,
+    `  recordings: ${sim.recordingsBaseUrl}/… (provider links: ${sim.recordingsHostUrl})`,
     `  rate limit: ${limit}; ${flags.calls} calls and ${flags.voicemails} voicemails per business (seed ${flags.seed})`,
     ...(switches.length === 0 ? [] : [`  switches:   ${switches.join(', ')}`]),
     ...sim.businesses.map((b) => `  ${b.name}: apiKey ${b.apiKey}  v2Token ${b.v2Token}  login ${b.email} / ${b.password}`),

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { registerSimulateCommand } from '../../../src/entry/cli/simulate.js';
 import type { Simulator } from '../../../simulator/index.js';
 import type { CallsPage } from './http.js';
-import { call } from './http.js';
+import { request } from 'undici';
+import { agent, call } from './http.js';
 
 async function run(args: string[]): Promise<{ output: string; sim: Simulator }> {
   let output = '';
@@ -149,5 +150,33 @@ describe('callsync simulate', () => {
 
   it('rejects a probability above 1', async () => {
     await expect(run(['--port', '0', '--error-rate', '2'])).rejects.toThrow(/probability/);
+  });
+
+  it('serves the recordings it links to, at the size and on the port the recordings flags say', async () => {
+    const { output, sim } = await run([
+      '--port',
+      '0',
+      '--businesses',
+      '1',
+      '--calls',
+      '10',
+      '--no-rate-limit',
+      '--recording-bytes',
+      '5000',
+      '--recordings-on-own-port',
+    ]);
+    try {
+      expect(sim.recordingsBaseUrl).toBe(`${sim.recordingsHostUrl}/media`);
+      expect(output).toContain(`recordings: ${sim.recordingsBaseUrl}/`);
+      expect(output).toContain('recordings.size=5000');
+      const page = await call<{ data: { calls: { recording_url: string | null }[] } }>(`${sim.baseUrl}/api/v1/calls?limit=10`, {
+        token: sim.businesses[0]!.apiKey,
+      });
+      const link = page.body.data.calls.find((c) => c.recording_url !== null)!.recording_url!;
+      const res = await request(link, { dispatcher: agent });
+      expect([res.statusCode, res.headers['content-type'], (await res.body.arrayBuffer()).byteLength]).toEqual([200, 'audio/wav', 5000]);
+    } finally {
+      await sim.close();
+    }
   });
 });

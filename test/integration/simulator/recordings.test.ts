@@ -136,4 +136,11 @@ describe('the recordings host', () => {
     expect(sim.recording('no-such-recording')).toBeUndefined();
     expect(() => sim.deleteRecordings(['no-such-recording'])).toThrow(/no recording no-such-recording/);
   });
+
+  it('names the recordings port when it is taken', async () => {
+    const port = Number(new URL(sim.recordingsHostUrl).port);
+    await expect(startSimulator({ businesses: 1, calls: 1, recordingsPort: port })).rejects.toThrow(
+      `simulator: the recordings port ${port} on 127.0.0.1 is taken; choose another with recordingsPort (--recordings-port)`,
+    );
+  });
 });
