@@ -56,13 +56,27 @@ export class ParquetEncoder {
     }
   }
 
-  /** Runs a query on the encoder's DuckDB (compaction reads files back through it). */
-  query(text: string): Promise<void> {
-    const task = this.#queue.then(async () => {
-      await this.#connection.run(text);
-    });
+  /**
+   * Writes one Parquet file at `path` holding, of each record in the `sources` files, its newest
+   * written row and its newest deletion row (all the mirror query reads); resolves with the rows
+   * written. Files written before a `columns:` addition read with NULL there (`union_by_name`).
+   */
+  compact(sources: readonly string[], path: string): Promise<number> {
+    const task = this.#queue.then(() => this.#compact(sources, path));
     this.#queue = task.catch(() => undefined);
     return task;
+  }
+
+  async #compact(sources: readonly string[], path: string): Promise<number> {
+    const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+    // Paths are local copies: no Hive columns from their names, whatever folders they sit in.
+    const versions = `read_parquet([${sources.map(quote).join(', ')}], union_by_name = true, hive_partitioning = false)`;
+    const newest = (deleted: string): string =>
+      `SELECT * FROM (SELECT * FROM ${versions} WHERE deleted_at IS ${deleted} QUALIFY row_number() OVER (PARTITION BY business_id, id ORDER BY version DESC) = 1)`;
+    const reader = await this.#connection.runAndReadAll(
+      `COPY (${newest('NULL')} UNION ALL BY NAME ${newest('NOT NULL')} ORDER BY business_id, id, version) TO ${quote(path)} (FORMAT parquet, COMPRESSION ${this.#compression})`,
+    );
+    return Number(reader.getRows()[0]?.[0] ?? 0);
   }
 
   close(): void {
