@@ -152,7 +152,7 @@ async function sinkWriter(folder: string, storage: Record<string, unknown>): Pro
 
 /**
  * DuckDB writing the same files per flush, set up as the sink's encoder is (one thread, a table per
- * file). `durable`: as the sink must before its checkpoint may move, each file written under a
+ * file), the same rows (a version each). `durable`: as the sink must before its checkpoint may move, each file written under a
  * temporary name, synced, renamed, its folder synced (DuckDB's `COPY` syncs nothing itself).
  * `upload`: what then becomes of the file (S3: one PutObject).
  */
@@ -163,12 +163,14 @@ async function rawWriter(root: string, options: { durable: boolean; upload?: (pa
   const connection = await instance.connect();
   const layout = rowLayout(callsTable);
   const syncedAt = new Date().toISOString();
+  // A version per row, as the sink writes (microseconds, increasing): a constant column would encode to almost nothing.
+  let version = BigInt(Date.now()) * 1000n;
   return {
-    async write(records, offset) {
+    async write(records) {
       await connection.run(`CREATE TABLE flush (${layout.ddl})`);
       const appender = await connection.createAppender('flush');
       for (const record of records) {
-        const row = recordRow(record, callsTable, BigInt(offset), jsonText(record.raw), syncedAt);
+        const row = recordRow(record, callsTable, (version += 1n), jsonText(record.raw), syncedAt);
         for (const value of row) {
           if (value === null) appender.appendNull();
           else if (typeof value === 'bigint') appender.appendBigInt(value);
