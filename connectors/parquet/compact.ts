@@ -63,7 +63,8 @@ export async function compactPartition(config: ParquetConfig, partition: Partiti
 /** {@link compactPartition} with the storage and encoder given (a test passes a storage that fails between the two steps). */
 export async function compactWith(storage: ObjectStore, encoder: ParquetEncoder, partition: Partition, options: CompactOptions = {}): Promise<Compaction> {
   const { table, businessId, day } = partition;
-  if (!DAY.test(day) || dayOf(Date.parse(`${day}T00:00:00Z`)) !== day)
+  const midnight = Date.parse(`${day}T00:00:00Z`);
+  if (!DAY.test(day) || Number.isNaN(midnight) || dayOf(midnight) !== day)
     throw new ParquetSinkError(
       `"${day}" is not a date\nfix: give the partition's day as YYYY-MM-DD (UTC), as in its folder date=YYYY-MM-DD`,
       'PARQUET_PARTITION_INVALID',
