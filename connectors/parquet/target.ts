@@ -78,8 +78,11 @@ export class ParquetTarget implements Target {
       const name = partName(['records', businessId, table.stream, from === null ? null : canonicalJson(from), stored.map((record) => record.id)]);
       return partitionPrefix(table, businessId, dayOf(now)) + name;
     });
-    await this.#putFile(key, table, rows);
-    return { stored: stored.map((record, index) => stateCopy(record, rawTexts[index] as string)), rejected };
+    const putting = this.#putFile(key, table, rows);
+    // Hashed while DuckDB and the disk work on the file, instead of after.
+    const copies = stored.map((record, index) => stateCopy(record, rawTexts[index] as string));
+    await putting;
+    return { stored: copies, rejected };
   }
 
   /** Ids already marked deleted get no second deletion row; a rerun of the same deletion overwrites its file. */
