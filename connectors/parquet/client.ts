@@ -15,6 +15,8 @@ export class ParquetEncoder {
   readonly #compression: ParquetCompression;
   #queue: Promise<unknown> = Promise.resolve();
   #files = 0;
+  /** The table of the file written last, dropped by the next write (or with the instance). */
+  #last: string | undefined;
 
   private constructor(instance: DuckDBInstance, connection: DuckDBConnection, compression: ParquetCompression) {
     this.#instance = instance;
@@ -39,21 +41,21 @@ export class ParquetEncoder {
   }
 
   async #write(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[]): Promise<void> {
-    // A table per file, dropped after it: an emptied in-memory table keeps its deleted rows' memory.
+    // A table per file: an emptied in-memory table keeps its deleted rows' memory. The last file's
+    // table is dropped in the same call that creates this one, so a file is done once COPY is,
+    // one round trip to DuckDB fewer before the file can be stored.
     const table = `rows_${(this.#files += 1)}`;
-    await this.#connection.run(`CREATE TABLE ${table} (${layout.ddl})`);
+    const drop = this.#last === undefined ? '' : `DROP TABLE IF EXISTS ${this.#last}; `;
+    await this.#connection.run(`${drop}CREATE TABLE ${table} (${layout.ddl})`);
+    this.#last = table;
+    const appender = await this.#connection.createAppender(table);
     try {
-      const appender = await this.#connection.createAppender(table);
-      try {
-        for (const row of rows) appendRow(appender, layout, row);
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
-      await this.#connection.run(`COPY ${table} TO '${path.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION ${this.#compression})`);
+      for (const row of rows) appendRow(appender, layout, row);
+      appender.flushSync();
     } finally {
-      await this.#connection.run(`DROP TABLE ${table}`);
+      appender.closeSync();
     }
+    await this.#connection.run(`COPY ${table} TO '${path.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION ${this.#compression})`);
   }
 
   /**
