@@ -185,7 +185,8 @@ async function rawWriter(root: string, options: { durable: boolean; upload?: (pa
   let version = BigInt(Date.now()) * 1000n;
   return {
     async write(records) {
-      await connection.run(`CREATE TABLE flush (${layout.ddl})`);
+      // As the encoder does: the last file's table dropped in the call that creates this one.
+      await connection.run(`DROP TABLE IF EXISTS flush; CREATE TABLE flush (${layout.ddl})`);
       const appender = await connection.createAppender('flush');
       for (const record of records) {
         const row = recordRow(record, callsTable, (version += 1n), jsonText(record.raw), syncedAt);
@@ -207,7 +208,6 @@ async function rawWriter(root: string, options: { durable: boolean; upload?: (pa
         await rename(`${path}.tmp`, path);
         await synced(folder);
       }
-      await connection.run('DROP TABLE flush');
     },
     async close() {
       connection.closeSync();
