@@ -1,7 +1,7 @@
 import type { SinkDescription, SinkFailureExplanation } from '../../src/sink/sink.js';
 import { explainObjectStoreError, explainObjectStoreFailure } from '../object-storage/index.js';
 
-type ParquetSinkErrorCode = 'PARQUET_COLUMN_RESERVED';
+type ParquetSinkErrorCode = 'PARQUET_COLUMN_RESERVED' | 'PARQUET_PARTITION_INVALID' | 'PARQUET_PARTITION_OPEN';
 
 /** A failure of the Parquet sink itself (not of its storage, whose errors are the object store's). */
 export class ParquetSinkError extends Error {

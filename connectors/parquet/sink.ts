@@ -7,6 +7,7 @@ import { openStateStore } from '../state-stores/index.js';
 import { ParquetEncoder } from './client.js';
 import type { ParquetConfig } from './config.js';
 import { explainParquetError } from './errors.js';
+import { keysOnlyStateStore } from './state.js';
 import { ParquetTarget } from './target.js';
 
 /** Replacements for tests: a clock for versions, dates and `synced_at`. */
@@ -30,7 +31,8 @@ export async function createParquetSink(config: ParquetConfig, deps: SinkDeps, d
     await opened.store?.close();
     throw error;
   }
-  const { store, storage, encoder } = opened;
+  const { storage, encoder } = opened;
+  const store = keysOnlyStateStore(opened.store);
   const target = new ParquetTarget({
     storage,
     encoder,

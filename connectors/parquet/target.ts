@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { hash, randomUUID } from 'node:crypto';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from '../../src/normalize/index.js';
@@ -26,6 +26,9 @@ interface ParquetTargetOptions {
 }
 
 const PARQUET_TYPE = 'application/vnd.apache.parquet';
+
+/** Largest encoded file sent as bytes rather than streamed from disk: S3's smallest part, so it is always one request. */
+const BYTES_AT_MOST = 5 * 1024 * 1024;
 
 /**
  * Writes each batch as one Parquet file of new version rows, and each deletion as one file of
@@ -65,13 +68,21 @@ export class ParquetTarget implements Target {
       else rejected.push({ businessId, stream: table.stream, reason, raw: record.raw });
     }
     if (stored.length === 0) return { stored, rejected };
-    const from = (await this.#options.checkpoints.load(businessId, table.stream))?.position ?? null;
-    const name = partName(['records', businessId, table.stream, from === null ? null : canonicalJson(from), stored.map((record) => record.id)]);
     const now = this.#now();
     const syncedAt = new Date(now).toISOString();
-    const rows = stored.map((record) => recordRow(record, table, this.#versions.next(), jsonText(record.raw), syncedAt));
-    await this.#putFile(partitionPrefix(table, businessId, dayOf(now)) + name, table, rows);
-    return { stored: stored.length === batch.records.length ? batch.records : stored, rejected };
+    const rawTexts = stored.map((record) => jsonText(record.raw));
+    const rows = stored.map((record, index) => recordRow(record, table, this.#versions.next(), rawTexts[index] as string, syncedAt));
+    // The name needs the starting checkpoint, the encoding does not: the two run side by side.
+    const key = this.#options.checkpoints.load(businessId, table.stream).then((checkpoint) => {
+      const from = checkpoint?.position ?? null;
+      const name = partName(['records', businessId, table.stream, from === null ? null : canonicalJson(from), stored.map((record) => record.id)]);
+      return partitionPrefix(table, businessId, dayOf(now)) + name;
+    });
+    const putting = this.#putFile(key, table, rows);
+    // Hashed while DuckDB and the disk work on the file, instead of after.
+    const copies = stored.map((record, index) => stateCopy(record, rawTexts[index] as string));
+    await putting;
+    return { stored: copies, rejected };
   }
 
   /** Ids already marked deleted get no second deletion row; a rerun of the same deletion overwrites its file. */
@@ -82,15 +93,25 @@ export class ParquetTarget implements Target {
     const now = this.#now();
     const deletedAt = new Date(now).toISOString();
     const rows = live.map((id) => deletionRow(businessId, id, table, this.#versions.next(), deletedAt));
-    await this.#putFile(partitionPrefix(table, businessId, dayOf(now)) + partName(['deletions', businessId, table.stream, live]), table, rows);
+    await this.#putFile(Promise.resolve(partitionPrefix(table, businessId, dayOf(now)) + partName(['deletions', businessId, table.stream, live])), table, rows);
   }
 
-  /** Encodes the rows into a local file (in the storage's staging folder when it has one) and stores it. */
-  async #putFile(key: string, table: StreamTable, rows: readonly RowValue[][]): Promise<void> {
-    const path = join(this.#options.storage.stagingDirectory ?? tmpdir(), `callsync-${randomUUID()}.parquet`);
+  /**
+   * Encodes the rows into a local file and stores it under `key`. With a staging directory (the
+   * folder) the file is prepared there and renamed into place; without one (S3), a file up to
+   * {@link BYTES_AT_MOST} goes as bytes in one request, which costs less than streaming it.
+   */
+  async #putFile(key: Promise<string>, table: StreamTable, rows: readonly RowValue[][]): Promise<void> {
+    const staging = this.#options.storage.stagingDirectory;
+    const path = join(staging ?? tmpdir(), `callsync-${randomUUID()}.parquet`);
+    // Both settle before anything is removed: a failed read of the key must not leave the file being written.
+    const [named, encoded] = await Promise.allSettled([key, this.#options.encoder.write(path, rowLayout(table), rows)]);
     try {
-      await this.#options.encoder.write(path, rowLayout(table), rows);
-      await this.#options.storage.put(key, { path, consume: true }, { contentType: PARQUET_TYPE });
+      if (named.status === 'rejected') throw named.reason;
+      if (encoded.status === 'rejected') throw encoded.reason;
+      const bytes = staging === undefined && (await stat(path)).size <= BYTES_AT_MOST ? await readFile(path) : undefined;
+      if (bytes !== undefined) await rm(path);
+      await this.#options.storage.put(named.value, bytes ?? { path, consume: true }, { contentType: PARQUET_TYPE });
     } catch (error) {
       await rm(path, { force: true });
       throw error;
@@ -108,4 +129,15 @@ export class ParquetTarget implements Target {
       this.#options.encoder.close();
     }
   }
+}
+
+/**
+ * What the state store keeps of a record written to a file: its key, `source`, and as `raw` a
+ * SHA-256 of its JSON text, no columns. Reconcile needs only the keys (counts, lists, deletion
+ * marks), and the fingerprint still tells a changed record from one written again as it was (the
+ * write's counts). A full copy doubled the lake in the state database and cost the sink about as
+ * much as encoding the file (measured, 2026-11-28: docs/sinks/parquet.md).
+ */
+function stateCopy(record: SyncRecord, rawText: string): SyncRecord {
+  return { businessId: record.businessId, id: record.id, source: record.source, fields: {}, raw: hash('sha256', rawText, 'base64url') };
 }

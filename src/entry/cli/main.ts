@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerBackfillCommand } from './backfill.js';
 import { registerCheckConfigCommand } from './check-config.js';
+import { registerCompactCommand } from './compact.js';
 import { registerDeadLettersCommand } from './dead-letters.js';
 import { registerDemoCommand } from './demo.js';
 import { registerReconcileCommand } from './reconcile.js';
@@ -30,6 +31,7 @@ registerRunCommand(program);
 registerResumeCommand(program);
 registerReconcileCommand(program);
 registerRecordingsCommand(program);
+registerCompactCommand(program);
 const usageExitCode = exitTwoOnUsageErrors(program, (text) => process.stderr.write(text));
 
 try {
