@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
@@ -13,27 +14,59 @@ export const DEAD_LETTER_IDS = 'callsync_dead_letter_ids';
 
 const STATEMENT_CACHE_SIZE = 64;
 
+/** The name the sink's file is attached under, and every connection's default catalog. */
+const CATALOG = 'callsync';
+
 /**
- * The DuckDB database at `path`, from DuckDB's per-process instance cache: every opener in this
- * process (the sink, a test reading behind it) shares one instance, as DuckDB requires; two
- * instances of one file in one process would each believe they own it. Another process is
- * refused by DuckDB's file lock, as a {@link DuckDbError} `DUCKDB_LOCKED`.
+ * Rows per row group of the file (DuckDB's default is 122,880). A checkpoint rewrites the row group
+ * still being filled, all its columns at once, and the backfill's rows (`raw` foremost) make that
+ * about 70 MB of native memory at each checkpoint with the default; at 16,384 it is a few MB. Row
+ * groups are a layout of the file, read alike by any DuckDB.
+ */
+const ROW_GROUP_SIZE = 16_384;
+
+function sqlText(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The DuckDB database at `path`: an instance from DuckDB's per-process cache, under a name of its
+ * own per file, which attaches the file as `callsync` with {@link ROW_GROUP_SIZE} (a row group size
+ * is an option of `ATTACH`, not of opening a file). Every opener in this process (the sink, a test
+ * reading behind it) shares that instance, as DuckDB requires; two instances of one file in one
+ * process would each believe they own it. Another process is refused by DuckDB's file lock, as a
+ * {@link DuckDbError} `DUCKDB_LOCKED`. Connect with {@link connectDuckDb}.
  */
 export async function openDuckDbInstance(path: string): Promise<DuckDBInstance> {
   const file = resolve(path);
+  let instance: DuckDBInstance | undefined;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    return await DuckDBInstance.fromCache(file);
+    instance = await DuckDBInstance.fromCache(`:memory:callsync-${createHash('sha256').update(file).digest('hex').slice(0, 16)}`);
+    const connection = await instance.connect();
+    try {
+      await connection.run(`attach if not exists ${sqlText(file)} as ${CATALOG} (row_group_size ${ROW_GROUP_SIZE})`);
+    } finally {
+      connection.closeSync();
+    }
+    return instance;
   } catch (error) {
+    instance?.closeSync();
     throw duckDbFailure(error);
   }
 }
 
-/** A connection that reads and writes timestamps in UTC, whatever the machine's zone. */
-async function connect(instance: DuckDBInstance): Promise<DuckDBConnection> {
+/** A connection to the file of `instance` (its default catalog) that reads and writes timestamps in UTC, whatever the machine's zone. */
+export async function connectDuckDb(instance: DuckDBInstance): Promise<DuckDBConnection> {
   const connection = await instance.connect();
-  await connection.run(`set TimeZone = 'UTC'`);
-  return connection;
+  try {
+    await connection.run(`use ${CATALOG}`);
+    await connection.run(`set TimeZone = 'UTC'`);
+    return connection;
+  } catch (error) {
+    connection.closeSync();
+    throw error;
+  }
 }
 
 /** Opens the file (creating it and its directory) with three connections: writes, the reads of every poll, and kysely. */
@@ -41,12 +74,15 @@ export async function openDuckDbDriver(config: DuckdbSinkConfig): Promise<DuckDb
   const instance = await openDuckDbInstance(config.path);
   const connections: DuckDBConnection[] = [];
   try {
-    for (let index = 0; index < 3; index++) connections.push(await connect(instance));
+    for (let index = 0; index < 3; index++) connections.push(await connectDuckDb(instance));
     const [write, read, ddl] = connections as [DuckDBConnection, DuckDBConnection, DuckDBConnection];
     // Settings of the database, not the connection. The buffer pool is part of the sink's RSS; the
     // sink's statements are small merges, and one thread keeps DuckDB's per-thread caches out of it.
     await write.run(`set memory_limit = '${config.memoryLimit ?? DEFAULT_MEMORY_LIMIT}'`);
     await write.run('set threads = 1');
+    // Where DuckDB spills what the buffer pool cannot hold: beside the file, as for a file it opens
+    // itself (an instance in memory would default to `.tmp` in the working directory).
+    await write.run(`set temp_directory = ${sqlText(`${resolve(config.path)}.tmp`)}`);
     return new DuckDbDriver(instance, write, read, ddl);
   } catch (error) {
     for (const connection of connections) connection.closeSync();

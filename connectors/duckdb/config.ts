@@ -7,8 +7,9 @@ export const duckdbConfigSchema = z.strictObject({
   /** Database file; its parent directory is created. One process opens it at a time. */
   path: z.string().min(1),
   /**
-   * Most memory DuckDB's buffer pool may take, in DuckDB's words (`256MB`, `1GB`).
-   * @defaultValue '128MB' (DuckDB's own default is 80 % of the machine's memory)
+   * Most memory DuckDB's buffer pool may take, in DuckDB's words (`256MB`, `1GB`). A flush's rows
+   * are held in it until their commit: a `flush.maxRows` above about 3,000 needs more than the default.
+   * @defaultValue '32MB' (DuckDB's own default is 80 % of the machine's memory)
    */
   memoryLimit: z
     .string()
@@ -21,7 +22,11 @@ export const duckdbConfigSchema = z.strictObject({
 export type DuckdbSinkConfig = z.infer<typeof duckdbConfigSchema>;
 
 /** @defaultValue for {@link DuckdbSinkConfig.memoryLimit} */
-export const DEFAULT_MEMORY_LIMIT = '128MB';
+export const DEFAULT_MEMORY_LIMIT = '32MB';
 
-/** @defaultValue for {@link DuckdbSinkConfig.flush}: 5,000 records or a second; a merge and a commit cost about 40 ms whatever their size. */
-export const DEFAULT_FLUSH = Object.freeze({ maxRows: 5000, maxMs: 1000 });
+/**
+ * @defaultValue for {@link DuckdbSinkConfig.flush}: 1,000 records or a second. A merge and a commit
+ * cost about 40 ms whatever their size, so two 500-call pages a transaction already halve that cost
+ * against one; larger flushes hold more records in the JavaScript heap and DuckDB until their commit.
+ */
+export const DEFAULT_FLUSH = Object.freeze({ maxRows: 1000, maxMs: 1000 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { openDuckDbInstance } from '../../../connectors/duckdb/client.js';
+import { connectDuckDb, openDuckDbInstance } from '../../../connectors/duckdb/client.js';
 import { duckdbSinkFactory } from '../../../connectors/duckdb/index.js';
 import { voicemailRecord } from './fixtures.js';
 import { toStoredRow } from './sql-rows.js';
@@ -11,7 +11,7 @@ import { describeSinkConformance } from './suite.js';
 /** Runs `query` on a connection of its own to the file the sink holds (this process's shared DuckDB instance). */
 async function query(path: string, text: string, parameters: string[] = []): Promise<Record<string, unknown>[]> {
   const instance = await openDuckDbInstance(path);
-  const connection = await instance.connect();
+  const connection = await connectDuckDb(instance);
   try {
     return (await connection.runAndReadAll(text, parameters)).getRowObjectsJS();
   } finally {

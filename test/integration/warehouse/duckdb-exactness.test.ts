@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDuckDbInstance } from '../../../connectors/duckdb/client.js';
+import { connectDuckDb, openDuckDbInstance } from '../../../connectors/duckdb/client.js';
 import type { Simulator } from '../../../simulator/index.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
@@ -30,7 +30,7 @@ interface Mirror {
 /** The documented read of the mirror (`deleted_at is null`), after every process ended, per business. */
 async function readMirror(path: string, simulator: Simulator): Promise<Record<string, Mirror>> {
   const instance = await openDuckDbInstance(path);
-  const connection = await instance.connect();
+  const connection = await connectDuckDb(instance);
   try {
     const result: Record<string, Mirror> = {};
     for (const { name } of simulator.businesses) {

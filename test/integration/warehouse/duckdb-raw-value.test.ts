@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDuckDbInstance } from '../../../connectors/duckdb/client.js';
+import { connectDuckDb, openDuckDbInstance } from '../../../connectors/duckdb/client.js';
 import { duckdbAdapter } from '../../../connectors/duckdb/target.js';
 import type { RawConversion } from '../../../connectors/sql/index.js';
 import { RAW_PROBES, rawValueMismatches, rawValueSelects } from '../../support/raw-value-probe.js';
@@ -28,7 +28,7 @@ describe('reading raw in SQL (duckdb)', () => {
   it('gives what the normalizers give for every value and conversion', async () => {
     directory = await mkdtemp(join(tmpdir(), 'callsync-duckdb-raw-'));
     const instance = await openDuckDbInstance(join(directory, 'probe.duckdb'));
-    const connection = await instance.connect();
+    const connection = await connectDuckDb(instance);
     try {
       await connection.run(`set TimeZone = 'UTC'`);
       const raws = RAW_PROBES;
