@@ -34,4 +34,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.CALLSYNC_HEALTH_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM from `docker stop` is a graceful shutdown (worker.shutdownTimeoutMs, default 25 s).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/entry/cli/main.js", "run", "--config", "/config/callsync.yaml"]
+CMD ["node", "--max-old-space-size=1024", "dist/src/entry/cli/main.js", "run", "--config", "/config/callsync.yaml"]

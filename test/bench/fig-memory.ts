@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { buildCli } from '../integration/support/cli-build.js';
 import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
+import { dropSchema } from '../support/raw-postgres-baseline.js';
+import { benchSchema } from './fig-throughput.js';
 import { megabytes, verdict, type BenchContext, type BenchRow } from './result.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
 
@@ -23,6 +25,9 @@ const CEILING = 250 * 1024 * 1024;
  */
 const FLAT_FACTOR = 1.1;
 
+/** Calls of figure 5's Postgres run: the issue's 300k-call backfill, at the sink's default flushes. */
+const POSTGRES_CALLS = 300_000;
+
 /**
  * Figure 5: peak RSS of a sync process (a child of its own) writing N calls to SQLite, the
  * simulator in yet another child, so only the sync's memory is counted. The child runs compiled
@@ -32,19 +37,22 @@ const FLAT_FACTOR = 1.1;
 export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
   const sizes = ctx.quick ? [100_000, 300_000] : [100_000, 300_000, 1_000_000];
   const runs: { calls: number; run: MemoryRun }[] = [];
+  let postgres: MemoryRun | undefined;
   const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   try {
     for (const calls of sizes) {
       ctx.log(`memory: syncing ${calls} calls in a child process`);
       runs.push({ calls, run: await measure(ctx, calls, join(build.root, 'test/bench/memory-child.js')) });
     }
+    ctx.log(`memory: syncing ${POSTGRES_CALLS} calls into Postgres (flushes of 5,000 by COPY) in a child process`);
+    postgres = await measurePostgres(ctx, join(build.root, 'test/bench/memory-child.js'));
   } finally {
     build.remove();
   }
   const peaks = runs.map(({ run }) => Math.max(run.peakRss, run.vmHwm ?? 0));
   const largest = runs[runs.length - 1]!.run;
   const flat = largest.secondHalfMax <= FLAT_FACTOR * largest.firstHalfMax;
-  return runs.map(({ calls, run }, index) => {
+  const sqliteRows = runs.map(({ calls, run }, index) => {
     const peak = peaks[index]!;
     const synced = run.failures.length === 0 && run.records === calls;
     return {
@@ -55,13 +63,36 @@ export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
       details: { calls, ...run, peak, flat },
     };
   });
+  if (postgres === undefined) return sqliteRows;
+  const postgresPeak = Math.max(postgres.peakRss, postgres.vmHwm ?? 0);
+  return [
+    ...sqliteRows,
+    {
+      figure: '5. peak RSS, 300k calls into Postgres',
+      measured: `${megabytes(postgresPeak)} (at start ${megabytes(postgres.startRss)}; 2nd half ${megabytes(postgres.secondHalfMax)})`,
+      target: '≤ 250 MB',
+      status: verdict(postgresPeak <= CEILING && postgres.failures.length === 0 && postgres.records === POSTGRES_CALLS),
+      details: { calls: POSTGRES_CALLS, ...postgres, peak: postgresPeak },
+    },
+  ];
 }
 
-async function measure(ctx: BenchContext, calls: number, childScript: string): Promise<MemoryRun> {
+/** As `measure`, the sink Postgres at its defaults in a schema of this run only. */
+async function measurePostgres(ctx: BenchContext, childScript: string): Promise<MemoryRun> {
+  const schema = benchSchema('memory');
+  try {
+    return await measure(ctx, POSTGRES_CALLS, childScript, JSON.stringify({ type: 'postgres', url: ctx.postgresUrl, schema }));
+  } finally {
+    await dropSchema(ctx.postgresUrl, schema);
+  }
+}
+
+async function measure(ctx: BenchContext, calls: number, childScript: string, sinkJson?: string): Promise<MemoryRun> {
   const sim = await startSimulatorChild({ calls, seed: 5 });
   try {
     const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
-    const child = spawnNode(childScript, [upstream, join(ctx.tmpDir, `memory-${calls}.db`)]);
+    const sqlitePath = join(ctx.tmpDir, `memory-${calls}.db`);
+    const child = spawnNode(childScript, sinkJson === undefined ? [upstream, sqlitePath] : [upstream, '', sinkJson]);
     try {
       return JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
     } finally {

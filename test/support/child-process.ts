@@ -16,9 +16,18 @@ export function spawnTsx(
   return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO_ROOT, env, stdio });
 }
 
-/** `node <script> ...args` from the checkout root, for a script already compiled to JavaScript. */
+/**
+ * The V8 flags callsync ships with: the `callsync` bin's shebang and the image's `CMD` carry them
+ * (test/unit/shipped-node-flags.test.ts keeps the three in step). Under V8's default old-space limit
+ * the old generation grows to about four times what survived the last full collection before it is
+ * collected again, so the records a flush held, all promoted by then, pile up as garbage; a 1 GB limit
+ * lowers that growth factor.
+ */
+export const SHIPPED_NODE_FLAGS = ['--max-old-space-size=1024'] as const;
+
+/** `node <script> ...args` from the checkout root, for a script already compiled to JavaScript, with the flags callsync ships with. */
 export function spawnNode(script: string, args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [script, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, [...SHIPPED_NODE_FLAGS, script, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 /** Resolves with the child's first stdout line; rejects if it exits first or stays silent past `timeoutMs`. */

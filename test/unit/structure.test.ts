@@ -95,7 +95,7 @@ describe('source structure', () => {
       'src/entry/cli/demo.ts',
       'src/entry/cli/demo/demo-config.ts',
       'src/entry/cli/demo/table-counts.ts',
-      'src/entry/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.',
+      'src/entry/cli/main.ts|Mirror call-tracking data into SQLite, Postgres, MySQL, DuckDB, ClickHouse, Parquet files, HubSpot, Salesforce or a webhook.',
       'src/config/sections.ts|sqlite_',
     ]);
     const connectorName = /hubspot|salesforce|postgres|sqlite/i;

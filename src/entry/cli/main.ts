@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-old-space-size=1024
 import { Command } from 'commander';
 import { registerBackfillCommand } from './backfill.js';
 import { registerCheckConfigCommand } from './check-config.js';
@@ -18,7 +18,7 @@ import { exitTwoOnUsageErrors } from './usage-errors.js';
 
 const program = new Command()
   .name('callsync')
-  .description('Mirror call-tracking data into SQLite, Postgres, HubSpot or a webhook.')
+  .description('Mirror call-tracking data into SQLite, Postgres, MySQL, DuckDB, ClickHouse, Parquet files, HubSpot, Salesforce or a webhook.')
   .option('--verbose', 'stack traces with errors');
 
 registerBackfillCommand(program);
