@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from '../../src/normalize/index.js';
 import { jsonText } from '../../src/sink/json-text.js';
-import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
-import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
+import type { StateStoreRecords, StoreBatch, Target, TargetOutcome } from '../../src/sink/parts.js';
+import type { CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import type { ObjectStore } from '../object-storage/index.js';
 import type { ParquetEncoder } from './client.js';
 import { ParquetSinkError } from './errors.js';
@@ -58,19 +58,22 @@ export class ParquetTarget implements Target {
     return Promise.resolve();
   }
 
-  async send(batch: Batch, _revived: ReadonlySet<string>): Promise<TargetOutcome> {
+  async send(batch: StoreBatch, _revived: ReadonlySet<string>): Promise<TargetOutcome> {
     const { businessId, table } = batch;
     const stored: SyncRecord[] = [];
+    const rawTexts: string[] = [];
     const rejected: DeadLetter[] = [];
-    for (const record of batch.records) {
+    batch.records.forEach((record, index) => {
       const reason = refusal(record, table.columns);
-      if (reason === undefined) stored.push(record);
-      else rejected.push({ businessId, stream: table.stream, reason, raw: record.raw });
-    }
+      if (reason !== undefined) rejected.push({ businessId, stream: table.stream, reason, raw: record.raw });
+      else {
+        stored.push(record);
+        rawTexts.push(batch.rawTexts?.[index] ?? jsonText(record.raw));
+      }
+    });
     if (stored.length === 0) return { stored, rejected };
     const now = this.#now();
     const syncedAt = new Date(now).toISOString();
-    const rawTexts = stored.map((record) => jsonText(record.raw));
     const rows = stored.map((record, index) => recordRow(record, table, this.#versions.next(), rawTexts[index] as string, syncedAt));
     // The name needs the starting checkpoint, the encoding does not: the two run side by side.
     const key = this.#options.checkpoints.load(businessId, table.stream).then((checkpoint) => {
