@@ -2,4 +2,4 @@
 export { directionDecidedNote, otherParty, type PartyBasis } from './other-party.js';
 export { TrackedNumbers } from './tracked-numbers.js';
 export { trackedNumbersSchema } from './config.js';
-export { CALL_STREAMS, callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText } from './call-mapping.js';
+export { CALL_STREAMS, callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText, recordingLinks } from './call-mapping.js';

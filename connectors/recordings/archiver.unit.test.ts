@@ -156,9 +156,31 @@ describe('Archiver over the SQLite mirror and a folder', () => {
     expect((await archive.state.list(['archived'], 10)).map((row) => row.attempts)).toEqual([1, 2, 2]);
   });
 
+  it('with a CRM sink, keeps the state in its state: store’s database, and gives the archived links of a batch’s ids', async () => {
+    await archive.close();
+    archive = await openRecordingArchive(
+      { archive: { type: 'folder', path: join(dir, 'archive') } },
+      { type: 'hubspot', token: 'x', state: { type: 'sqlite', path } },
+      silentLogger(),
+    );
+    const recordings = agent.get(HOST);
+    recordings.intercept({ path: '/r/c1.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+    recordings.intercept({ path: '/r/c2.wav', method: 'GET' }).reply(403, 'expired');
+    recordings.intercept({ path: '/r/c3.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+    await archiver().finish(['acme']);
+    const links = await archive.state.archivedLinks('acme', 'calls', ['c1', 'c2', 'c3', 'c4', 'missing'], 'https://cdn.example.com/rec');
+    expect([...links].sort()).toEqual([
+      ['c1', 'https://cdn.example.com/rec/acme/calls/2026/01/c1.wav'],
+      ['c3', 'https://cdn.example.com/rec/acme/calls/2026/02/c3.wav'],
+    ]);
+    expect(await archive.state.archivedLinks('other', 'calls', ['c1'], 'https://cdn.example.com')).toEqual(new Map());
+    const many = Array.from({ length: 1_203 }, (_, index) => `x${index}`).concat('c1');
+    expect([...(await archive.state.archivedLinks('acme', 'calls', many, 'https://cdn.example.com')).keys()]).toEqual(['c1']);
+  });
+
   it('refuses a sink whose database cannot hold the state, saying which can', async () => {
     await expect(openRecordingArchive({} as never, { type: 'webhook' }, silentLogger())).rejects.toThrow(
-      'recordings: the archive keeps its state beside the records, in the sink\'s database; sink.type "webhook" cannot hold it (use sqlite or postgres)',
+      'recordings: the archive keeps its state beside the records, in the sink\'s database or its state: store\'s; sink.type "webhook" cannot hold it (use sqlite or postgres)',
     );
   });
 

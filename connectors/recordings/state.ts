@@ -48,6 +48,9 @@ interface RecordingRow extends RecordingRef {
 
 const TABLE = 'recordings';
 
+/** Ids per lookup statement, well under every bind limit. */
+const LOOKUP_CHUNK = 500;
+
 /** The reason a `deleted` row carries. */
 const DELETED_REASON = 'record marked deleted; recording removed (recordings.deleteWithRecord)';
 
@@ -169,6 +172,26 @@ export class RecordingStateStore {
       url: String(row.url),
       createdAt: row.created_at === null || row.created_at === undefined ? undefined : this.#adapter.decodeTimestamp(row.created_at),
     }));
+  }
+
+  /**
+   * The public links (`<publicBaseUrl>/<key>`, the key's segments percent-encoded already) of
+   * those of `ids` whose recording is archived, by id: what a CRM sink sends instead of upstream's
+   * link. An id absent from the map has no archived recording yet.
+   */
+  async archivedLinks(businessId: string, stream: string, ids: readonly string[], publicBaseUrl: string): Promise<Map<string, string>> {
+    const links = new Map<string, string>();
+    const p = (index: number): string => this.#adapter.placeholder(index);
+    for (let from = 0; from < ids.length; from += LOOKUP_CHUNK) {
+      const part = ids.slice(from, from + LOOKUP_CHUNK);
+      const text =
+        `select id, recording_archive_key from ${this.#table} where business_id = ${p(1)} and stream = ${p(2)} and recording_state = 'archived' ` +
+        `and id in (${part.map((_id, index) => p(index + 3)).join(', ')})`;
+      for (const row of await this.#driver.select(named(text), [businessId, stream, ...part])) {
+        if (typeof row.recording_archive_key === 'string') links.set(String(row.id), `${publicBaseUrl}/${row.recording_archive_key}`);
+      }
+    }
+    return links;
   }
 
   /** Records how a download ended; `archived` with its key, SHA-256, size and time. */
