@@ -64,6 +64,17 @@ export function callKey(businessId: string, stream: string, id: string): string 
   return `${businessId}:${stream}:${id}`;
 }
 
+/**
+ * The recording links of a call, best first: the archived copy's (`<recordings.publicBaseUrl>/<key>`),
+ * then upstream's `recording_url`, then a voicemail's `api_recording_url`. A connector takes the
+ * first its service can play (HubSpot: the first https one), so the archived link wins whenever
+ * it is usable and upstream's is the fallback.
+ */
+export function recordingLinks(stream: string, fields: SyncRecord['fields'], archived: string | null): string[] {
+  const links = [archived, fieldText(fields.recording_url), stream === 'voicemails' ? fieldText(fields.api_recording_url) : null];
+  return links.filter((link) => link !== null);
+}
+
 /** A field as trimmed text; null when absent or blank. */
 export function fieldText(value: ColumnValue | undefined): string | null {
   if (value === null || value === undefined) return null;

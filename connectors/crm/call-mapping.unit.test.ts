@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_STREAMS, callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText } from './call-mapping.js';
+import { CALL_STREAMS, callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText, recordingLinks } from './call-mapping.js';
 
 describe('CRM call mapping', () => {
   it('writes calls, v2 calls and voicemails, nothing else', () => {
@@ -56,5 +56,20 @@ describe('CRM call mapping', () => {
     expect(fieldText(12)).toBe('12');
     expect(fieldText('  ')).toBeNull();
     expect(fieldText(null)).toBeNull();
+  });
+
+  it.each([
+    ['calls', { recording_url: 'https://up/1.wav', api_recording_url: 'https://api/1' }, 'https://cdn/a.wav', ['https://cdn/a.wav', 'https://up/1.wav']],
+    ['calls', { recording_url: 'https://up/1.wav' }, null, ['https://up/1.wav']],
+    ['voicemails', { recording_url: ' ', api_recording_url: 'https://api/1' }, null, ['https://api/1']],
+    [
+      'voicemails',
+      { recording_url: 'https://up/1.wav', api_recording_url: 'https://api/1' },
+      'https://cdn/a.wav',
+      ['https://cdn/a.wav', 'https://up/1.wav', 'https://api/1'],
+    ],
+    ['calls', {}, null, []],
+  ] as const)('orders the recording links of a %s record %j (archived %j) best first', (stream, fields, archived, links) => {
+    expect(recordingLinks(stream, fields, archived)).toEqual(links);
   });
 });

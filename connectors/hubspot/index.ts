@@ -1,5 +1,6 @@
 import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { Sink, SinkDeps, SinkFactory } from '../../src/sink/sink.js';
+import { openArchivedLinks } from '../crm/index.js';
 import { openStateStore } from '../state-stores/index.js';
 import { hubspotConfigSchema, type HubSpotConfig } from './config.js';
 import { createHubSpotSink } from './sink.js';
@@ -10,7 +11,14 @@ export const hubspotSinkFactory = {
   configSchema: hubspotConfigSchema,
   async create(config: HubSpotConfig, deps: SinkDeps): Promise<Sink> {
     const store = await openStateStore(config.state, deps.logger.child({ role: 'hubspot-state' }));
-    return createHubSpotSink(config, { ...deps, store });
+    try {
+      const base = deps.recordingsBaseUrl;
+      const archivedLinks = base === undefined ? undefined : await openArchivedLinks(config.state, base, deps.logger.child({ role: 'hubspot-recordings' }));
+      return createHubSpotSink(config, { ...deps, store, ...(archivedLinks === undefined ? {} : { archivedLinks }) });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
   },
   describe: (config: HubSpotConfig) => ({
     key: 'sink.baseUrl',

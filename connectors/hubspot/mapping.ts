@@ -8,6 +8,7 @@ import {
   durationSeconds,
   fieldText as text,
   otherParty,
+  recordingLinks,
   type PartyBasis,
 } from '../crm/index.js';
 import type { HubSpotMappingOverrides } from './config.js';
@@ -72,6 +73,8 @@ type MappedCall =
  * decides only when both or neither are). Pure: no I/O, no clock. Fails (with a reason for the
  * dead letter) for unsupported streams and records without `created_at`.
  * @param isTracked - E.164 → whether it is one of the business's tracked numbers. @defaultValue none is
+ * @param archivedLink - the archived recording's public link (`<recordings.publicBaseUrl>/<key>`),
+ * sent instead of upstream's when it is https. @defaultValue null: upstream's link
  */
 export function mapRecordToCall(
   record: SyncRecord,
@@ -79,6 +82,7 @@ export function mapRecordToCall(
   uniqueProperty: string,
   mapping: CallPropertyMapping,
   isTracked: (e164: string) => boolean = () => false,
+  archivedLink: string | null = null,
 ): MappedCall {
   if (!CALL_STREAMS.has(stream)) {
     return { ok: false, reason: `hubspot: stream "${stream}" is not synced to HubSpot (supported: ${[...CALL_STREAMS].join(', ')})` };
@@ -98,7 +102,7 @@ export function mapRecordToCall(
     durationMs: durationMs(voicemail ? fields.duration_seconds : (fields.duration_seconds ?? rawNumber(record.raw, 'duration_seconds'))),
     fromNumber: from,
     toNumber: to,
-    recordingUrl: httpsUrl(fields.recording_url) ?? (voicemail ? httpsUrl(fields.api_recording_url) : null),
+    recordingUrl: recordingLinks(stream, fields, archivedLink).find(isHttpsUrl) ?? null,
     body: callDescription(text(fields.transcription_summary), text(fields.transcription_text)),
     title: callSubject(stream, direction, party.number, from, to, 'from'),
     status: hubspotCallStatus(text(fields.status) ?? rawText(record.raw, 'status') ?? rawText(record.raw, 'call_status')),
@@ -161,7 +165,6 @@ function rawText(raw: Json, key: string): string | null {
 }
 
 // HubSpot plays recordings from its own UI, which only loads https sources.
-function httpsUrl(value: ColumnValue | undefined): string | null {
-  const url = text(value);
-  return url !== null && /^https:\/\/[^\s/]+/i.test(url) ? url : null;
+function isHttpsUrl(url: string): boolean {
+  return /^https:\/\/[^\s/]+/i.test(url);
 }

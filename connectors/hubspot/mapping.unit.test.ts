@@ -66,6 +66,16 @@ describe('mapRecordToCall', () => {
     if (stream !== 'voicemails') expect(mapped.properties).not.toHaveProperty('hs_call_disposition');
   });
 
+  it('sends the archived recording link instead of upstream’s, unless it is not https (HubSpot plays https only)', () => {
+    const record = call({ recording_url: 'https://upstream.example/r.wav' });
+    const archived = mapRecordToCall(record, 'calls', 'u', defaultCallMapping, undefined, 'https://cdn.example.com/acme/calls/2024/03/42.wav');
+    expect(archived.ok && archived.properties.hs_call_recording_url).toBe('https://cdn.example.com/acme/calls/2024/03/42.wav');
+    const plain = mapRecordToCall(record, 'calls', 'u', defaultCallMapping, undefined, 'http://cdn.example.com/acme/calls/2024/03/42.wav');
+    expect(plain.ok && plain.properties.hs_call_recording_url).toBe('https://upstream.example/r.wav');
+    const none = mapRecordToCall(record, 'calls', 'u', defaultCallMapping);
+    expect(none.ok && none.properties.hs_call_recording_url).toBe('https://upstream.example/r.wav');
+  });
+
   it.each([
     ['completed', 'COMPLETED'],
     ['busy', 'BUSY'],

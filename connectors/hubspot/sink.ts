@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { Sink, SinkDeps } from '../../src/sink/sink.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { StateStore } from '../../src/sink/parts.js';
+import type { ArchivedLinks } from '../crm/index.js';
 import type { HubSpotConfig } from './config.js';
 import { HubSpotTarget } from './target.js';
 import type { Clock } from './budget.js';
@@ -13,6 +14,8 @@ interface HubSpotSinkDeps extends SinkDeps {
   readonly clock?: Clock;
   /** Jitter source in [0, 1). @defaultValue `Math.random` */
   readonly random?: () => number;
+  /** Archived recordings' links, sent instead of upstream's; the sink closes it. @defaultValue none */
+  readonly archivedLinks?: ArchivedLinks;
 }
 
 /**
@@ -27,6 +30,7 @@ export function createHubSpotSink(config: HubSpotConfig, deps: HubSpotSinkDeps):
     ownsDispatcher: deps.dispatcher === undefined,
     logger: deps.logger.child({ sink: 'hubspot' }),
     records: deps.store.records,
+    ...(deps.archivedLinks === undefined ? {} : { archivedLinks: deps.archivedLinks }),
     ...(deps.clock === undefined ? {} : { clock: deps.clock }),
     ...(deps.random === undefined ? {} : { random: deps.random }),
   });

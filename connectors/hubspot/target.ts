@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { CALL_STREAMS, callKey, directionDecidedNote, TrackedNumbers } from '../crm/index.js';
+import { CALL_STREAMS, callKey, directionDecidedNote, NO_ARCHIVED_LINKS, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import { archiveCalls } from './archive.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
@@ -23,6 +23,8 @@ interface HubSpotTargetOptions {
   readonly logger: Logger;
   /** The state store's records, where the business's tracked numbers (the `numbers` stream) are read. */
   readonly records: Pick<StateStoreRecords, 'columnValues'>;
+  /** Archived recordings' links, sent instead of upstream's; closed with the target. @defaultValue none */
+  readonly archivedLinks?: ArchivedLinks;
   readonly clock?: Clock;
   readonly random?: () => number;
 }
@@ -91,9 +93,15 @@ export class HubSpotTarget implements Target {
     // Read at every batch: numbers synced a moment ago (first in the run) or by another worker count.
     const tracked = config.associateContacts ? await this.#tracked.of(batch.businessId) : NO_NUMBERS;
     const isTracked = (number: string): boolean => tracked.has(number);
+    const links =
+      (await this.#options.archivedLinks?.of(
+        batch.businessId,
+        stream,
+        batch.records.map((record) => record.id),
+      )) ?? NO_ARCHIVED_LINKS;
     let byDirection = 0;
     for (const record of batch.records) {
-      const mapped = mapRecordToCall(record, stream, config.uniqueProperty, this.#mapping, isTracked);
+      const mapped = mapRecordToCall(record, stream, config.uniqueProperty, this.#mapping, isTracked, links.get(record.id) ?? null);
       if (mapped.ok && mapped.partyBasis === 'direction' && config.associateContacts) byDirection += 1;
       if (!mapped.ok) {
         rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
@@ -134,6 +142,7 @@ export class HubSpotTarget implements Target {
   }
 
   async close(): Promise<void> {
+    await this.#options.archivedLinks?.close();
     if (this.#options.ownsDispatcher) await this.#options.dispatcher.close();
   }
 

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { archiveRecording, type DownloadOptions, type RecordingOutcome } from './download.js';
-import type { RecordingRef } from './keys.js';
-import type { RecordingSource, RecordingStateStore } from './state.js';
+import { archiveKey, checksumObject, extensionOf, type RecordingRef } from './keys.js';
+import type { RecordingSource, RecordingStateStore, WithdrawnRecording } from './state.js';
 
 /** One recording done, for the person watching: what became of it and its bytes. */
 export interface ArchiveProgress {
@@ -22,6 +22,13 @@ interface ArchiverOptions {
   /** Downloads in flight at once, over every business. */
   readonly concurrency: number;
   readonly onProgress?: (progress: ArchiveProgress) => void;
+  /**
+   * Remove a recording (object and checksum) once its record is marked deleted, which only the
+   * reconcile's deletion guard does. @defaultValue false: kept
+   */
+  readonly deleteWithRecord?: boolean;
+  /** A recording removed with its record. */
+  readonly onRemoved?: (ref: RecordingRef) => void;
   /** @defaultValue the clock */
   readonly now?: () => Date;
 }
@@ -82,9 +89,38 @@ export class Archiver {
     const now = (): string => (this.#options.now?.() ?? new Date()).toISOString();
     for (const source of sources) await state.enqueue(businessId, source, now());
     const round = this.#options.concurrency * ROUND_PER_SLOT;
+    if (this.#options.deleteWithRecord === true) {
+      for (const source of sources) {
+        for (
+          let gone = await state.withdrawn(businessId, source, round);
+          gone.length > 0 && this.#fatal === undefined;
+          gone = await state.withdrawn(businessId, source, round)
+        ) {
+          await Promise.all(gone.map((recording) => this.#limit(() => this.#remove(recording, now))));
+        }
+      }
+    }
     for (let refs = await state.pending(businessId, round); refs.length > 0 && this.#fatal === undefined; refs = await state.pending(businessId, round)) {
       await Promise.all(refs.map((ref) => this.#limit(() => this.#archive(ref, now))));
     }
+  }
+
+  /**
+   * Removes the object and its checksum, then marks the row: a crash in between leaves the row as
+   * it was, and the next pass removes again (removing a missing key is no error). A pending row
+   * may have an object from a crash between its put and its row update, under the key its link's
+   * extension gives; expired and failed rows have none.
+   */
+  async #remove(recording: WithdrawnRecording, now: () => string): Promise<void> {
+    if (this.#fatal !== undefined) return;
+    const { store } = this.#options.download;
+    const key = recording.key ?? (recording.state === 'pending' ? archiveKey(recording, extensionOf(recording.url, undefined)) : undefined);
+    if (key !== undefined) {
+      await store.delete(key);
+      await store.delete(checksumObject(key, '').key);
+    }
+    await this.#options.state.markDeleted(recording, now());
+    this.#options.onRemoved?.(recording);
   }
 
   async #archive(ref: RecordingRef, now: () => string): Promise<void> {

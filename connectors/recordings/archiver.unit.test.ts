@@ -50,8 +50,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function archiver(progress: ArchiveProgress[] = []): Archiver {
+function archiver(progress: ArchiveProgress[] = [], extra: { deleteWithRecord?: boolean; removed?: string[] } = {}): Archiver {
   return new Archiver({
+    deleteWithRecord: extra.deleteWithRecord ?? false,
+    onRemoved: (ref) => extra.removed?.push(`${ref.businessId}/${ref.id}`),
     state: archive.state,
     sources: recordingSources(tables),
     download: {
@@ -154,9 +156,109 @@ describe('Archiver over the SQLite mirror and a folder', () => {
     expect((await archive.state.list(['archived'], 10)).map((row) => row.attempts)).toEqual([1, 2, 2]);
   });
 
+  it('with a CRM sink, keeps the state in its state: store’s database, and gives the archived links of a batch’s ids', async () => {
+    await archive.close();
+    archive = await openRecordingArchive(
+      { archive: { type: 'folder', path: join(dir, 'archive') } },
+      { type: 'hubspot', token: 'x', state: { type: 'sqlite', path } },
+      silentLogger(),
+    );
+    const recordings = agent.get(HOST);
+    recordings.intercept({ path: '/r/c1.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+    recordings.intercept({ path: '/r/c2.wav', method: 'GET' }).reply(403, 'expired');
+    recordings.intercept({ path: '/r/c3.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+    await archiver().finish(['acme']);
+    const links = await archive.state.archivedLinks('acme', 'calls', ['c1', 'c2', 'c3', 'c4', 'missing'], 'https://cdn.example.com/rec');
+    expect([...links].sort()).toEqual([
+      ['c1', 'https://cdn.example.com/rec/acme/calls/2026/01/c1.wav'],
+      ['c3', 'https://cdn.example.com/rec/acme/calls/2026/02/c3.wav'],
+    ]);
+    expect(await archive.state.archivedLinks('other', 'calls', ['c1'], 'https://cdn.example.com')).toEqual(new Map());
+    const many = Array.from({ length: 1_203 }, (_, index) => `x${index}`).concat('c1');
+    expect([...(await archive.state.archivedLinks('acme', 'calls', many, 'https://cdn.example.com')).keys()]).toEqual(['c1']);
+  });
+
   it('refuses a sink whose database cannot hold the state, saying which can', async () => {
     await expect(openRecordingArchive({} as never, { type: 'webhook' }, silentLogger())).rejects.toThrow(
-      'recordings: the archive keeps its state beside the records, in the sink\'s database; sink.type "webhook" cannot hold it (use sqlite or postgres)',
+      'recordings: the archive keeps its state beside the records, in the sink\'s database or its state: store\'s; sink.type "webhook" cannot hold it (use sqlite or postgres)',
     );
+  });
+
+  describe('deleteWithRecord', () => {
+    /** Marks records deleted the way the reconcile does once its guard lets them go (or stores them again: null). */
+    function setDeleted(ids: readonly string[], deletedAt: string | null): void {
+      const db = new Database(path);
+      const update = db.prepare(`update calls set deleted_at = ? where business_id = 'acme' and id = ?`);
+      for (const id of ids) update.run(deletedAt, id);
+      db.close();
+    }
+    const keys = async (): Promise<string[]> => {
+      const listed: string[] = [];
+      for await (const object of archive.store.list('')) listed.push(object.key);
+      return listed.sort();
+    };
+    const c1 = 'acme/calls/2026/01/c1.wav';
+
+    beforeEach(async () => {
+      const recordings = agent.get(HOST);
+      recordings.intercept({ path: '/r/c1.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+      recordings.intercept({ path: '/r/c2.wav', method: 'GET' }).reply(403, 'expired');
+      recordings.intercept({ path: '/r/c3.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+      await archiver().finish(['acme']);
+      expect(await keys()).toEqual([c1, `${c1}.sha256`, 'acme/calls/2026/02/c3.wav', 'acme/calls/2026/02/c3.wav.sha256']);
+    });
+
+    it('off (the default), keeps a recording whose record is marked deleted', async () => {
+      setDeleted(['c1', 'c2'], '2026-03-01T00:00:00Z');
+      const removed: string[] = [];
+      await archiver([], { removed }).finish(['acme']);
+      expect(removed).toEqual([]);
+      expect(await keys()).toContain(c1);
+      expect((await archive.state.counts()).map((count) => `${count.state}:${count.count}`)).toEqual(['archived:2', 'expired:1']);
+    });
+
+    it('on, removes the object and its checksum of each record marked deleted and marks the row; only those', async () => {
+      setDeleted(['c1', 'c2'], '2026-03-01T00:00:00Z');
+      const removed: string[] = [];
+      await archiver([], { deleteWithRecord: true, removed }).finish(['acme', 'other']);
+      expect(removed.sort()).toEqual(['acme/c1', 'acme/c2']);
+      expect(await keys()).toEqual(['acme/calls/2026/02/c3.wav', 'acme/calls/2026/02/c3.wav.sha256']);
+      const rows = (await archive.state.list(['deleted'], 10)).map((row) => `${row.businessId}/${row.id}:${row.reason ?? ''}`);
+      expect(rows).toEqual([
+        'acme/c1:record marked deleted; recording removed (recordings.deleteWithRecord)',
+        'acme/c2:record marked deleted; recording removed (recordings.deleteWithRecord)',
+      ]);
+      // Done once: a second pass has nothing to remove.
+      const again: string[] = [];
+      await archiver([], { deleteWithRecord: true, removed: again }).finish(['acme']);
+      expect(again).toEqual([]);
+    });
+
+    it('a record stored again after its recording was removed is pending again and archived anew', async () => {
+      setDeleted(['c1'], '2026-03-01T00:00:00Z');
+      await archiver([], { deleteWithRecord: true }).finish(['acme']);
+      setDeleted(['c1'], null);
+      agent
+        .get(HOST)
+        .intercept({ path: '/r/c1.wav', method: 'GET' })
+        .reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+      const progress: ArchiveProgress[] = [];
+      await archiver(progress, { deleteWithRecord: true }).finish(['acme']);
+      expect(progress.map((event) => `${event.ref.id}:${event.outcome.state}`)).toEqual(['c1:archived']);
+      expect(await keys()).toContain(`${c1}.sha256`);
+    });
+
+    it('removes the object a crash left between its put and its row update, for a pending row', async () => {
+      await archive.state.requeue(['archived'], new Date().toISOString());
+      setDeleted(['c1'], '2026-03-01T00:00:00Z');
+      // c3 stays pending and its record stored: the pass downloads it again (the rerun after a crash).
+      agent
+        .get(HOST)
+        .intercept({ path: '/r/c3.wav', method: 'GET' })
+        .reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
+      await archiver([], { deleteWithRecord: true }).finish(['acme']);
+      expect(await keys()).toEqual(['acme/calls/2026/02/c3.wav', 'acme/calls/2026/02/c3.wav.sha256']);
+      expect(agent.pendingInterceptors()).toEqual([]);
+    });
   });
 });

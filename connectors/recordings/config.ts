@@ -48,11 +48,11 @@ export const recordingsConfigSchema = z.strictObject({
     .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
-  /** Remove an archived recording when its record is marked deleted (after the deletion guard). Only `false` for now. @defaultValue false: kept */
-  deleteWithRecord: z
-    .boolean()
-    .refine((value) => !value, { error: 'true is not supported yet: an archived recording is kept when its record is deleted (leave it out, or false)' })
-    .default(false),
+  /**
+   * Remove an archived recording (and its checksum) when its record is marked deleted, which only
+   * the reconcile's deletion guard does. @defaultValue false: kept
+   */
+  deleteWithRecord: z.boolean().default(false),
   budget: budgetSchema,
   /** Downloads in flight at once, for the whole process. @defaultValue 2 */
   concurrency: z.int().min(1).max(64).default(2),

@@ -49,12 +49,16 @@ describe('recordings: section', () => {
     expect(config.recordings?.publicBaseUrl).toBe('https://cdn.example.com/rec');
   });
 
+  it('takes deleteWithRecord: true', () => {
+    expect(resolve({ archive: { type: 'folder', path: 'r' }, deleteWithRecord: true }).config.recordings?.deleteWithRecord).toBe(true);
+  });
+
   it.each([
     ['an archive of no known type', { archive: { type: 'ftp', path: 'x' } }, 'recordings.archive.type'],
     ['a host given as a URL', { archive: { type: 'folder', path: 'x' }, allowHosts: ['https://cdn.example.com/'] }, 'recordings.allowHosts[0]'],
     ['a size limit of zero', { archive: { type: 'folder', path: 'x' }, maxBytes: 0 }, 'recordings.maxBytes'],
     ['an unknown key', { archive: { type: 'folder', path: 'x' }, deleteWithRecords: true }, 'recordings'],
-    ['deleteWithRecord, not built yet', { archive: { type: 'folder', path: 'x' }, deleteWithRecord: true }, 'recordings.deleteWithRecord'],
+    ['deleteWithRecord given as a word', { archive: { type: 'folder', path: 'x' }, deleteWithRecord: 'yes' }, 'recordings.deleteWithRecord'],
     ['a budget of no requests', { archive: { type: 'folder', path: 'x' }, budget: { requestsPerMinute: 0 } }, 'recordings.budget.requestsPerMinute'],
   ])('refuses %s, naming the file and the field', (_name, recordings, field) => {
     const message = problems(recordings);

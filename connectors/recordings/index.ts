@@ -38,17 +38,34 @@ export interface RecordingArchive {
   close(): Promise<void>;
 }
 
+type SinkSection = { readonly type: string; readonly [key: string]: unknown };
+
 /**
- * Opens the archive's state table in the sink's database, created when missing.
- * @throws RecordingsSetupError when the sink is no SQL database the state can live in
+ * The database the archive's state lives in: the sink's own when it is one (its table joins the
+ * records), else its `state:` store's (a CRM sink keeps its copy of the records there, so the
+ * table joins them just the same); undefined when neither is a database the state can live in.
  */
-export async function openRecordingState(sink: { readonly type: string; readonly [key: string]: unknown }, logger: Logger): Promise<RecordingStateStore> {
-  const dialect = Object.hasOwn(stateDialects, sink.type) ? stateDialects[sink.type] : undefined;
-  if (dialect?.openDriver === undefined)
+function stateDatabase(sink: SinkSection): { readonly database: SinkSection; readonly dialect: SqlDialect<{ readonly type: string }> } | undefined {
+  const state = sink.state;
+  for (const database of [sink, typeof state === 'object' && state !== null && 'type' in state ? (state as SinkSection) : undefined]) {
+    if (database === undefined || !Object.hasOwn(stateDialects, database.type)) continue;
+    const dialect = stateDialects[database.type];
+    if (dialect?.openDriver !== undefined) return { database, dialect };
+  }
+  return undefined;
+}
+
+/**
+ * Opens the archive's state table in the sink's database (or its `state:` store's), created when missing.
+ * @throws RecordingsSetupError when neither is a SQL database the state can live in
+ */
+export async function openRecordingState(sink: SinkSection, logger: Logger): Promise<RecordingStateStore> {
+  const found = stateDatabase(sink);
+  if (found?.dialect.openDriver === undefined)
     throw new RecordingsSetupError(
-      `recordings: the archive keeps its state beside the records, in the sink's database; sink.type "${sink.type}" cannot hold it (use ${Object.keys(stateDialects).join(' or ')})`,
+      `recordings: the archive keeps its state beside the records, in the sink's database or its state: store's; sink.type "${sink.type}" cannot hold it (use ${Object.keys(stateDialects).join(' or ')})`,
     );
-  const { adapter, driver } = await dialect.openDriver(sink, logger);
+  const { adapter, driver } = await found.dialect.openDriver(found.database, logger);
   const state = new RecordingStateStore(adapter, driver);
   try {
     await state.prepare();
@@ -63,11 +80,7 @@ export async function openRecordingState(sink: { readonly type: string; readonly
  * Opens the archive's storage (and pings it) and its state table in the sink's database.
  * @throws RecordingsSetupError when the sink is no SQL database the state can live in
  */
-export async function openRecordingArchive(
-  config: Pick<RecordingsConfig, 'archive'>,
-  sink: { readonly type: string; readonly [key: string]: unknown },
-  logger: Logger,
-): Promise<RecordingArchive> {
+export async function openRecordingArchive(config: Pick<RecordingsConfig, 'archive'>, sink: SinkSection, logger: Logger): Promise<RecordingArchive> {
   const state = await openRecordingState(sink, logger);
   let store: ObjectStore | undefined;
   try {

@@ -12,8 +12,17 @@ import type { RecordingRef } from './keys.js';
  * row; a reader joins it beside each record (docs/recordings.md).
  */
 
-/** `pending` until a download ends; `archived`, `expired` and `failed` are final until `retry`. */
-export type RecordingState = 'archived' | 'pending' | 'expired' | 'failed';
+/**
+ * `pending` until a download ends; `archived`, `expired` and `failed` are final until `retry`;
+ * `deleted` once its record was marked deleted and `recordings.deleteWithRecord` removed it.
+ */
+export type RecordingState = 'archived' | 'pending' | 'expired' | 'failed' | 'deleted';
+
+/** A recording whose record is marked deleted: `key` is where it is archived (`archived` rows only). */
+export interface WithdrawnRecording extends RecordingRef {
+  readonly state: RecordingState;
+  readonly key: string | undefined;
+}
 
 /** A stream table whose records carry a recording link (`recording_url`) and a `created_at`. */
 export interface RecordingSource {
@@ -38,6 +47,12 @@ interface RecordingRow extends RecordingRef {
 }
 
 const TABLE = 'recordings';
+
+/** Ids per lookup statement, well under every bind limit. */
+const LOOKUP_CHUNK = 500;
+
+/** The reason a `deleted` row carries. */
+const DELETED_REASON = 'record marked deleted; recording removed (recordings.deleteWithRecord)';
 
 function named(text: string): NamedStatement {
   return { text, name: `recordings_${createHash('sha256').update(text).digest('hex').slice(0, 12)}` };
@@ -95,18 +110,56 @@ export class RecordingStateStore {
   /**
    * Adds as `pending` every stored record of `source` with a recording link that the table does not
    * hold yet (a record marked deleted is left out), and takes a changed link (upstream signed it
-   * anew) for one not archived. Resolves with the rows added or changed.
+   * anew) for one not archived. A `deleted` recording whose record is stored again is `pending`
+   * again, with the record's link. Resolves with the rows added or changed.
    */
   async enqueue(businessId: string, source: RecordingSource, now: string): Promise<number> {
     const p = (index: number): string => this.#adapter.placeholder(index);
     const records = qualifiedTable(this.#adapter, source.table);
+    const row = quoteIdentifier(TABLE);
     const text =
       `insert into ${this.#table} (business_id, stream, id, url, created_at, recording_state, attempts, updated_at) ` +
       `select business_id, cast(${p(1)} as text), id, recording_url, created_at, 'pending', 0, cast(${p(2)} as ${this.#adapter.timestampType}) ` +
       `from ${records} where business_id = ${p(3)} and recording_url is not null and deleted_at is null ` +
-      `on conflict (business_id, stream, id) do update set url = excluded.url, updated_at = excluded.updated_at ` +
-      `where ${quoteIdentifier(TABLE)}.url <> excluded.url and ${quoteIdentifier(TABLE)}.recording_state <> 'archived'`;
+      `on conflict (business_id, stream, id) do update set url = excluded.url, updated_at = excluded.updated_at, ` +
+      `recording_state = case when ${row}.recording_state = 'deleted' then 'pending' else ${row}.recording_state end ` +
+      `where (${row}.url <> excluded.url and ${row}.recording_state <> 'archived') or ${row}.recording_state = 'deleted'`;
     return this.#driver.transaction((executor) => executor.run(text, [source.stream, now, businessId]));
+  }
+
+  /**
+   * Up to `limit` recordings of `source` not yet `deleted` whose record is marked deleted. Only the
+   * reconcile's deletion guard marks a record deleted, so a recording is listed here only after the
+   * guard let its row go.
+   */
+  async withdrawn(businessId: string, source: RecordingSource, limit: number): Promise<WithdrawnRecording[]> {
+    const p = (index: number): string => this.#adapter.placeholder(index);
+    const records = qualifiedTable(this.#adapter, source.table);
+    const text =
+      `select r.id, r.url, r.created_at, r.recording_state, r.recording_archive_key from ${this.#table} as r ` +
+      `join ${records} as t on t.business_id = r.business_id and t.id = r.id ` +
+      `where r.business_id = ${p(1)} and r.stream = ${p(2)} and t.deleted_at is not null and r.recording_state <> 'deleted' ` +
+      `order by r.id limit ${p(3)}`;
+    const rows = await this.#driver.select(named(text), [businessId, source.stream, limit]);
+    return rows.map((row) => ({
+      businessId,
+      stream: source.stream,
+      id: String(row.id),
+      url: String(row.url),
+      createdAt: row.created_at === null || row.created_at === undefined ? undefined : this.#adapter.decodeTimestamp(row.created_at),
+      state: String(row.recording_state) as RecordingState,
+      key: typeof row.recording_archive_key === 'string' ? row.recording_archive_key : undefined,
+    }));
+  }
+
+  /** Marks a recording `deleted`: its object and checksum are gone with its record. */
+  async markDeleted(ref: RecordingRef, now: string): Promise<void> {
+    const p = (index: number): string => this.#adapter.placeholder(index);
+    const text =
+      `update ${this.#table} set recording_state = 'deleted', recording_reason = ${p(1)}, recording_sha256 = null, recording_bytes = null, ` +
+      `updated_at = ${p(2)} where business_id = ${p(3)} and stream = ${p(4)} and id = ${p(5)}`;
+    const values = [DELETED_REASON, now, ref.businessId, ref.stream, ref.id];
+    await this.#driver.transaction((executor) => executor.run(text, values));
   }
 
   /** Up to `limit` pending recordings of a business, oldest first. */
@@ -119,6 +172,26 @@ export class RecordingStateStore {
       url: String(row.url),
       createdAt: row.created_at === null || row.created_at === undefined ? undefined : this.#adapter.decodeTimestamp(row.created_at),
     }));
+  }
+
+  /**
+   * The public links (`<publicBaseUrl>/<key>`, the key's segments percent-encoded already) of
+   * those of `ids` whose recording is archived, by id: what a CRM sink sends instead of upstream's
+   * link. An id absent from the map has no archived recording yet.
+   */
+  async archivedLinks(businessId: string, stream: string, ids: readonly string[], publicBaseUrl: string): Promise<Map<string, string>> {
+    const links = new Map<string, string>();
+    const p = (index: number): string => this.#adapter.placeholder(index);
+    for (let from = 0; from < ids.length; from += LOOKUP_CHUNK) {
+      const part = ids.slice(from, from + LOOKUP_CHUNK);
+      const text =
+        `select id, recording_archive_key from ${this.#table} where business_id = ${p(1)} and stream = ${p(2)} and recording_state = 'archived' ` +
+        `and id in (${part.map((_id, index) => p(index + 3)).join(', ')})`;
+      for (const row of await this.#driver.select(named(text), [businessId, stream, ...part])) {
+        if (typeof row.recording_archive_key === 'string') links.set(String(row.id), `${publicBaseUrl}/${row.recording_archive_key}`);
+      }
+    }
+    return links;
   }
 
   /** Records how a download ended; `archived` with its key, SHA-256, size and time. */

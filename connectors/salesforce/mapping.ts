@@ -1,6 +1,6 @@
 import type { SyncRecord } from '../../src/sink/sink.js';
 import { jsonText } from '../../src/sink/json-text.js';
-import { callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText as text } from '../crm/index.js';
+import { callDescription, callDirection, callKey, callSubject, durationSeconds, recordingLinks, fieldText as text } from '../crm/index.js';
 
 /** Task field lengths (Object Reference: Task). */
 const SUBJECT_MAX = 255;
@@ -32,9 +32,16 @@ type MappedTask =
  * adds). Pure. `customer` is the call's other party as `connectors/crm` decides it (the number
  * that is not the business's own), which the Subject names; null falls back to the side the
  * direction points at. Fails, with the reason for the dead letter, for a record without a usable
- * `created_at` (a Task needs its `ActivityDate`).
+ * `created_at` (a Task needs its `ActivityDate`). `archivedLink`, the archived recording's public
+ * link (`<recordings.publicBaseUrl>/<key>`), goes to `recordingUrlField` instead of upstream's.
  */
-export function mapRecordToTask(record: SyncRecord, stream: string, options: TaskMappingOptions, customer: string | null = null): MappedTask {
+export function mapRecordToTask(
+  record: SyncRecord,
+  stream: string,
+  options: TaskMappingOptions,
+  customer: string | null = null,
+  archivedLink: string | null = null,
+): MappedTask {
   const fields = record.fields;
   const createdAt = text(fields.created_at);
   if (createdAt === null) return { ok: false, reason: 'salesforce: created_at is missing; a Task needs its ActivityDate' };
@@ -58,8 +65,8 @@ export function mapRecordToTask(record: SyncRecord, stream: string, options: Tas
   if (disposition !== null) task.CallDisposition = disposition;
   const description = callDescription(text(fields.transcription_summary), text(fields.transcription_text));
   if (description !== null) task.Description = cut(description, DESCRIPTION_MAX);
-  const recording = text(fields.recording_url) ?? (voicemail ? text(fields.api_recording_url) : null);
-  if (options.recordingUrlField !== null && recording !== null) task[options.recordingUrlField] = cut(recording, TEXT_MAX);
+  const recording = recordingLinks(stream, fields, archivedLink)[0];
+  if (options.recordingUrlField !== null && recording !== undefined) task[options.recordingUrlField] = cut(recording, TEXT_MAX);
   for (const [column, field] of Object.entries(options.fields)) {
     const value = fields[column];
     if (value !== null && value !== undefined) task[field] = value;

@@ -107,4 +107,11 @@ describe('mapRecordToTask', () => {
     expect(huge.ok && 'Callsync_Record__c' in huge.fields).toBe(false);
     expect(huge.ok && String(huge.fields.Description).length).toBe(32_000);
   });
+
+  it('writes the archived recording link instead of upstream’s when given', () => {
+    const archived = mapRecordToTask(record(inbound), 'calls', options, null, 'https://cdn.example.com/acme/calls/2024/03/c1.wav');
+    expect(archived.ok && archived.fields.Recording_URL__c).toBe('https://cdn.example.com/acme/calls/2024/03/c1.wav');
+    const upstream = mapRecordToTask(record(inbound), 'calls', options);
+    expect(upstream.ok && upstream.fields.Recording_URL__c).toBe('https://r.example/1.wav');
+  });
 });

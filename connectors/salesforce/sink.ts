@@ -3,6 +3,7 @@ import { createRedactor, forTerminal } from '../../src/base/redact/index.js';
 import type { Sink, SinkDeps } from '../../src/sink/sink.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
 import type { StateStore } from '../../src/sink/parts.js';
+import type { ArchivedLinks } from '../crm/index.js';
 import { ApiAllocation } from './allocation.js';
 import { SalesforceAuth } from './auth.js';
 import type { SalesforceConfig } from './config.js';
@@ -16,6 +17,8 @@ interface SalesforceSinkDeps extends SinkDeps {
   readonly clock?: { now(): number; sleep(ms: number): Promise<void> };
   /** Jitter source in [0, 1). @defaultValue `Math.random` */
   readonly random?: () => number;
+  /** Archived recordings' links, sent instead of upstream's; the sink closes it. @defaultValue none */
+  readonly archivedLinks?: ArchivedLinks;
 }
 
 const systemClock = { now: () => Date.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
@@ -60,7 +63,9 @@ export function createSalesforceSink(config: SalesforceConfig, deps: SalesforceS
     logger,
     clock,
     ...(deps.random === undefined ? {} : { random: deps.random }),
+    ...(deps.archivedLinks === undefined ? {} : { archivedLinks: deps.archivedLinks }),
     release: async () => {
+      await deps.archivedLinks?.close();
       if (deps.dispatcher === undefined) await dispatcher.close();
     },
   });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { CALL_STREAMS, callDirection, callKey, directionDecidedNote, otherParty, TrackedNumbers } from '../crm/index.js';
+import { CALL_STREAMS, callDirection, callKey, directionDecidedNote, NO_ARCHIVED_LINKS, otherParty, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
@@ -21,6 +21,8 @@ interface SalesforceTargetOptions {
   readonly logger: Logger;
   readonly clock: { now(): number; sleep(ms: number): Promise<void> };
   readonly random?: () => number;
+  /** Archived recordings' links, sent instead of upstream's (the sink's `release` closes it). @defaultValue none */
+  readonly archivedLinks?: ArchivedLinks;
   /** Releases the HTTP dispatcher when the connector made it. */
   readonly release: () => Promise<void>;
 }
@@ -76,12 +78,18 @@ export class SalesforceTarget implements Target {
     const stream = batch.table.stream;
     const rejected: DeadLetter[] = [];
     const tracked = await this.#tracked.of(batch.businessId);
+    const links =
+      (await this.#options.archivedLinks?.of(
+        batch.businessId,
+        stream,
+        batch.records.map((record) => record.id),
+      )) ?? NO_ARCHIVED_LINKS;
     let byDirection = 0;
     const inputs: { record: SyncRecord; fields: Record<string, string | number | boolean>; externalId: string; party: string | null }[] = [];
     for (const record of batch.records) {
       const direction = callDirection(stream, record.fields);
       const party = otherParty({ from: record.fields.from_number, to: record.fields.to_number, direction }, (number) => tracked.has(number));
-      const mapped = mapRecordToTask(record, stream, this.#mapping, party.number);
+      const mapped = mapRecordToTask(record, stream, this.#mapping, party.number, links.get(record.id) ?? null);
       if (!mapped.ok) {
         rejected.push({ businessId: batch.businessId, stream, reason: mapped.reason, raw: record.raw });
         continue;

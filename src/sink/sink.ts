@@ -217,6 +217,11 @@ export interface SinkDeps {
   readonly logger: Logger;
   /** undici dispatcher for HTTP connectors; tests pass a MockAgent. */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Where the recordings archive is served (`recordings.publicBaseUrl`): a CRM sink sends an
+   * archived recording's link under it instead of upstream's. @defaultValue none: upstream's links
+   */
+  readonly recordingsBaseUrl?: string | undefined;
 }
 
 /** The sink as its config names it, for an operator's message. */

@@ -52,7 +52,7 @@ export function registerBackfillCommand(program: Command): void {
       try {
         const output = backfillOutput({ plans, config, bars: flags.progress && process.stderr.isTTY === true, level: config.log.level, secrets });
         const { logger } = output;
-        const sink = await openSink(config.sink, planTables(plans), logger);
+        const sink = await openSink(config.sink, planTables(plans), logger, config.recordings?.publicBaseUrl);
         const stopListening = onShutdownSignal(() => {
           logger.warn('stopping after the pages in flight are stored');
           abort.abort();

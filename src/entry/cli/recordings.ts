@@ -57,7 +57,10 @@ export function registerRecordingsCommand(program: Command): void {
         ]);
         process.stdout.write(`${formatTable(['business', 'stream', 'state', 'recordings', 'bytes'], rows)}\n`);
         const total = (wanted: RecordingState): number => counts.filter((count) => count.state === wanted).reduce((sum, count) => sum + count.count, 0);
-        process.stdout.write(`\n${total('archived')} archived, ${total('pending')} pending, ${total('expired')} expired, ${total('failed')} failed\n`);
+        const deleted = total('deleted') > 0 ? `, ${total('deleted')} deleted with their records` : '';
+        process.stdout.write(
+          `\n${total('archived')} archived, ${total('pending')} pending, ${total('expired')} expired, ${total('failed')} failed${deleted}\n`,
+        );
         if (problems.length === 0) return;
         const listed = problems.map((row) => [
           row.businessId,

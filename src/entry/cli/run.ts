@@ -28,7 +28,7 @@ export function registerRunCommand(program: Command): void {
       let worker: Awaited<ReturnType<typeof startRunWorker>>;
       try {
         await pingRedis(config.redis);
-        sink = await openSink(config.sink, planTables(planBusinesses(config)), logger);
+        sink = await openSink(config.sink, planTables(planBusinesses(config)), logger, config.recordings?.publicBaseUrl);
         worker = await startRunWorker({ config, sink, logger, redact: createRedactor(secrets) });
       } catch (error) {
         await sink?.close();

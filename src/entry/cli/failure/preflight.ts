@@ -35,10 +35,13 @@ export async function pingRedis(target: RedisTarget): Promise<void> {
   }
 }
 
-/** Creates the sink, prepares the tables and pings it; a failure names the sink's config key. */
-export async function openSink(config: SinkConfig, tables: readonly StreamTable[], logger: Logger): Promise<Sink> {
+/**
+ * Creates the sink, prepares the tables and pings it; a failure names the sink's config key.
+ * `recordingsBaseUrl` (`recordings.publicBaseUrl`) makes a CRM sink send archived recordings' links.
+ */
+export async function openSink(config: SinkConfig, tables: readonly StreamTable[], logger: Logger, recordingsBaseUrl?: string): Promise<Sink> {
   return using(sinkTarget(config), async () => {
-    const sink = await createSink(config, { logger });
+    const sink = await createSink(config, { logger, recordingsBaseUrl });
     try {
       await sink.prepare(tables);
       await sink.ping();

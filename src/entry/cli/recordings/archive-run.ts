@@ -106,6 +106,8 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
       return apiKey === undefined ? undefined : { origin: apiOrigin, headers: { authorization: `Bearer ${apiKey}` } };
     },
     concurrency: recordings.concurrency,
+    deleteWithRecord: recordings.deleteWithRecord,
+    onRemoved: (ref) => options.logger.info({ businessId: ref.businessId, stream: ref.stream, id: ref.id }, 'recording removed with its record'),
     onProgress: (progress) => {
       const { outcome } = progress;
       totals[outcome.state] += 1;

@@ -1,0 +1,88 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hubspotConfigSchema, type HubSpotConfig } from '../../../connectors/hubspot/config.js';
+import { hubspotSinkFactory } from '../../../connectors/hubspot/index.js';
+import { openRecordingState } from '../../../connectors/recordings/index.js';
+import type { Sink } from '../../../src/sink/sink.js';
+import { startFakeHubSpot, type FakeHubSpot } from '../../fakes/hubspot/index.js';
+import { silentLogger } from '../../support/silent-logger.js';
+import { inboundCall } from '../hubspot/harness.js';
+import { callsTable } from '../sink-conformance/fixtures.js';
+
+const A = 'acme';
+const BASE = 'https://recordings.example.com/archive';
+const records = [inboundCall(A, 'c1'), inboundCall(A, 'c2')];
+
+describe('a CRM sink with recordings.publicBaseUrl, against the fake HubSpot portal', () => {
+  let fake: FakeHubSpot;
+  let dir: string;
+  let config: HubSpotConfig;
+  const sinks: Sink[] = [];
+
+  beforeEach(async () => {
+    fake = await startFakeHubSpot({ limits: { intervalMs: 300 } });
+    dir = await mkdtemp(join(tmpdir(), 'callsync-crm-link-'));
+    config = hubspotConfigSchema.parse({
+      type: 'hubspot',
+      token: fake.token,
+      baseUrl: fake.baseUrl,
+      state: { type: 'sqlite', path: join(dir, 'state.db') },
+      associateContacts: false,
+      retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200 },
+    });
+  });
+
+  afterEach(async () => {
+    for (const sink of sinks.splice(0)) await sink.close();
+    await fake.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const open = async (recordingsBaseUrl?: string): Promise<Sink> => {
+    const sink = await hubspotSinkFactory.create(config, { logger: silentLogger(), recordingsBaseUrl });
+    sinks.push(sink);
+    await sink.prepare([callsTable]);
+    return sink;
+  };
+  const links = (): Map<string, string | undefined> =>
+    new Map(fake.calls().map((call) => [call.properties.callsync_id ?? '', call.properties.hs_call_recording_url]));
+
+  it('sends upstream’s link before the recording is archived, and the archived link on the next write once it is', async () => {
+    const sink = await open(BASE);
+    await sink.write({ businessId: A, table: callsTable, records, deadLetters: [] }, { cursor: 'p1' });
+    expect(links()).toEqual(
+      new Map([
+        ['acme:calls:c1', 'https://calls.example.com/acct/recordings/main/c1.wav'],
+        ['acme:calls:c2', 'https://calls.example.com/acct/recordings/main/c2.wav'],
+      ]),
+    );
+
+    // The archive, keeping its state in the sink's state: database (as backfill --recordings does with a CRM sink), archives c1.
+    const state = await openRecordingState(config, silentLogger());
+    try {
+      const now = new Date().toISOString();
+      expect(await state.enqueue(A, { stream: 'calls', table: 'calls' }, now)).toBe(2);
+      const [c1] = await state.pending(A, 10);
+      expect(c1?.id).toBe('c1');
+      if (c1 === undefined) return;
+      await state.settle(c1, { state: 'archived', key: 'acme/calls/2024/03/c1.wav', sha256: 'a'.repeat(64), bytes: 10, contentType: 'audio/wav' }, now);
+    } finally {
+      await state.close();
+    }
+
+    await sink.write({ businessId: A, table: callsTable, records, deadLetters: [] }, { cursor: 'p2' });
+    expect(links()).toEqual(
+      new Map([
+        ['acme:calls:c1', `${BASE}/acme/calls/2024/03/c1.wav`],
+        ['acme:calls:c2', 'https://calls.example.com/acct/recordings/main/c2.wav'],
+      ]),
+    );
+
+    // Without publicBaseUrl the archive is not served: upstream's link again.
+    const plain = await open();
+    await plain.write({ businessId: A, table: callsTable, records, deadLetters: [] }, { cursor: 'p3' });
+    expect(links().get('acme:calls:c1')).toBe('https://calls.example.com/acct/recordings/main/c1.wav');
+  });
+});
