@@ -77,6 +77,15 @@ export class Archiver {
     if (this.#fatal !== undefined) throw this.#fatal.error;
   }
 
+  /**
+   * One pass for `businessId`, awaited, outside `poke`'s bookkeeping: `run`'s queue makes each job
+   * one pass, so a failure (storage, an abort) rejects that pass alone and the next job starts
+   * afresh. Downloads share the `concurrency` slots with every other pass.
+   */
+  async pass(businessId: string): Promise<void> {
+    await this.#pass(businessId);
+  }
+
   async #passes(businessId: string): Promise<void> {
     do {
       this.#again.delete(businessId);

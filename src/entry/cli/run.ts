@@ -29,7 +29,7 @@ export function registerRunCommand(program: Command): void {
       try {
         await pingRedis(config.redis);
         sink = await openSink(config.sink, planTables(planBusinesses(config)), logger, config.recordings?.publicBaseUrl);
-        worker = await startRunWorker({ config, sink, logger, redact: createRedactor(secrets) });
+        worker = await startRunWorker({ config, sink, logger, redact: createRedactor(secrets), file: flags.config, secrets });
       } catch (error) {
         await sink?.close();
         // The lines logged so far come before the error report, as they happened.

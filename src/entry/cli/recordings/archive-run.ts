@@ -25,6 +25,8 @@ export interface RecordingTotals {
 /** An archive pass alongside a sync: `poke` after each stored page, `finish` at the end. */
 export interface ArchiveRun {
   poke(businessId: string): void;
+  /** One pass for the business, awaited; rejects with its own failure only (`run`'s queue: one job, one pass). */
+  pass(businessId: string): Promise<void>;
   /** Archives what is left of every business and waits; rethrows a storage failure. */
   finish(): Promise<void>;
   readonly totals: Readonly<RecordingTotals>;
@@ -117,6 +119,7 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
   });
   return {
     poke: (businessId) => archiver.poke(businessId),
+    pass: (businessId) => archiver.pass(businessId),
     // Stopped by a signal: only the passes in flight are awaited, and their abort is no failure.
     finish: async () => {
       const stopped = options.signal?.aborted === true;

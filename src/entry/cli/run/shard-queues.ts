@@ -34,6 +34,8 @@ interface ShardWorkersOptions {
   readonly lockDurationMs: number;
   readonly stalledIntervalMs: number;
   readonly onCompleted: (job: Job<SyncJobData, SyncJobResult>, result: SyncJobResult) => void;
+  /** Called when a job failed for good (its other streams may have stored pages). @defaultValue nothing */
+  readonly onFailed?: (job: Job<SyncJobData, SyncJobResult>) => void;
 }
 
 /** The queues of every shard, and the workers of the shards one `run` process consumes. */
@@ -120,7 +122,10 @@ export async function openShardQueues(options: ShardQueuesOptions): Promise<Shar
         });
         worker.on('error', (error) => options.outage.error('worker', error));
         worker.on('completed', workerOptions.onCompleted);
-        worker.on('failed', (job, error) => logger.debug({ shard, jobId: job?.id, err: error.message }, 'job failed'));
+        worker.on('failed', (job, error) => {
+          logger.debug({ shard, jobId: job?.id, err: error.message }, 'job failed');
+          if (job !== undefined) workerOptions.onFailed?.(job);
+        });
         workers.push(worker);
       }
     },

@@ -1,3 +1,4 @@
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { describeSink } from '../../../../connectors/registry.js';
 import type { Dispatcher } from 'undici';
@@ -9,13 +10,15 @@ import type { Sink } from '../../../sink/sink.js';
 import { planBusinesses } from '../../../engine/sync/plan-businesses.js';
 import { createUpstreamAgent } from '../../../source/upstream/index.js';
 import { businessConfigHash, createRedisStatusStore, FailedBusinesses } from '../../../engine/state/index.js';
-import { queueKeys } from '../../../engine/queue/names.js';
+import { queueKeys, type SyncJobData } from '../../../engine/queue/names.js';
+import type { SyncJobResult } from '../../../engine/queue/job-deps.js';
 import { createSyncProcessor } from '../../../engine/queue/sync-job.js';
 import { upstreamClients } from '../../../engine/queue/upstream-clients.js';
 import { triggerSync, WEBHOOK_JOB } from '../../../engine/queue/trigger-sync.js';
 import { startHooks } from '../../hooks/start-hooks.js';
 import { configKeySpace, connectRedis, redisOutageLog } from '../../../base/redis/index.js';
 import { openShardQueues } from './shard-queues.js';
+import { startRecordingsQueues, type RecordingsQueues } from './recordings-queues.js';
 
 interface RunWorkerOptions {
   readonly config: CallsyncConfig;
@@ -26,6 +29,10 @@ interface RunWorkerOptions {
   readonly redact?: Redact;
   /** @defaultValue one keep-alive agent for the process */
   readonly dispatcher?: Dispatcher;
+  /** The config file, named in a recordings setup error. @defaultValue "the config file" */
+  readonly file?: string;
+  /** The config's secrets, scrubbed from the archive's failure reasons. @defaultValue none */
+  readonly secrets?: readonly string[];
 }
 
 interface RunWorker {
@@ -61,11 +68,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   // Without listeners ioredis and BullMQ print raw stack traces while Redis is away; throttled JSON lines say it.
   const outage = redisOutageLog(logger);
   for (const client of [redis, bullRedis]) client.on('error', (error: Error) => outage.error('redis', error)).on('ready', () => outage.ready());
+  const consume = config.queue.consume ?? Array.from({ length: space.shards }, (_, shard) => shard);
   const shards = await openShardQueues({
     connection: bullRedis,
     outage,
     keys,
-    consume: config.queue.consume ?? Array.from({ length: space.shards }, (_, shard) => shard),
+    consume,
     plans,
     everyMs: config.schedule.every,
     reconcileEveryMs: config.reconcile.every,
@@ -115,6 +123,24 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     extraRoutes: hooks?.routes,
     webhookDeliveries: hooks === undefined ? undefined : () => hooks.deliveries.read(),
   });
+  // Only with a recordings: section: without one, a sync's end costs no Redis command more.
+  const recordings: RecordingsQueues | undefined =
+    config.recordings === undefined
+      ? undefined
+      : await startRecordingsQueues({
+          config,
+          file: options.file ?? 'the config file',
+          secrets: options.secrets ?? [],
+          connection: bullRedis,
+          outage,
+          keys,
+          consume,
+          plans,
+          limiter,
+          logger,
+          signal: stop.signal,
+          ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+        });
   shards.startWorkers({
     processor: createSyncProcessor({
       config,
@@ -135,8 +161,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     concurrency: config.worker.concurrency,
     lockDurationMs: config.worker.lockDurationMs,
     stalledIntervalMs: config.worker.stalledIntervalMs,
+    // A failed job's other streams may have stored pages too.
+    ...(recordings === undefined ? {} : { onFailed: (job: Job<SyncJobData, SyncJobResult>) => recordings.afterSync(job.data.business) }),
     onCompleted: (job, result) => {
       if (result.outcome !== 'done') return;
+      if (recordings !== undefined && result.streams.some((stream) => stream.outcome === 'synced' && stream.written > 0))
+        recordings.afterSync(job.data.business);
       // A webhook's sync counts from its first delivery; a scheduled one from when its scheduler fired.
       const webhook = job.name === WEBHOOK_JOB;
       const triggeredAt = job.timestamp + (webhook ? 0 : (job.opts.delay ?? 0));
@@ -156,6 +186,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
         stop.abort(new Error('shutting down'));
         await hooks?.close();
         await shards.close();
+        await recordings?.close();
         await server.close();
         await clients.close();
         if (options.dispatcher === undefined) await dispatcher.close();

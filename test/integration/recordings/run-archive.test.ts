@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { Simulator } from '../../../simulator/index.js';
+import { cleanupSteps } from '../support/cleanup-steps.js';
+import { runConfig, spawnRun, startFleet, waitFor } from '../worker/harness.js';
+
+interface StateRow {
+  readonly business_id: string;
+  readonly stream: string;
+  readonly id: string;
+  readonly recording_state: string;
+  readonly recording_archive_key: string | null;
+  readonly recording_sha256: string | null;
+  readonly recording_bytes: number | null;
+}
+
+/** Every recording link upstream holds now (calls and voicemails), with what the simulator serves for it. */
+function upstreamRecordings(sim: Simulator) {
+  return sim.businesses.flatMap(({ name }) => {
+    const truth = sim.truth(name);
+    return (['calls', 'voicemails'] as const).flatMap((stream) =>
+      truth[stream].flatMap((record) => {
+        const url = (record.expected as { recording_url?: unknown }).recording_url;
+        if (typeof url !== 'string') return [];
+        const served = sim.recording(url);
+        if (served === undefined) throw new Error(`the simulator does not know ${url}`);
+        return [{ key: `${name}/${stream}/${record.id}`, served }];
+      }),
+    );
+  });
+}
+
+/** The archive's state rows, by `business/stream/id`; none while `run` has not created the table. */
+function stateRows(dbPath: string): Map<string, StateRow> {
+  if (!existsSync(dbPath)) return new Map();
+  const db = new Database(dbPath, { readonly: true, timeout: 10_000 });
+  try {
+    const found = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'recordings'").get();
+    const rows = found === undefined ? [] : (db.prepare('select * from recordings').all() as StateRow[]);
+    return new Map(rows.map((row) => [`${row.business_id}/${row.stream}/${row.id}`, row]));
+  } finally {
+    db.close();
+  }
+}
+
+/** Polls until every recording upstream holds is `archived` in the table; answers the rows. */
+async function waitForArchived(sim: Simulator, dbPath: string, what: string): Promise<Map<string, StateRow>> {
+  return waitFor(
+    what,
+    () => {
+      const rows = stateRows(dbPath);
+      return upstreamRecordings(sim).every(({ key }) => rows.get(key)?.recording_state === 'archived') ? rows : undefined;
+    },
+    60_000,
+    500,
+  );
+}
+
+/** Each recording's row and its file in the folder archive hold the simulator's bytes. */
+function expectArchivedAsServed(sim: Simulator, rows: ReadonlyMap<string, StateRow>, archiveDir: string): void {
+  for (const { key, served } of upstreamRecordings(sim)) {
+    const row = rows.get(key);
+    expect(row, key).toMatchObject({ recording_state: 'archived', recording_sha256: served.sha256, recording_bytes: served.bytes });
+    const bytes = readFileSync(join(archiveDir, row?.recording_archive_key ?? ''));
+    expect(createHash('sha256').update(bytes).digest('hex'), key).toBe(served.sha256);
+  }
+}
+
+// How soon a new recording is archived is a timing figure: the test waits for the state, never times it.
+describe('callsync run with recordings: archiving follows each sync through its own queue', () => {
+  const cleanup = cleanupSteps();
+
+  it('archives the history, then the recordings of calls that arrive later, with the simulator’s SHA-256', async () => {
+    const { sim, ws, processes } = await startFleet(
+      'rec-run',
+      { businesses: 2, calls: 40, voicemails: 4, numbers: 1, rateLimit: false, recordings: { size: { min: 4_096, max: 16_384 } } },
+      cleanup,
+    );
+    const archiveDir = join(ws.dir, 'archive');
+    const config = {
+      ...runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s' }),
+      recordings: {
+        archive: { type: 'folder', path: archiveDir },
+        concurrency: 2,
+        budget: { requestsPerMinute: 100_000, countAgainstApi: true },
+        retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 50 },
+      },
+    };
+    processes.push(spawnRun(ws.writeConfig(config)));
+    const history = upstreamRecordings(sim);
+    // Both kinds of link are in the scene, so the check below cannot pass on an empty list.
+    expect(history.filter(({ key }) => key.includes('/calls/')).length).toBeGreaterThan(20);
+    expect(history.filter(({ key }) => key.includes('/voicemails/')).length).toBeGreaterThan(0);
+    expectArchivedAsServed(sim, await waitForArchived(sim, ws.dbPath, 'the history’s recordings archived'), archiveDir);
+
+    // New calls upstream: the next scheduled syncs store them, and their archive jobs download their recordings.
+    for (let round = 0; round < 2; round += 1) {
+      sim.addCalls('biz-1', 4);
+      sim.addCalls('biz-2', 2);
+      expectArchivedAsServed(sim, await waitForArchived(sim, ws.dbPath, `round ${round}: the new calls’ recordings archived`), archiveDir);
+    }
+    expect(upstreamRecordings(sim).length).toBeGreaterThan(history.length);
+    const counters = sim.counters().recordings;
+    expect(counters.withCredentials).toBe(0);
+    expect(counters.byStatus['200'] ?? 0).toBeGreaterThanOrEqual(upstreamRecordings(sim).length);
+    expect(processes[0]?.logs.filter((line) => line.msg === 'recording failed')).toEqual([]);
+    expect(processes[0]?.child.exitCode).toBeNull();
+  }, 300_000);
+});
