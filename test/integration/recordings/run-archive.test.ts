@@ -109,4 +109,30 @@ describe('callsync run with recordings: archiving follows each sync through its 
     expect(processes[0]?.logs.filter((line) => line.msg === 'recording failed')).toEqual([]);
     expect(processes[0]?.child.exitCode).toBeNull();
   }, 300_000);
+
+  it('two replicas archive within each business’s budget when downloads count against the API: no 429, no window over the limit', async () => {
+    const budget = { limit: 10, windowMs: 1000 };
+    // `rateLimit: 'api'`: the simulator takes each download from its business's API bucket, the stricter reading of the spec.
+    const { sim, ws, processes } = await startFleet(
+      'rec-run-budget',
+      { businesses: 2, calls: 60, voicemails: 4, numbers: 1, rateLimit: budget, recordings: { size: 4_096, rateLimit: 'api' } },
+      cleanup,
+    );
+    const archiveDir = join(ws.dir, 'archive');
+    const config = ws.writeConfig({
+      ...runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', rateLimit: { requests: budget.limit, perMs: budget.windowMs } }),
+      recordings: { archive: { type: 'folder', path: archiveDir }, concurrency: 4, budget: { countAgainstApi: true } },
+    });
+    processes.push(spawnRun(config), spawnRun(config));
+    const rows = await waitForArchived(sim, ws.dbPath, 'every recording archived by two replicas');
+    expectArchivedAsServed(sim, rows, archiveDir);
+    const counters = sim.counters();
+    // Pages and downloads of both replicas together took from one budget per business.
+    expect(counters.recordings.byStatus['200'] ?? 0).toBeGreaterThanOrEqual(upstreamRecordings(sim).length);
+    for (const { name } of sim.businesses) {
+      expect(counters.businesses[name]?.rateLimited, name).toBe(0);
+      expect(counters.businesses[name]?.maxWindowCount, name).toBeLessThanOrEqual(budget.limit);
+    }
+    expect(counters.recordings.byStatus['429'] ?? 0).toBe(0);
+  }, 300_000);
 });
