@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../../../simulator/index.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
-import { runConfig, spawnRun, startFleet, waitFor } from '../worker/harness.js';
+import { deleteKeys, runConfig, spawnRun, startFleet, waitFor } from '../worker/harness.js';
 
 interface StateRow {
   readonly business_id: string;
@@ -121,7 +121,7 @@ describe('callsync run with recordings: archiving follows each sync through its 
     const archiveDir = join(ws.dir, 'archive');
     const config = ws.writeConfig({
       ...runConfig(sim, { prefix: ws.prefix, dbPath: ws.dbPath, every: '2s', rateLimit: { requests: budget.limit, perMs: budget.windowMs } }),
-      recordings: { archive: { type: 'folder', path: archiveDir }, concurrency: 4, budget: { countAgainstApi: true } },
+      recordings: { archive: { type: 'folder', path: archiveDir }, concurrency: 4, budget: { requestsPerMinute: 100_000, countAgainstApi: true } },
     });
     processes.push(spawnRun(config), spawnRun(config));
     const rows = await waitForArchived(sim, ws.dbPath, 'every recording archived by two replicas');
@@ -134,5 +134,40 @@ describe('callsync run with recordings: archiving follows each sync through its 
       expect(counters.businesses[name]?.maxWindowCount, name).toBeLessThanOrEqual(budget.limit);
     }
     expect(counters.recordings.byStatus['429'] ?? 0).toBe(0);
+  }, 300_000);
+
+  it('stops on SIGTERM while downloads wait for the recordings budget, and a restart archives what was left pending', async () => {
+    const { sim, ws, processes } = await startFleet(
+      'rec-run-stop',
+      { businesses: 2, calls: 60, voicemails: 4, numbers: 1, rateLimit: false, recordings: { size: 4_096 } },
+      cleanup,
+    );
+    const archiveDir = join(ws.dir, 'archive');
+    const withBudget = (requestsPerMinute: number, prefix: string): string =>
+      ws.writeConfig(
+        {
+          ...runConfig(sim, { prefix, dbPath: ws.dbPath, every: '2s' }),
+          recordings: { archive: { type: 'folder', path: archiveDir }, concurrency: 2, budget: { requestsPerMinute, countAgainstApi: false } },
+        },
+        `callsync-${requestsPerMinute}.json`,
+      );
+    // 20 downloads a minute: the first replica stops with most recordings still waiting for their turn.
+    const first = spawnRun(withBudget(20, ws.prefix));
+    processes.push(first);
+    const archived = (): number => [...stateRows(ws.dbPath).values()].filter((row) => row.recording_state === 'archived').length;
+    await waitFor('a first recording archived', () => (archived() > 0 ? true : undefined), 60_000, 200);
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    const left = [...stateRows(ws.dbPath).values()].filter((row) => row.recording_state !== 'archived');
+    expect(left.length).toBeGreaterThan(0);
+    // Cut off by the shutdown, not failed: the rows stay pending.
+    expect(left.every((row) => row.recording_state === 'pending')).toBe(true);
+
+    // On a Redis of its own (another prefix): the first replica's queue is gone and its spent window of
+    // the shared budget holds nothing back, so only the catch-up pass at start can archive the rest.
+    const fresh = `${ws.prefix}-restart`;
+    cleanup.push(() => deleteKeys(fresh));
+    processes.push(spawnRun(withBudget(100_000, fresh)));
+    expectArchivedAsServed(sim, await waitForArchived(sim, ws.dbPath, 'the rest archived after the restart'), archiveDir);
   }, 300_000);
 });
