@@ -17,7 +17,7 @@ const hostName = z
  */
 const budgetSchema = z
   .strictObject({
-    /** Downloads per minute from each recordings host, for the whole process. @defaultValue 60 */
+    /** Downloads per minute from each recordings host: for the process in `backfill`, for every replica together in `run`. @defaultValue 60 */
     requestsPerMinute: z.int().positive().default(60),
     /** A download also takes a token of its business's `rateLimit` (the API's 60/min). @defaultValue true */
     countAgainstApi: z.boolean().default(true),

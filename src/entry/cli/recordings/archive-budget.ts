@@ -15,7 +15,7 @@ interface ArchiveBudgetOptions {
 
 /**
  * What a download waits on before each request (redirects included): a token of its recordings
- * host's bucket (`requestsPerMinute`, for the whole process), then, unless `countAgainstApi` is
+ * host's bucket (`requestsPerMinute`, for everything that shares `limiter`), then, unless `countAgainstApi` is
  * false, one of its business's own bucket, the one its pages take from, so archiving can never
  * push the API into a 429.
  */
