@@ -17,6 +17,7 @@ import { benchIncremental } from './fig-incremental.js';
 import { benchMemory } from './fig-memory.js';
 import { benchMysql } from './fig-mysql.js';
 import { benchParquet } from './fig-parquet.js';
+import { benchRecordings } from './fig-recordings.js';
 import { benchReplicas } from './fig-replicas.js';
 import { benchSalesforce } from './fig-salesforce.js';
 import { benchScheduler } from './fig-scheduler.js';
@@ -47,6 +48,7 @@ const FIGURES: ReadonlyArray<readonly [string, string, Figure]> = [
   ['mysql', 'mysql: pipeline against a raw multi-row upsert, peak RSS', benchMysql],
   ['duckdb', 'duckdb: throughput against the appender and merge, peak RSS', benchDuckDb],
   ['parquet', 'parquet: sink against DuckDB writing the files itself; peak RSS', benchParquet],
+  ['recordings', 'recordings: archive against a raw streaming copy; peak RSS archiving 1 GiB', benchRecordings],
 ];
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

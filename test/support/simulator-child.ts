@@ -11,7 +11,13 @@ export interface SimulatorChild extends UpstreamInfo {
  * `callsync simulate --json` in its own process, no rate limit: its CPU and memory stay out of
  * the process being measured, as a real upstream would.
  */
-export async function startSimulatorChild(options: { calls: number; businesses?: number; seed?: number }): Promise<SimulatorChild> {
+export async function startSimulatorChild(options: {
+  calls: number;
+  businesses?: number;
+  seed?: number;
+  /** More `callsync simulate` flags (`--recording-bytes 1048576-16777216`). @defaultValue none */
+  flags?: readonly string[];
+}): Promise<SimulatorChild> {
   const child = spawnTsx('src/entry/cli/main.ts', [
     'simulate',
     '--json',
@@ -28,6 +34,7 @@ export async function startSimulatorChild(options: { calls: number; businesses?:
     '1',
     '--seed',
     String(options.seed ?? 1),
+    ...(options.flags ?? []),
   ]);
   try {
     // Generating a million calls takes a while before the port opens.
