@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Redact } from '../base/redact/index.js';
@@ -197,7 +197,7 @@ async function exchangeOnce(
   const streaming = options.streamBody?.(head);
   if (streaming !== undefined) {
     try {
-      await streaming.consume(Readable.from(meteredBody(answer.body, streaming.maxBytes, answer.headers['content-length'])));
+      await streaming.consume(meteredBody(answer.body, streaming.maxBytes, answer.headers['content-length']));
       return { response: { ...head, body: Buffer.alloc(0), streamed: true } };
     } catch (error) {
       return failed(error, head);
@@ -313,22 +313,29 @@ function declaredLength(contentLength: string | string[] | undefined): number {
  * past `maxBytes` (or a declared `content-length` over it) the stream is destroyed with a
  * `BodyTooLargeError`; a body that ends short of (or past) its declared length is a `BodyLengthError`.
  */
-async function* meteredBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): AsyncGenerator<Uint8Array, void, undefined> {
+function meteredBody(body: BodyStream, maxBytes: number, contentLength?: string | string[]): Readable {
   const declared = declaredLength(contentLength);
+  let size = 0;
+  // A Transform piped from the body, not an async generator wrapped in `Readable.from`: two promises
+  // and a copy of what the body had buffered per chunk cost a quarter more CPU than the copy to disk itself.
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.byteLength;
+      done(size > maxBytes ? new BodyTooLargeError(maxBytes) : null, chunk);
+    },
+    flush(done) {
+      done(Number.isFinite(declared) && size !== declared ? new BodyLengthError(declared, size) : null);
+    },
+  });
   if (Number.isFinite(declared) && declared > maxBytes) {
     body.destroy();
-    throw new BodyTooLargeError(maxBytes);
+    meter.destroy(new BodyTooLargeError(maxBytes));
+    return meter;
   }
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new BodyTooLargeError(maxBytes);
-    }
-    yield chunk;
-  }
-  if (Number.isFinite(declared) && size !== declared) throw new BodyLengthError(declared, size);
+  // The body's own failure (a reset, the deadline) reaches the reader as the meter's error; a
+  // failure of the meter (a size bound) or its reader destroys the body, so nothing more is read.
+  pipeline(body, meter, () => undefined);
+  return meter;
 }
 
 /**
