@@ -3,8 +3,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 /**
  * A TCP proxy in front of PostgreSQL that a test closes as if the server had gone: every
  * connection is cut and new ones are refused. It forwards the client's messages whole and, when
- * cut, stops at a message boundary and waits for the server to answer every query and sync it
- * forwarded (each ends in ReadyForQuery) before closing. So a commit the server made is always
+ * cut, stops at a message boundary (after the data of a COPY already begun) and waits for the
+ * server to answer every query and sync it forwarded (each ends in ReadyForQuery) before closing. So a commit the server made is always
  * acknowledged to the client, and a transaction not committed is rolled back: what the client
  * counts as stored is exactly what the database holds.
  */
@@ -20,6 +20,9 @@ interface Link {
   /** Requests forwarded that the server has not answered yet (the start-up, each query and sync). */
   pending: number;
 }
+
+/** CopyData ('d'), CopyDone ('c') and CopyFail ('f'): the rest of a COPY … FROM STDIN already forwarded. */
+const COPY_IN_MESSAGES: ReadonlySet<number> = new Set([0x64, 0x63, 0x66]);
 
 /** Splits complete frontend messages off `buffer`: the start-up message has no type byte, the rest do. */
 function takeMessages(buffer: Buffer, started: boolean): { messages: Buffer[]; rest: Buffer } {
@@ -79,7 +82,9 @@ export async function startPostgresCutProxy(target: { host: string; port: number
       const { messages, rest } = takeMessages(Buffer.concat([buffered, chunk]), started);
       buffered = rest;
       for (const message of messages) {
-        if (cutting) return;
+        // A COPY the server has begun waits for its data and CopyDone before it answers: holding them
+        // back would keep its ReadyForQuery, and so the cut, waiting forever.
+        if (cutting && !COPY_IN_MESSAGES.has(message[0] ?? 0)) return;
         // The start-up message, a simple query ('Q') and a sync ('S') are each answered by one ReadyForQuery.
         if (!started || message[0] === 0x51 || message[0] === 0x53) link.pending += 1;
         started = true;
