@@ -1,6 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hubspotConfigSchema, type HubSpotConfig } from '../../../connectors/hubspot/config.js';
 import { hubspotSinkFactory } from '../../../connectors/hubspot/index.js';
@@ -10,6 +12,9 @@ import { startFakeHubSpot, type FakeHubSpot } from '../../fakes/hubspot/index.js
 import { silentLogger } from '../../support/silent-logger.js';
 import { inboundCall } from '../hubspot/harness.js';
 import { callsTable } from '../sink-conformance/fixtures.js';
+import { configDocument } from '../support/backfill-harness.js';
+import { runCli } from '../support/cli-process.js';
+import { simulatorScene } from '../support/simulator-scene.js';
 
 const A = 'acme';
 const BASE = 'https://recordings.example.com/archive';
@@ -84,5 +89,65 @@ describe('a CRM sink with recordings.publicBaseUrl, against the fake HubSpot por
     const plain = await open();
     await plain.write({ businessId: A, table: callsTable, records, deadLetters: [] }, { cursor: 'p3' });
     expect(links().get('acme:calls:c1')).toBe('https://calls.example.com/acct/recordings/main/c1.wav');
+  });
+});
+
+describe('callsync backfill --recordings into HubSpot with recordings.publicBaseUrl', () => {
+  const scene = simulatorScene('crm-resend', {
+    businesses: 1,
+    calls: 90,
+    voicemails: 10,
+    numbers: 2,
+    seed: 34,
+    rateLimit: false,
+    recordings: { size: { min: 2_048, max: 4_096 } },
+  });
+  let fake: FakeHubSpot | undefined;
+  afterEach(async () => fake?.close());
+
+  it('writes every call again once its recording is archived: the fake holds the archived link for each, and one call object per call', async () => {
+    const { simulator, directory } = scene;
+    fake = await startFakeHubSpot();
+    const sink = {
+      type: 'hubspot',
+      token: fake.token,
+      baseUrl: fake.baseUrl,
+      state: { type: 'sqlite', path: join(directory, 'state.db') },
+      associateContacts: false,
+    };
+    const config = join(directory, 'callsync.json');
+    const document = {
+      // Pages of 20: the first pages reach HubSpot before any recording is archived.
+      ...configDocument(simulator, '', { sink, streams: ['calls', 'voicemails'], pageSize: 20, rateLimit: false }),
+      recordings: {
+        archive: { type: 'folder', path: join(directory, 'archive') },
+        publicBaseUrl: BASE,
+        budget: { requestsPerMinute: 100_000, countAgainstApi: false },
+      },
+    };
+    writeFileSync(config, JSON.stringify(document));
+    const run = await runCli(['backfill', '--config', config, '--no-progress', '--recordings']);
+    expect(run.code, run.stderr).toBe(0);
+
+    const db = new Database(join(directory, 'state.db'), { readonly: true });
+    const archived = db.prepare(`select business_id, stream, id, recording_archive_key from recordings where recording_state = 'archived'`).all() as {
+      business_id: string;
+      stream: string;
+      id: string;
+      recording_archive_key: string;
+    }[];
+    db.close();
+    const [business] = simulator.businesses;
+    const truth = simulator.truth(business?.name ?? '');
+    const withRecording = [...truth.calls, ...truth.voicemails].filter((record) => typeof record.expected.recording_url === 'string');
+    // Every recording was served, so each is archived: the check below cannot pass on a few.
+    expect(archived).toHaveLength(withRecording.length);
+    expect(archived.length).toBeGreaterThan(50);
+
+    const calls = fake.calls();
+    expect(calls).toHaveLength(truth.calls.length + truth.voicemails.length);
+    expect(new Set(calls.map((call) => call.properties.callsync_id)).size).toBe(calls.length);
+    const byKey = new Map(calls.map((call) => [call.properties.callsync_id ?? '', call.properties.hs_call_recording_url]));
+    for (const row of archived) expect(byKey.get(`${row.business_id}:${row.stream}:${row.id}`), row.id).toBe(`${BASE}/${row.recording_archive_key}`);
   });
 });
