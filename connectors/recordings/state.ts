@@ -85,6 +85,8 @@ export class RecordingStateStore {
     const timestamp = sql.raw(adapter.timestampType);
     const counter = sql.raw(adapter.counterType);
     await this.#driver.withSchemaLock(async (db) => {
+      // A CRM sink opens the archive's state before its state store migrates, which is what creates the schema.
+      if (adapter.schema !== undefined) await db.schema.createSchema(adapter.schema).ifNotExists().execute();
       let table = db.schema
         .createTable(TABLE)
         .ifNotExists()
