@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { Batch, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
+import type { Batch, DeadLetter, SinkCapabilities, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { CALL_STREAMS, callKey, directionDecidedNote, NO_ARCHIVED_LINKS, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import { archiveCalls } from './archive.js';
@@ -49,7 +49,7 @@ interface Pending {
  * take (the tracked numbers).
  */
 export class HubSpotTarget implements Target {
-  readonly capabilities = { maxBatchSize: 100 } as const;
+  readonly capabilities: Partial<SinkCapabilities>;
   readonly writes = CALL_STREAMS;
   readonly #options: HubSpotTargetOptions;
   readonly #http: HubSpotHttp;
@@ -61,6 +61,7 @@ export class HubSpotTarget implements Target {
 
   constructor(options: HubSpotTargetOptions) {
     this.#options = options;
+    this.capabilities = { maxBatchSize: 100, ...(options.archivedLinks === undefined ? {} : { archivedRecordingLinks: true }) };
     const { config, logger } = options;
     const clock = options.clock ?? systemClock;
     this.#clock = clock;

@@ -10,7 +10,7 @@ import { RecordingStateStore, type RecordingSource } from './state.js';
 import type { z } from 'zod';
 
 export { Archiver, type ArchiveProgress } from './archiver.js';
-export type { RecordingState, RecordingStateStore } from './state.js';
+export type { RecordingSource, RecordingState, RecordingStateStore } from './state.js';
 
 /** The `recordings:` section, parsed. */
 type RecordingsConfig = z.output<typeof recordingsConfigSchema>;

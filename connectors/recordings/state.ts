@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import type { Json } from '../../src/sink/sink.js';
 import type { NamedStatement, SqlAdapter, SqlDriver } from '../sql/index.js';
 import { qualifiedTable, quoteIdentifier } from '../sql/schema.js';
 import type { RecordingOutcome } from './download.js';
@@ -84,6 +85,8 @@ export class RecordingStateStore {
     const timestamp = sql.raw(adapter.timestampType);
     const counter = sql.raw(adapter.counterType);
     await this.#driver.withSchemaLock(async (db) => {
+      // A CRM sink opens the archive's state before its state store migrates, which is what creates the schema.
+      if (adapter.schema !== undefined) await db.schema.createSchema(adapter.schema).ifNotExists().execute();
       let table = db.schema
         .createTable(TABLE)
         .ifNotExists()
@@ -192,6 +195,23 @@ export class RecordingStateStore {
       }
     }
     return links;
+  }
+
+  /**
+   * One page (ids ascending, after `after`) of the stored, not deleted records of `source` whose
+   * recording was archived at or after `since`, each with its `raw` as stored: what a CRM sink
+   * writes again so the CRM gets the archived link. `raw` is read as text, the same in every dialect.
+   */
+  async archivedSince(businessId: string, source: RecordingSource, since: string, after: string, limit: number): Promise<{ id: string; raw: Json }[]> {
+    const p = (index: number): string => this.#adapter.placeholder(index);
+    const records = qualifiedTable(this.#adapter, source.table);
+    const text =
+      `select t.id, cast(t.raw as text) as raw from ${this.#table} as r join ${records} as t on t.business_id = r.business_id and t.id = r.id ` +
+      `where r.business_id = ${p(1)} and r.stream = ${p(2)} and r.recording_state = 'archived' ` +
+      `and r.recording_archived_at >= cast(${p(3)} as ${this.#adapter.timestampType}) and t.deleted_at is null and t.id > ${p(4)} ` +
+      `order by t.id limit ${p(5)}`;
+    const rows = await this.#driver.select(named(text), [businessId, source.stream, since, after, limit]);
+    return rows.map((row) => ({ id: String(row.id), raw: JSON.parse(String(row.raw)) as Json }));
   }
 
   /** Records how a download ended; `archived` with its key, SHA-256, size and time. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Batch, CheckpointStore, DeadLetter, StreamTable, SyncRecord } from '../../src/sink/sink.js';
+import type { Batch, CheckpointStore, DeadLetter, SinkCapabilities, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { CALL_STREAMS, callDirection, callKey, directionDecidedNote, NO_ARCHIVED_LINKS, otherParty, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { SalesforceConfig } from './config.js';
@@ -35,7 +35,7 @@ interface SalesforceTargetOptions {
  */
 export class SalesforceTarget implements Target {
   /** Five upserts of 200 in one composite request, and one composite of phone queries, per write: fewest API requests per record. */
-  readonly capabilities = { maxBatchSize: 1000 } as const;
+  readonly capabilities: Partial<SinkCapabilities>;
   readonly writes = CALL_STREAMS;
   readonly #options: SalesforceTargetOptions;
   readonly #mapping: TaskMappingOptions;
@@ -45,6 +45,7 @@ export class SalesforceTarget implements Target {
 
   constructor(options: SalesforceTargetOptions) {
     this.#options = options;
+    this.capabilities = { maxBatchSize: 1000, ...(options.archivedLinks === undefined ? {} : { archivedRecordingLinks: true }) };
     const { config } = options;
     this.#mapping = {
       externalIdField: config.externalIdField,

@@ -115,6 +115,13 @@ export interface SinkCapabilities {
    * the last of them. @defaultValue absent: every page is written by itself
    */
   readonly flush?: FlushLimits;
+  /**
+   * The target sends an archived recording's public link (`recordings.publicBaseUrl`) instead of
+   * upstream's, looked up at each write: a call written before its recording was archived carries
+   * the archived link only once it is written again, which the archive does at its end.
+   * @defaultValue absent: the target sends the links the records carry
+   */
+  readonly archivedRecordingLinks?: boolean;
 }
 
 /**

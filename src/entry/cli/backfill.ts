@@ -62,7 +62,7 @@ export function registerBackfillCommand(program: Command): void {
         try {
           if (flags.recordings === true) {
             const onProgress = (progress: ArchiveProgress, totals: Readonly<RecordingTotals>): void => output.reporter.recording?.(progress, totals);
-            archive = await startArchiveRun({ config, file: flags.config, plans, limiter, logger, secrets, signal: abort.signal, onProgress });
+            archive = await startArchiveRun({ config, file: flags.config, plans, limiter, logger, secrets, signal: abort.signal, onProgress, sink });
           }
           const outcomes = await runBackfill({
             config,

@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Archiver, openRecordingArchive, recordingSources, type ArchiveProgress } from '../../../../connectors/recordings/index.js';
 import type { CallsyncConfig } from '../../../config/index.js';
+import type { Sink } from '../../../sink/sink.js';
 import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
 import { abortableSleep } from '../../../http/index.js';
 import { archiveBudget } from './archive-budget.js';
+import { resendArchived } from './resend-archived.js';
 import type { RateLimiter } from '../../../source/ratelimit/index.js';
 import { createUpstreamAgent } from '../../../source/upstream/index.js';
 import { createRedactor } from '../../../base/redact/index.js';
@@ -46,6 +48,11 @@ interface ArchiveRunOptions {
   readonly onProgress?: ((progress: ArchiveProgress, totals: Readonly<RecordingTotals>) => void) | undefined;
   /** @defaultValue one keep-alive agent for the archive */
   readonly dispatcher?: Dispatcher;
+  /**
+   * The sink the sync writes. When its target sends archived links, `finish` writes the calls
+   * archived in this run again, so the CRM gets the archived link (resend-archived.ts). @defaultValue none
+   */
+  readonly sink?: Sink;
 }
 
 /** The `recordings:` section, or the operator's two lines when a command needs it and the file has none. */
@@ -81,9 +88,11 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
   const byName = new Map(plans.map((plan) => [plan.name, plan]));
   const apiOrigin = new URL(config.upstream.baseUrl).origin;
   const totals: RecordingTotals = { archived: 0, expired: 0, failed: 0, bytes: 0 };
+  const sources = recordingSources(planTables([...plans]));
+  const startedAt = new Date().toISOString();
   const archiver = new Archiver({
     state: archive.state,
-    sources: recordingSources(planTables([...plans])),
+    sources,
     download: {
       dispatcher,
       store: archive.store,
@@ -126,6 +135,11 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
       await archiver.finish(stopped ? [] : plans.map((plan) => plan.name)).catch((error: unknown) => {
         if (options.signal?.aborted !== true) throw error;
       });
+      // Every page is written by now, so the positions loaded for the rewrite are the last ones.
+      if (options.sink !== undefined && options.signal?.aborted !== true) {
+        const resent = await resendArchived(options.sink, archive.state, sources, plans, startedAt);
+        if (resent > 0) options.logger.info({ resent }, 'calls written again with their archived recording links');
+      }
     },
     totals,
     close: async () => {
