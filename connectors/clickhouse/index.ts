@@ -2,7 +2,7 @@ import { showUrl, urlPlace } from '../../src/base/redact/index.js';
 import type { SinkDeps, SinkDescription, SinkFactory } from '../../src/sink/sink.js';
 import { flushCapabilities } from '../../src/sink/flush-config.js';
 import { ManagedSink } from '../../src/sink/managed-sink.js';
-import { clickhouseConfigSchema, type ClickHouseSinkConfig } from './config.js';
+import { clickhouseConfigSchema, DEFAULT_FLUSH, type ClickHouseSinkConfig } from './config.js';
 import { explainClickHouseError, explainClickHouseFailure } from './errors.js';
 
 function describeClickHouse(config: ClickHouseSinkConfig): SinkDescription {
@@ -21,7 +21,7 @@ export const clickhouseSinkFactory = {
     const sink = describeClickHouse(config);
     const store = (await import('./target.js')).openClickHouseStore(config);
     const explain = (error: unknown) => explainClickHouseError(error, sink);
-    const capabilities = flushCapabilities(config.flush);
+    const capabilities = flushCapabilities(config.flush, DEFAULT_FLUSH);
     return new ManagedSink({ type: 'clickhouse', store, capabilities, explain }, deps.logger.child({ database: config.database }));
   },
   describe: describeClickHouse,
