@@ -33,6 +33,11 @@ interface ArchiverOptions {
   readonly now?: () => Date;
 }
 
+/** A state row's identity within one business. */
+function rowKey(ref: RecordingRef): string {
+  return `${ref.stream}\u0000${ref.id}`;
+}
+
 /** Pending rows read per round: enough to keep `concurrency` downloads busy between reads. */
 const ROUND_PER_SLOT = 8;
 
@@ -109,9 +114,41 @@ export class Archiver {
         }
       }
     }
-    for (let refs = await state.pending(businessId, round); refs.length > 0 && this.#fatal === undefined; refs = await state.pending(businessId, round)) {
-      await Promise.all(refs.map((ref) => this.#limit(() => this.#archive(ref, now))));
+    await this.#downloadPending(businessId, round, now);
+  }
+
+  /**
+   * Downloads every pending row of `businessId`, reading the next rows while the slots are still
+   * busy: waiting for a whole round to end would leave a slot idle behind each round's slowest
+   * download. A row stays `pending` until its download is settled, so a read skips the rows in
+   * flight; the first failure stops new downloads, waits for those in flight, and is thrown.
+   */
+  async #downloadPending(businessId: string, round: number, now: () => string): Promise<void> {
+    const { state, concurrency } = this.#options;
+    const inFlight = new Map<string, Promise<void>>();
+    let failure: { readonly error: unknown } | undefined;
+    const stopped = (): boolean => failure !== undefined || this.#fatal !== undefined;
+    while (!stopped()) {
+      const refs = (await state.pending(businessId, round + inFlight.size)).filter((ref) => !inFlight.has(rowKey(ref)));
+      if (refs.length === 0) {
+        if (inFlight.size === 0) break;
+        await Promise.race(inFlight.values());
+        continue;
+      }
+      for (const ref of refs) {
+        const key = rowKey(ref);
+        const download = this.#limit(() => (stopped() ? undefined : this.#archive(ref, now)))
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => inFlight.delete(key));
+        inFlight.set(key, download);
+      }
+      // Read again once the rows read are nearly all started, so a slot never waits on the read.
+      while (inFlight.size > concurrency && !stopped()) await Promise.race(inFlight.values());
     }
+    await Promise.all(inFlight.values());
+    if (failure !== undefined) throw failure.error;
   }
 
   /**
