@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, mkdir, open, opendir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, opendir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FolderStoreConfig } from './config.js';
 import { ObjectStoreError } from './errors.js';
-import type { ObjectStore, PutBody, StoredObject } from './store.js';
+import type { ObjectStore, PutBody, PutOptions, StoredObject } from './store.js';
 
 /**
  * Where a body is written before it is renamed into place: inside the folder, so the rename stays
@@ -47,7 +47,7 @@ export class FolderStore implements ObjectStore {
     return path;
   }
 
-  async put(key: string, body: PutBody): Promise<StoredObject> {
+  async put(key: string, body: PutBody, options: PutOptions = {}): Promise<StoredObject> {
     const path = this.pathOf(key);
     const folder = dirname(path);
     if (!this.#made.has(folder)) {
@@ -58,6 +58,7 @@ export class FolderStore implements ObjectStore {
     const prepared = !(body instanceof Uint8Array || body instanceof Readable) && body.consume === true && dirname(resolve(body.path)) === this.#staging;
     const temporary = prepared ? resolve(body.path) : join(this.#staging, `${randomUUID()}.tmp`);
     let size: number;
+    let beside: { readonly path: string; readonly temporary: string } | undefined;
     try {
       if (body instanceof Uint8Array || body instanceof Readable) {
         await pipeline(body instanceof Readable ? body : Readable.from([body]), createWriteStream(temporary));
@@ -66,15 +67,25 @@ export class FolderStore implements ObjectStore {
         if (body.consume === true) await unlink(body.path);
       }
       size = await syncFile(temporary);
+      const companion = options.companion?.();
+      if (companion !== undefined) {
+        beside = { path: this.pathOf(companion.key), temporary: join(this.#staging, `${randomUUID()}.tmp`) };
+        if (dirname(beside.path) !== folder) throw new ObjectStoreError(`companion "${companion.key}" is not in the folder of "${key}"`, 'OBJECT_KEY_INVALID');
+        await writeFile(beside.temporary, companion.bytes);
+        await syncFile(beside.temporary);
+      }
       await rename(temporary, path).catch(async (error: unknown) => {
         // The folder went away since it was made (removed by hand): make it again, once.
         if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
         await mkdir(folder, { recursive: true });
         await rename(temporary, path);
       });
+      // Renamed after the object, and both made durable by the one folder sync below.
+      if (beside !== undefined) await rename(beside.temporary, beside.path);
       await syncFile(folder);
     } catch (error) {
       await rm(temporary, { force: true });
+      if (beside !== undefined) await rm(beside.temporary, { force: true });
       throw error;
     }
     return { key, size };

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3_TEST_CREDENTIALS, startS3Server, type TestS3Server } from '../../test/support/s3-server.js';
@@ -78,6 +78,31 @@ function describeStore(name: string, open: () => Promise<{ config: ObjectStoreCo
       await expect(store.put('big/other.wav', bytes(size, 9, 6 * MiB))).rejects.toThrow(/broke off/);
       expect(await store.head('big/recording.wav')).toEqual({ key: 'big/recording.wav', size });
       expect(await store.head('big/other.wav')).toBeUndefined();
+    });
+
+    it('stores a companion asked for once the body is whole, and none when the body breaks off', async () => {
+      let seen = -1;
+      let streamed = 0;
+      const body = bytes(2 * MiB, 5).pipe(
+        new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            streamed += chunk.byteLength;
+            done(null, chunk);
+          },
+        }),
+      );
+      const companion = () => {
+        seen = streamed;
+        return { key: 'pair/one.wav.sha256', bytes: new TextEncoder().encode(`${streamed}`), contentType: 'text/plain' };
+      };
+      expect(await store.put('pair/one.wav', body, { companion })).toEqual({ key: 'pair/one.wav', size: 2 * MiB });
+      expect(seen).toBe(2 * MiB);
+      expect(await text(await store.read('pair/one.wav.sha256'))).toBe(`${2 * MiB}`);
+      await expect(store.put('pair/two.wav', bytes(2 * MiB, 5, MiB), { companion })).rejects.toThrow(/broke off/);
+      expect(await store.head('pair/two.wav')).toBeUndefined();
+      const listed: string[] = [];
+      for await (const object of store.list('pair/')) listed.push(object.key);
+      expect(listed).toEqual(['pair/one.wav', 'pair/one.wav.sha256']);
     });
   });
 }

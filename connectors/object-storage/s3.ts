@@ -46,6 +46,13 @@ export class S3Store implements ObjectStore {
   }
 
   async put(key: string, body: PutBody, options: PutOptions = {}): Promise<StoredObject> {
+    const stored = await this.#put(key, body, options);
+    const companion = options.companion?.();
+    if (companion !== undefined) await this.#putOne(companion.key, companion.bytes, companion.contentType ?? 'application/octet-stream');
+    return stored;
+  }
+
+  async #put(key: string, body: PutBody, options: PutOptions): Promise<StoredObject> {
     const contentType = options.contentType ?? 'application/octet-stream';
     if (body instanceof Uint8Array) {
       if (body.byteLength <= this.#config.partSizeBytes) return this.#putOne(key, body, contentType);

@@ -22,6 +22,13 @@ export type PutBody = Uint8Array | Readable | { readonly path: string; readonly 
 export interface PutOptions {
   /** @defaultValue `application/octet-stream` */
   readonly contentType?: string;
+  /**
+   * A small object stored with this one (a checksum), asked for once the body is whole: it becomes
+   * visible after the object, never before. The folder syncs both files and then its folder once,
+   * instead of once per object; a crash can leave the object without its companion, never the
+   * companion without its object. @defaultValue none
+   */
+  readonly companion?: () => { readonly key: string; readonly bytes: Uint8Array; readonly contentType?: string };
 }
 
 /** One folder or one bucket prefix. Every method may be called concurrently. */

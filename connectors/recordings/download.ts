@@ -110,7 +110,7 @@ export async function archiveRecording(ref: RecordingRef, options: DownloadOptio
 }
 
 /**
- * Puts the body under `key` while hashing and counting it, then the checksum beside it. A failure
+ * Puts the body under `key` while hashing and counting it, with the checksum as its companion. A failure
  * of the body (the network, a size bound) is thrown as it is, a failure of the store as an
  * `ArchiveStoreError`: the first is the download's, the second stops the pass.
  */
@@ -138,19 +138,20 @@ async function storeRecording(
     meter.destroy(error);
   });
   body.pipe(meter);
+  let sha256: string | undefined;
+  // The checksum is asked for once the body is whole, and stored with the recording (one folder sync for both).
+  const companion = () => {
+    sha256 = hash.digest('hex');
+    const checksum = checksumObject(key, sha256);
+    return { key: checksum.key, bytes: Buffer.from(checksum.text), contentType: 'text/plain' };
+  };
   try {
-    await store.put(key, meter, { contentType: contentType ?? 'application/octet-stream' });
+    await store.put(key, meter, { contentType: contentType ?? 'application/octet-stream', companion });
   } catch (error) {
     // The body's own failure (a reset, a size bound) is the download's: decide reads it as it is.
     if (bodyError instanceof Error) throw bodyError;
     throw new ArchiveStoreError(key, error);
   }
-  const sha256 = hash.digest('hex');
-  const checksum = checksumObject(key, sha256);
-  try {
-    await store.put(checksum.key, Buffer.from(checksum.text), { contentType: 'text/plain' });
-  } catch (error) {
-    throw new ArchiveStoreError(checksum.key, error);
-  }
+  if (sha256 === undefined) throw new ArchiveStoreError(key, new Error('the store did not ask for the checksum'));
   return { state: 'archived', key, sha256, bytes, contentType };
 }
