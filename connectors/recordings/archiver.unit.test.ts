@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { text } from 'node:stream/consumers';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtinStreams } from '../../src/source/streams/builtin-streams.js';
@@ -71,6 +72,30 @@ function archiver(progress: ArchiveProgress[] = [], extra: { deleteWithRecord?: 
 }
 
 describe('Archiver over the SQLite mirror and a folder', () => {
+  it('reads pending rows again while downloads run and still downloads each of many recordings once, its checksum beside it', async () => {
+    const db = new Database(path);
+    const insert = db.prepare(
+      `insert into calls (business_id, id, source, recording_url, created_at, raw, synced_at) values ('many', ?, 'v1', ?, '2026-03-01T10:00:00.000Z', '{}', '2026-01-01T00:00:00Z')`,
+    );
+    // More than two reads' worth (2 slots × 8 rows a read): later reads happen with downloads in flight.
+    const ids = Array.from({ length: 40 }, (_unused, index) => `m${String(index).padStart(2, '0')}`);
+    for (const id of ids) insert.run(id, `${HOST}/r/${id}.wav`);
+    db.close();
+    // One interceptor each, used once: a second request for a recording fails the MockAgent.
+    for (const id of ids)
+      agent
+        .get(HOST)
+        .intercept({ path: `/r/${id}.wav`, method: 'GET' })
+        .reply(200, `${id} bytes`, { headers: { 'content-type': 'audio/wav' } });
+    const progress: ArchiveProgress[] = [];
+    await archiver(progress).finish(['many']);
+    expect(progress.map((event) => `${event.ref.id}:${event.outcome.state}`).sort()).toEqual(ids.map((id) => `${id}:archived`));
+    expect(agent.pendingInterceptors()).toEqual([]);
+    const sha256 = createHash('sha256').update('m07 bytes').digest('hex');
+    expect(await text(await archive.store.read('many/calls/2026/03/m07.wav.sha256'))).toBe(`${sha256}  m07.wav\n`);
+    expect(await archive.state.counts()).toEqual([{ businessId: 'many', stream: 'calls', state: 'archived', count: 40, bytes: 40 * 'm00 bytes'.length }]);
+  });
+
   it('archives each stored record’s recording once, records the state beside it, and a rerun asks nothing', async () => {
     const recordings = agent.get(HOST);
     recordings.intercept({ path: '/r/c1.wav', method: 'GET' }).reply(200, audio, { headers: { 'content-type': 'audio/wav' } });
