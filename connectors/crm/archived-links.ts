@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { openRecordingState } from '../recordings/index.js';
+import type { Batch } from '../../src/sink/sink.js';
 import type { StateStoreConfig } from '../state-stores/index.js';
 
 /**
@@ -14,7 +15,17 @@ export interface ArchivedLinks {
 }
 
 /** A batch's links when the archive is not served (no `publicBaseUrl`): none, so upstream's go. */
-export const NO_ARCHIVED_LINKS: ReadonlyMap<string, string> = new Map();
+const NO_ARCHIVED_LINKS: ReadonlyMap<string, string> = new Map();
+
+/** The archived links of a batch's records, by id: one read per batch, none without an archive served. */
+export async function archivedLinksOfBatch(links: ArchivedLinks | undefined, batch: Batch): Promise<ReadonlyMap<string, string>> {
+  if (links === undefined) return NO_ARCHIVED_LINKS;
+  return links.of(
+    batch.businessId,
+    batch.table.stream,
+    batch.records.map((record) => record.id),
+  );
+}
 
 /**
  * Opens the archive's state in the `state:` database (its table created when missing).

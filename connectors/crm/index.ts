@@ -3,4 +3,4 @@ export { directionDecidedNote, otherParty, type PartyBasis } from './other-party
 export { TrackedNumbers } from './tracked-numbers.js';
 export { trackedNumbersSchema } from './config.js';
 export { CALL_STREAMS, callDescription, callDirection, callKey, callSubject, durationSeconds, fieldText, recordingLinks } from './call-mapping.js';
-export { NO_ARCHIVED_LINKS, openArchivedLinks, type ArchivedLinks } from './archived-links.js';
+export { archivedLinksOfBatch, openArchivedLinks, type ArchivedLinks } from './archived-links.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Batch, DeadLetter, SinkCapabilities, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { CALL_STREAMS, callKey, directionDecidedNote, NO_ARCHIVED_LINKS, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
+import { CALL_STREAMS, callKey, directionDecidedNote, archivedLinksOfBatch, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import { archiveCalls } from './archive.js';
 import { associateCallsWithContacts, type CallContactPair, type FailedPair } from './associations.js';
@@ -94,12 +94,7 @@ export class HubSpotTarget implements Target {
     // Read at every batch: numbers synced a moment ago (first in the run) or by another worker count.
     const tracked = config.associateContacts ? await this.#tracked.of(batch.businessId) : NO_NUMBERS;
     const isTracked = (number: string): boolean => tracked.has(number);
-    const links =
-      (await this.#options.archivedLinks?.of(
-        batch.businessId,
-        stream,
-        batch.records.map((record) => record.id),
-      )) ?? NO_ARCHIVED_LINKS;
+    const links = await archivedLinksOfBatch(this.#options.archivedLinks, batch);
     let byDirection = 0;
     for (const record of batch.records) {
       const mapped = mapRecordToCall(record, stream, config.uniqueProperty, this.#mapping, isTracked, links.get(record.id) ?? null);

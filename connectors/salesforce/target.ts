@@ -1,6 +1,15 @@
 import type { Logger } from 'pino';
 import type { Batch, CheckpointStore, DeadLetter, SinkCapabilities, StreamTable, SyncRecord } from '../../src/sink/sink.js';
-import { CALL_STREAMS, callDirection, callKey, directionDecidedNote, NO_ARCHIVED_LINKS, otherParty, TrackedNumbers, type ArchivedLinks } from '../crm/index.js';
+import {
+  CALL_STREAMS,
+  callDirection,
+  callKey,
+  directionDecidedNote,
+  archivedLinksOfBatch,
+  otherParty,
+  TrackedNumbers,
+  type ArchivedLinks,
+} from '../crm/index.js';
 import type { StateStoreRecords, Target, TargetOutcome } from '../../src/sink/parts.js';
 import type { SalesforceConfig } from './config.js';
 import { deleteTasks } from './delete-tasks.js';
@@ -79,12 +88,7 @@ export class SalesforceTarget implements Target {
     const stream = batch.table.stream;
     const rejected: DeadLetter[] = [];
     const tracked = await this.#tracked.of(batch.businessId);
-    const links =
-      (await this.#options.archivedLinks?.of(
-        batch.businessId,
-        stream,
-        batch.records.map((record) => record.id),
-      )) ?? NO_ARCHIVED_LINKS;
+    const links = await archivedLinksOfBatch(this.#options.archivedLinks, batch);
     let byDirection = 0;
     const inputs: { record: SyncRecord; fields: Record<string, string | number | boolean>; externalId: string; party: string | null }[] = [];
     for (const record of batch.records) {

@@ -11,6 +11,7 @@ import { startS3Server, type TestS3Server } from '../../support/s3-server.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
 import { simulatorScene } from '../support/simulator-scene.js';
+import { upstreamRecordings } from './upstream-recordings.js';
 import { postgresUrl, uniqueName } from '../services.js';
 
 /** Records dated before this have links the simulator already refuses (403): they expired before the archive reached them. */
@@ -34,22 +35,6 @@ interface StateRow {
   readonly recording_archive_key: string | null;
   readonly recording_sha256: string | null;
   readonly recording_bytes: number | string | null;
-}
-
-/** Every recording link upstream holds, with what the simulator says it serves. */
-function expectedRecordings(simulator: Simulator) {
-  return simulator.businesses.flatMap(({ name }) => {
-    const truth = simulator.truth(name);
-    return (['calls', 'voicemails'] as const).flatMap((stream) =>
-      truth[stream].flatMap((record) => {
-        const url = (record.expected as { recording_url?: unknown }).recording_url;
-        if (typeof url !== 'string') return [];
-        const served = simulator.recording(url);
-        if (served === undefined) throw new Error(`the simulator does not know ${url}`);
-        return [{ business: name, stream, id: record.id, served }];
-      }),
-    );
-  });
 }
 
 async function sha256Of(store: ObjectStore, key: string): Promise<{ sha256: string; bytes: number }> {
@@ -88,7 +73,7 @@ async function killThenRerun(simulator: Simulator, directory: string, sink: Reco
 
 /** What the exactness test checks, for any sink's state rows and any archive. */
 async function expectArchivedOnce(simulator: Simulator, rows: readonly StateRow[], store: ObjectStore, status: { counts: { state: string; count: number }[] }) {
-  const expected = expectedRecordings(simulator);
+  const expected = upstreamRecordings(simulator);
   const served = expected.filter((recording) => recording.served.status === 200);
   const expired = expected.filter((recording) => recording.served.status === 403);
   // The scene holds both kinds, so neither half of the check can pass empty.

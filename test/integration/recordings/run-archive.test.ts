@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Simulator } from '../../../simulator/index.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
 import { deleteKeys, runConfig, spawnRun, startFleet, waitFor } from '../worker/harness.js';
+import { upstreamRecordings } from './upstream-recordings.js';
 
 interface StateRow {
   readonly business_id: string;
@@ -17,20 +18,9 @@ interface StateRow {
   readonly recording_bytes: number | null;
 }
 
-/** Every recording link upstream holds now (calls and voicemails), with what the simulator serves for it. */
-function upstreamRecordings(sim: Simulator) {
-  return sim.businesses.flatMap(({ name }) => {
-    const truth = sim.truth(name);
-    return (['calls', 'voicemails'] as const).flatMap((stream) =>
-      truth[stream].flatMap((record) => {
-        const url = (record.expected as { recording_url?: unknown }).recording_url;
-        if (typeof url !== 'string') return [];
-        const served = sim.recording(url);
-        if (served === undefined) throw new Error(`the simulator does not know ${url}`);
-        return [{ key: `${name}/${stream}/${record.id}`, served }];
-      }),
-    );
-  });
+/** Upstream's recordings keyed as the `recordings` table's rows are read here. */
+function keyedUpstreamRecordings(sim: Simulator) {
+  return upstreamRecordings(sim).map(({ business, stream, id, served }) => ({ key: `${business}/${stream}/${id}`, served }));
 }
 
 /** The archive's state rows, by `business/stream/id`; none while `run` has not created the table. */
@@ -52,7 +42,7 @@ async function waitForArchived(sim: Simulator, dbPath: string, what: string): Pr
     what,
     () => {
       const rows = stateRows(dbPath);
-      return upstreamRecordings(sim).every(({ key }) => rows.get(key)?.recording_state === 'archived') ? rows : undefined;
+      return keyedUpstreamRecordings(sim).every(({ key }) => rows.get(key)?.recording_state === 'archived') ? rows : undefined;
     },
     60_000,
     500,
@@ -61,7 +51,7 @@ async function waitForArchived(sim: Simulator, dbPath: string, what: string): Pr
 
 /** Each recording's row and its file in the folder archive hold the simulator's bytes. */
 function expectArchivedAsServed(sim: Simulator, rows: ReadonlyMap<string, StateRow>, archiveDir: string): void {
-  for (const { key, served } of upstreamRecordings(sim)) {
+  for (const { key, served } of keyedUpstreamRecordings(sim)) {
     const row = rows.get(key);
     expect(row, key).toMatchObject({ recording_state: 'archived', recording_sha256: served.sha256, recording_bytes: served.bytes });
     const bytes = readFileSync(join(archiveDir, row?.recording_archive_key ?? ''));
@@ -90,7 +80,7 @@ describe('callsync run with recordings: archiving follows each sync through its 
       },
     };
     processes.push(spawnRun(ws.writeConfig(config)));
-    const history = upstreamRecordings(sim);
+    const history = keyedUpstreamRecordings(sim);
     // Both kinds of link are in the scene, so the check below cannot pass on an empty list.
     expect(history.filter(({ key }) => key.includes('/calls/')).length).toBeGreaterThan(20);
     expect(history.filter(({ key }) => key.includes('/voicemails/')).length).toBeGreaterThan(0);
@@ -102,10 +92,10 @@ describe('callsync run with recordings: archiving follows each sync through its 
       sim.addCalls('biz-2', 2);
       expectArchivedAsServed(sim, await waitForArchived(sim, ws.dbPath, `round ${round}: the new calls’ recordings archived`), archiveDir);
     }
-    expect(upstreamRecordings(sim).length).toBeGreaterThan(history.length);
+    expect(keyedUpstreamRecordings(sim).length).toBeGreaterThan(history.length);
     const counters = sim.counters().recordings;
     expect(counters.withCredentials).toBe(0);
-    expect(counters.byStatus['200'] ?? 0).toBeGreaterThanOrEqual(upstreamRecordings(sim).length);
+    expect(counters.byStatus['200'] ?? 0).toBeGreaterThanOrEqual(keyedUpstreamRecordings(sim).length);
     expect(processes[0]?.logs.filter((line) => line.msg === 'recording failed')).toEqual([]);
     expect(processes[0]?.child.exitCode).toBeNull();
   }, 300_000);
@@ -128,7 +118,7 @@ describe('callsync run with recordings: archiving follows each sync through its 
     expectArchivedAsServed(sim, rows, archiveDir);
     const counters = sim.counters();
     // Pages and downloads of both replicas together took from one budget per business.
-    expect(counters.recordings.byStatus['200'] ?? 0).toBeGreaterThanOrEqual(upstreamRecordings(sim).length);
+    expect(counters.recordings.byStatus['200'] ?? 0).toBeGreaterThanOrEqual(keyedUpstreamRecordings(sim).length);
     for (const { name } of sim.businesses) {
       expect(counters.businesses[name]?.rateLimited, name).toBe(0);
       expect(counters.businesses[name]?.maxWindowCount, name).toBeLessThanOrEqual(budget.limit);
