@@ -5,10 +5,11 @@ import { clickhouseColumnType, qualified, quoteName, quoteString } from './mappi
 
 /**
  * What the sink creates: the database, `sync_state`, `dead_letters` and one table per stream,
- * every one a ReplacingMergeTree whose newest `version` per key is the current row, and
- * `sync_state_buffer`, the Buffer table checkpoints are written through. Only syntax ClickHouse
- * 18.16 also has: `ENGINE = ReplacingMergeTree(version) ORDER BY (…)`, no partitions (FINAL
- * replaces rows within a partition only), `Nullable`, `DateTime('UTC')`, `Buffer(…)`.
+ * every one a ReplacingMergeTree whose newest `version` per key is the current row,
+ * `sync_state_buffer`, the Buffer table checkpoints are written through, and the report views
+ * over `calls`. Only syntax ClickHouse 18.16 also has: `ENGINE = ReplacingMergeTree(version)
+ * ORDER BY (…)`, no partitions (FINAL replaces rows within a partition only), `Nullable`,
+ * `DateTime('UTC')`, `Buffer(…)`, views with `FINAL`.
  */
 
 const ENGINE = 'ENGINE = ReplacingMergeTree(version)';
@@ -72,10 +73,40 @@ export async function migrate(connection: ClickHouseConnection, database: string
   for (const [table, definition] of Object.entries(bookkeeping(database))) if (!existing.has(table)) await createTable(connection, database, table, definition);
 }
 
+/** The columns of `calls` the report views read (the builtin calls stream has them all). */
+const REPORTED_COLUMNS = ['tracking_number_id', 'created_at', 'status', 'duration_seconds'];
+
+/**
+ * The SQL sinks' report views (docs/schema.md#report-views) over the current rows of `calls`:
+ * `FINAL` gives each key's newest version, deleted ones left out. A null condition counts neither
+ * way, as `case when` does in SQL, because 18.16's `countIf` of a null condition would be null.
+ * `day` is the UTC day whatever the server's time zone.
+ */
+function reportViews(database: string): Readonly<Record<string, string>> {
+  const calls = qualified(database, 'calls');
+  const figures =
+    "count() AS calls, countIf(ifNull(status = 'completed', 0)) AS answered, countIf(ifNull(status != 'completed', 0)) AS missed, " +
+    'sum(ifNull(duration_seconds, 0)) AS talk_seconds';
+  return {
+    calls_daily:
+      `AS SELECT business_id, tracking_number_id, toDate(created_at, 'UTC') AS day, ${figures} ` +
+      `FROM ${calls} FINAL WHERE deleted_at IS NULL GROUP BY business_id, tracking_number_id, day`,
+    calls_by_tracking_number:
+      `AS SELECT business_id, tracking_number_id, ${figures}, min(created_at) AS first_call_at, max(created_at) AS last_call_at ` +
+      `FROM ${calls} FINAL WHERE deleted_at IS NULL GROUP BY business_id, tracking_number_id`,
+  };
+}
+
+async function createReportViews(connection: ClickHouseConnection, database: string, existing: ReadonlySet<string>): Promise<void> {
+  for (const [view, definition] of Object.entries(reportViews(database)))
+    if (!existing.has(view)) await connection.command(`CREATE VIEW IF NOT EXISTS ${qualified(database, view)} ${definition}`);
+}
+
 /**
  * Creates the stream tables that are missing and adds the columns an existing one lacks (a
  * stream that grew a field, a column newly declared in `columns:`); never drops or retypes one.
- * Rows stored before a column was added keep null there until they are written again.
+ * Rows stored before a column was added keep null there until they are written again. Once
+ * `calls` has the columns they read, the report views are created when missing.
  */
 export async function prepareStreamTables(connection: ClickHouseConnection, database: string, tables: readonly StreamTable[]): Promise<void> {
   const existing = await existingTables(connection, database);
@@ -89,6 +120,8 @@ export async function prepareStreamTables(connection: ClickHouseConnection, data
     for (const column of table.columns) {
       if (have.has(column.name) || RESERVED_COLUMNS.has(column.name)) continue;
       await connection.command(`ALTER TABLE ${qualified(database, table.table)} ADD COLUMN ${quoteName(column.name)} ${clickhouseColumnType(column.type)}`);
+      have.add(column.name);
     }
+    if (table.table === 'calls' && REPORTED_COLUMNS.every((column) => have.has(column))) await createReportViews(connection, database, existing);
   }
 }
