@@ -138,7 +138,12 @@ export interface FlushLimits {
 }
 
 export interface CheckpointStore {
-  /** The last stored checkpoint, or undefined when the stream has never synced. */
+  /**
+   * The last stored checkpoint, or undefined when the stream has never synced. The engine calls it
+   * at the start of every run of a stream, before that run's first write: a store that keeps what
+   * it last stored (to spare a page's write a read) reads again here, since another process may
+   * have written the stream while the lease was elsewhere.
+   */
   load(businessId: string, stream: string): Promise<Checkpoint | undefined>;
   /** Replaces the stored checkpoint, `recordsSynced` included (an operator's reset). */
   save(checkpoint: Checkpoint): Promise<void>;

@@ -178,3 +178,47 @@ describe('syncStream, one page after another', () => {
     }
   });
 });
+
+/** A sink that notes each checkpoint load and each write, in order. */
+class CallOrderSink extends ManagedSink {
+  readonly calls: string[] = [];
+  constructor(store: MemoryStateStore) {
+    super({ type: 'memory', store }, logger);
+    const checkpoints = this.checkpoints;
+    const load = checkpoints.load.bind(checkpoints);
+    checkpoints.load = (businessId, stream) => {
+      this.calls.push('load');
+      return load(businessId, stream);
+    };
+  }
+
+  override async write(batch: Batch, position: JsonObject): Promise<WriteResult> {
+    this.calls.push('write');
+    return super.write(batch, position);
+  }
+}
+
+describe('syncStream and the checkpoint store', () => {
+  it('loads the checkpoint at the start of every run of a stream, before that run writes (CheckpointStore.load says stores may rely on it)', async () => {
+    const sink = new CallOrderSink(new MemoryStateStore());
+    // Upstream grows between the runs, so the second has a page to write.
+    const run = (records: number) =>
+      syncStream({
+        businessId: 'acme',
+        source: sourceOf(
+          sms,
+          client((_, query) => Promise.resolve(list('sms', records)(query))),
+        ),
+        sink,
+        normalizeContext,
+        signal: new AbortController().signal,
+      });
+    await run(4);
+    await run(6);
+    const runs = sink.calls
+      .join(' ')
+      .split(/(?=load)/)
+      .map((calls) => calls.trim());
+    expect(runs).toEqual(['load write write', 'load write']);
+  });
+});
