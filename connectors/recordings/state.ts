@@ -48,6 +48,11 @@ interface RecordingRow extends RecordingRef {
 }
 
 const TABLE = 'recordings';
+/**
+ * When the record of an archived recording was last written to a CRM with its archived link
+ * (null: not yet, or archived again since): what a CRM sink still owes, kept across a crash.
+ */
+const LINK_SENT_AT = 'link_sent_at';
 
 /** Ids per lookup statement, well under every bind limit. */
 const LOOKUP_CHUNK = 500;
@@ -103,10 +108,18 @@ export class RecordingStateStore {
         .addColumn('recording_archived_at', timestamp)
         .addColumn('attempts', counter, (column) => column.notNull().defaultTo(0))
         .addColumn('updated_at', timestamp, (column) => column.notNull())
+        .addColumn(LINK_SENT_AT, timestamp)
         .addPrimaryKeyConstraint('recordings_pkey', ['business_id', 'stream', 'id']);
       if (adapter.tableOptions !== undefined) table = table.modifyEnd(sql.raw(adapter.tableOptions));
       await table.execute();
+      // A table created before the column existed: its archived rows read as not sent, so each is written to the CRM once more.
+      const existing = (await db.introspection.getTables()).find(
+        (candidate) => candidate.name === TABLE && (adapter.schema === undefined || candidate.schema === adapter.schema),
+      );
+      if (existing !== undefined && !existing.columns.some((column) => column.name === LINK_SENT_AT))
+        await db.schema.alterTable(TABLE).addColumn(LINK_SENT_AT, timestamp).execute();
       await sql.raw(`create index if not exists recordings_state_idx on ${this.#table} (business_id, recording_state)`).execute(db);
+      await sql.raw(`create index if not exists recordings_unsent_idx on ${this.#table} (business_id, recording_state, ${LINK_SENT_AT})`).execute(db);
     });
   }
 
@@ -199,19 +212,38 @@ export class RecordingStateStore {
 
   /**
    * One page (ids ascending, after `after`) of the stored, not deleted records of `source` whose
-   * recording was archived at or after `since`, each with its `raw` as stored: what a CRM sink
-   * writes again so the CRM gets the archived link. `raw` is read as text, the same in every dialect.
+   * recording is archived and whose archived link no CRM write has carried yet (`link_sent_at`
+   * null), each with its `raw` as stored: what a CRM sink writes again so the CRM gets the archived
+   * link. `raw` is read as text, the same in every dialect.
    */
-  async archivedSince(businessId: string, source: RecordingSource, since: string, after: string, limit: number): Promise<{ id: string; raw: Json }[]> {
+  async unsentLinks(businessId: string, source: RecordingSource, after: string, limit: number): Promise<{ id: string; raw: Json }[]> {
     const p = (index: number): string => this.#adapter.placeholder(index);
     const records = qualifiedTable(this.#adapter, source.table);
     const text =
       `select t.id, cast(t.raw as text) as raw from ${this.#table} as r join ${records} as t on t.business_id = r.business_id and t.id = r.id ` +
-      `where r.business_id = ${p(1)} and r.stream = ${p(2)} and r.recording_state = 'archived' ` +
-      `and r.recording_archived_at >= cast(${p(3)} as ${this.#adapter.timestampType}) and t.deleted_at is null and t.id > ${p(4)} ` +
-      `order by t.id limit ${p(5)}`;
-    const rows = await this.#driver.select(named(text), [businessId, source.stream, since, after, limit]);
+      `where r.business_id = ${p(1)} and r.stream = ${p(2)} and r.recording_state = 'archived' and r.${LINK_SENT_AT} is null ` +
+      `and t.deleted_at is null and t.id > ${p(3)} order by t.id limit ${p(4)}`;
+    const rows = await this.#driver.select(named(text), [businessId, source.stream, after, limit]);
     return rows.map((row) => ({ id: String(row.id), raw: JSON.parse(String(row.raw)) as Json }));
+  }
+
+  /**
+   * Marks the archived links of `ids` sent, once the CRM took the write that carried them. Only
+   * rows archived at or before `readAt` (when the caller read them): a recording archived again
+   * since (its record stored again after `deleted`) still owes its new link. Resolves with the rows marked.
+   */
+  async markLinksSent(businessId: string, stream: string, ids: readonly string[], readAt: string, now: string): Promise<number> {
+    const p = (index: number): string => this.#adapter.placeholder(index);
+    let marked = 0;
+    for (let from = 0; from < ids.length; from += LOOKUP_CHUNK) {
+      const part = ids.slice(from, from + LOOKUP_CHUNK);
+      const text =
+        `update ${this.#table} set ${LINK_SENT_AT} = cast(${p(1)} as ${this.#adapter.timestampType}) ` +
+        `where business_id = ${p(2)} and stream = ${p(3)} and recording_state = 'archived' and ${LINK_SENT_AT} is null ` +
+        `and recording_archived_at <= cast(${p(4)} as ${this.#adapter.timestampType}) and id in (${part.map((_id, index) => p(index + 5)).join(', ')})`;
+      marked += await this.#driver.transaction((executor) => executor.run(text, [now, businessId, stream, readAt, ...part]));
+    }
+    return marked;
   }
 
   /** Records how a download ended; `archived` with its key, SHA-256, size and time. */
@@ -220,7 +252,9 @@ export class RecordingStateStore {
     const archived = outcome.state === 'archived';
     const text =
       `update ${this.#table} set recording_state = ${p(1)}, recording_reason = ${p(2)}, recording_archive_key = ${p(3)}, ` +
-      `recording_sha256 = ${p(4)}, recording_bytes = ${p(5)}, recording_archived_at = ${p(6)}, attempts = attempts + 1, updated_at = ${p(7)} ` +
+      `recording_sha256 = ${p(4)}, recording_bytes = ${p(5)}, recording_archived_at = ${p(6)}, attempts = attempts + 1, updated_at = ${p(7)}, ` +
+      // Archived (again): the CRM has not had this link yet.
+      `${LINK_SENT_AT} = null ` +
       `where business_id = ${p(8)} and stream = ${p(9)} and id = ${p(10)}`;
     const values = [
       outcome.state,

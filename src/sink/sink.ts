@@ -118,7 +118,7 @@ export interface SinkCapabilities {
   /**
    * The target sends an archived recording's public link (`recordings.publicBaseUrl`) instead of
    * upstream's, looked up at each write: a call written before its recording was archived carries
-   * the archived link only once it is written again, which the archive does at its end.
+   * the archived link only once it is written again, which the archive does once it is archived (docs/recordings.md).
    * @defaultValue absent: the target sends the links the records carry
    */
   readonly archivedRecordingLinks?: boolean;

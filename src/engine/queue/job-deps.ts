@@ -33,6 +33,12 @@ export interface SyncJobDeps {
   readonly logger: Logger;
   /** Aborted on SIGTERM/SIGINT: jobs stop after the page in flight is stored. */
   readonly shutdown: AbortSignal;
+  /**
+   * Runs after a stream synced, while its lease is still held: writes that must not race a sync
+   * of the stream (the recordings archive's rewrite of archived calls) run here. Must not throw.
+   * @defaultValue none
+   */
+  readonly afterStreamSynced?: (business: string, stream: string) => Promise<void>;
 }
 
 /** How one stream of a business job ended. */

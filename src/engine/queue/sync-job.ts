@@ -115,6 +115,7 @@ async function leasedRun(run: BusinessRun): Promise<SyncJobResult> {
           // One info line per stream run, so an operator reading `run`'s log sees every sync without debug.
           deps.logger.info({ business, stream, records: end.result.records, written: end.result.written, durationMs: Date.now() - streamStarted }, 'sync done');
           outcomes.push({ stream, outcome: 'synced', pages: end.result.pages, records: end.result.records, written: end.result.written });
+          await deps.afterStreamSynced?.(business, stream);
           break;
         case 'reconciled':
           outcomes.push({ stream, outcome: 'reconciled', drift: end.drift });

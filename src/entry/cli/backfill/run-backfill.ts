@@ -39,6 +39,8 @@ export async function runBackfill(options: BackfillOptions): Promise<BusinessOut
   const limit = pLimit(config.backfill.concurrency);
   try {
     await sink.prepare(planTables(options.plans));
+    // What an earlier backfill archived and was stopped before writing again (it holds every stream's lease, as this one does now).
+    await archive?.resend();
     const outcomes = await Promise.all(
       options.plans.map((plan) =>
         limit(async () => {

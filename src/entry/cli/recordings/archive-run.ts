@@ -6,7 +6,7 @@ import type { Sink } from '../../../sink/sink.js';
 import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
 import { abortableSleep } from '../../../http/index.js';
 import { archiveBudget } from './archive-budget.js';
-import { resendArchived } from './resend-archived.js';
+import { resendArchived, type ResendResult, type StreamExclusive } from './resend-archived.js';
 import type { RateLimiter } from '../../../source/ratelimit/index.js';
 import { createUpstreamAgent } from '../../../source/upstream/index.js';
 import { createRedactor } from '../../../base/redact/index.js';
@@ -14,6 +14,16 @@ import { EXIT, OperatorError } from '../failure/exit-codes.js';
 import { planTables } from '../failure/preflight.js';
 
 type RecordingsSection = NonNullable<CallsyncConfig['recordings']>;
+
+/** Which records `ArchiveRun.resend` writes again, and how it keeps other writers out. */
+interface ResendScope {
+  /** @defaultValue every planned business */
+  readonly business?: string;
+  /** @defaultValue every stream with recordings */
+  readonly stream?: string;
+  /** @defaultValue none: the caller holds the streams' leases (a backfill, a sync job) */
+  readonly exclusive?: StreamExclusive;
+}
 
 /** Recordings done so far in one run, for the person watching. */
 export interface RecordingTotals {
@@ -29,7 +39,14 @@ export interface ArchiveRun {
   poke(businessId: string): void;
   /** One pass for the business, awaited; rejects with its own failure only (`run`'s queue: one job, one pass). */
   pass(businessId: string): Promise<void>;
-  /** Archives what is left of every business and waits; rethrows a storage failure. */
+  /**
+   * Writes again, to a sink that sends archived links, the stored records whose archived link no
+   * write has carried yet (resend-archived.ts), of every planned business and stream or of those
+   * `scope` names; with `scope.exclusive`, each stream only while its lease is free. Nothing for
+   * any other sink.
+   */
+  resend(scope?: ResendScope): Promise<ResendResult>;
+  /** Archives what is left of every business and waits, then resends (`resend`); rethrows a storage failure. */
   finish(): Promise<void>;
   readonly totals: Readonly<RecordingTotals>;
   close(): Promise<void>;
@@ -49,8 +66,8 @@ interface ArchiveRunOptions {
   /** @defaultValue one keep-alive agent for the archive */
   readonly dispatcher?: Dispatcher;
   /**
-   * The sink the sync writes. When its target sends archived links, `finish` writes the calls
-   * archived in this run again, so the CRM gets the archived link (resend-archived.ts). @defaultValue none
+   * The sink the sync writes. When its target sends archived links, `resend` and `finish` write
+   * the calls archived and not yet sent again, so the CRM gets the archived link (resend-archived.ts). @defaultValue none
    */
   readonly sink?: Sink;
 }
@@ -89,7 +106,19 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
   const apiOrigin = new URL(config.upstream.baseUrl).origin;
   const totals: RecordingTotals = { archived: 0, expired: 0, failed: 0, bytes: 0 };
   const sources = recordingSources(planTables([...plans]));
-  const startedAt = new Date().toISOString();
+  const resend = async (scope: ResendScope = {}): Promise<ResendResult> => {
+    if (options.sink === undefined) return { sent: 0, busy: [] };
+    const { business, stream, exclusive } = scope;
+    const result = await resendArchived({
+      sink: options.sink,
+      state: archive.state,
+      sources: stream === undefined ? sources : sources.filter((source) => source.stream === stream),
+      plans: business === undefined ? plans : plans.filter((plan) => plan.name === business),
+      ...(exclusive === undefined ? {} : { exclusive }),
+    });
+    if (result.sent > 0) options.logger.info({ resent: result.sent }, 'calls written again with their archived recording links');
+    return result;
+  };
   const archiver = new Archiver({
     state: archive.state,
     sources,
@@ -129,6 +158,7 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
   return {
     poke: (businessId) => archiver.poke(businessId),
     pass: (businessId) => archiver.pass(businessId),
+    resend,
     // Stopped by a signal: only the passes in flight are awaited, and their abort is no failure.
     finish: async () => {
       const stopped = options.signal?.aborted === true;
@@ -136,10 +166,7 @@ export async function startArchiveRun(options: ArchiveRunOptions): Promise<Archi
         if (options.signal?.aborted !== true) throw error;
       });
       // Every page is written by now, so the positions loaded for the rewrite are the last ones.
-      if (options.sink !== undefined && options.signal?.aborted !== true) {
-        const resent = await resendArchived(options.sink, archive.state, sources, plans, startedAt);
-        if (resent > 0) options.logger.info({ resent }, 'calls written again with their archived recording links');
-      }
+      if (options.signal?.aborted !== true) await resend();
     },
     totals,
     close: async () => {

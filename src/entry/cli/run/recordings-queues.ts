@@ -7,7 +7,9 @@ import { ARCHIVE_QUEUE, createArchiveProcessor, queueArchive, type ArchiveJobDat
 import type { QueueKeys } from '../../../engine/queue/names.js';
 import type { BusinessPlan } from '../../../engine/sync/business-plan.js';
 import type { RateLimiter } from '../../../source/ratelimit/index.js';
+import type { Sink } from '../../../sink/sink.js';
 import { startArchiveRun } from '../recordings/archive-run.js';
+import { leasedStream } from './leased-stream.js';
 
 /** BullMQ events kept in the archive queue's stream (nothing reads it). */
 const EVENTS_KEPT = 100;
@@ -19,6 +21,12 @@ interface RecordingsQueuesOptions {
   readonly secrets: readonly string[];
   /** BullMQ's connection (retries forever). */
   readonly connection: RedisClient;
+  /** The connection stream leases are taken on (the one sync jobs take theirs on). */
+  readonly redis: RedisClient;
+  /** The sink the syncs write: a CRM sink that sends archived links gets archived calls written again. */
+  readonly sink: Sink;
+  /** The sink's name in stream locks (`describeSink(config.sink).lockName`). */
+  readonly sinkLockName: string;
   readonly outage: RedisOutageLog;
   readonly keys: QueueKeys;
   /** The shards this process consumes: it runs their archive jobs too. */
@@ -37,6 +45,12 @@ interface RecordingsQueuesOptions {
 export interface RecordingsQueues {
   /** A sync of `business` stored records: queue its archive pass (coalesced). Never throws; a Redis failure is logged. */
   afterSync(business: string): void;
+  /**
+   * A sync of `business` × `stream` ended and still holds its lease: write again the archived
+   * calls a CRM has not had the archived link of (those an archive job found the lease busy for).
+   * Never throws; a failure is logged and the calls wait for the next time.
+   */
+  afterStreamSynced(business: string, stream: string): Promise<void>;
   /** Stops the archive workers (their downloads aborted by the signal first), then closes the archive. */
   close(): Promise<void>;
 }
@@ -61,6 +75,7 @@ export async function startRecordingsQueues(options: RecordingsQueuesOptions): P
     logger,
     secrets: options.secrets,
     signal: options.signal,
+    sink: options.sink,
     ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
     onProgress: ({ ref, outcome }) => {
       const detail = outcome.state === 'archived' ? { bytes: outcome.bytes } : { reason: outcome.reason };
@@ -79,7 +94,24 @@ export async function startRecordingsQueues(options: RecordingsQueuesOptions): P
     if (queue === undefined) throw new RangeError(`no shard for ${business}`);
     return queue;
   };
-  const processor = createArchiveProcessor({ businesses: new Set(plans.map((plan) => plan.name)), pass: (business) => archive.pass(business), logger });
+  const exclusive = leasedStream({
+    redis: options.redis,
+    space: keys.space,
+    sinkLockName: options.sinkLockName,
+    ttlMs: options.config.worker.lockDurationMs,
+    logger,
+  });
+  /**
+   * A pass, then the calls it archived written again under each stream's lease. A stream whose
+   * lease a sync holds is left: that sync writes them before it frees the lease
+   * (`afterStreamSynced`); a backfill holding it writes them at its end.
+   */
+  const passAndResend = async (business: string): Promise<void> => {
+    await archive.pass(business);
+    const { busy } = await archive.resend({ business, exclusive });
+    if (busy.length > 0) logger.debug({ business, streams: busy }, 'streams being synced; their archived calls are written again by that sync');
+  };
+  const processor = createArchiveProcessor({ businesses: new Set(plans.map((plan) => plan.name)), pass: passAndResend, logger });
   const perShard = Math.max(1, Math.ceil(recordings.concurrency / options.consume.length));
   const workers = options.consume.map((shard) =>
     new Worker<ArchiveJobData>(ARCHIVE_QUEUE, processor, {
@@ -109,6 +141,16 @@ export async function startRecordingsQueues(options: RecordingsQueuesOptions): P
   logger.info({ concurrency: recordings.concurrency, businesses: mine.length }, 'recordings archive started');
   return {
     afterSync: (business) => void queue(business),
+    afterStreamSynced: async (business, stream) => {
+      try {
+        await archive.resend({ business, stream });
+      } catch (error) {
+        logger.warn(
+          { business, stream, err: error instanceof Error ? error.message : String(error) },
+          'could not write archived calls again; the next archive pass or sync does',
+        );
+      }
+    },
     async close() {
       await Promise.all(workers.map((worker) => worker.close()));
       await Promise.all(queues.map((q) => q.close()));
