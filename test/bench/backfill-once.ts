@@ -3,6 +3,7 @@ import { createSink } from '../../connectors/registry.js';
 import { createLogReporter } from '../../src/entry/cli/backfill/log-reporter.js';
 import { runBackfill } from '../../src/entry/cli/backfill/run-backfill.js';
 import type { CallsyncConfig } from '../../src/config/index.js';
+import type { BusinessOutcome } from '../../src/engine/sync/sync-event.js';
 import { planBusinesses } from '../../src/engine/sync/plan-businesses.js';
 import { silentLogger } from '../support/silent-logger.js';
 
@@ -20,6 +21,11 @@ export async function backfillOnce(config: CallsyncConfig<SinkConfig>): Promise<
   const sink = await createSink(config.sink, { logger });
   const outcomes = await runBackfill({ config, plans, sink, reporter: createLogReporter(logger) }).finally(() => sink.close());
   const seconds = (performance.now() - started) / 1000;
+  return { seconds, ...tallyOutcomes(outcomes) };
+}
+
+/** The records a backfill stored and its failures, one line each (`business` or `business/stream`: message). */
+export function tallyOutcomes(outcomes: readonly BusinessOutcome[]): { records: number; failures: string[] } {
   let records = 0;
   const failures: string[] = [];
   for (const outcome of outcomes) {
@@ -29,5 +35,5 @@ export async function backfillOnce(config: CallsyncConfig<SinkConfig>): Promise<
       if (stream.failure !== undefined) failures.push(`${outcome.business}/${stream.stream}: ${stream.failure.message}`);
     }
   }
-  return { seconds, records, failures };
+  return { records, failures };
 }

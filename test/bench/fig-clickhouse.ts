@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createSink } from '../../connectors/registry.js';
@@ -8,10 +7,10 @@ import type { JsonObject, Sink, SyncRecord } from '../../src/sink/sink.js';
 import { builtinStreams } from '../../src/source/streams/builtin-streams.js';
 import { parseJsonExact } from '../../src/source/upstream/read-response.js';
 import { buildCli } from '../integration/support/cli-build.js';
-import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { firstBusiness, rawWalk, type RawCall } from '../support/raw-walk.js';
 import { silentLogger } from '../support/silent-logger.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
+import { measureInChild, peakOf, type MemoryChildReport } from './memory-child-spawn.js';
 import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 
 const TARGET = 0.8;
@@ -72,7 +71,7 @@ export async function benchClickHouse(ctx: BenchContext): Promise<BenchRow[]> {
   ];
   ctx.log('clickhouse: peak RSS of a 300k-call backfill');
   const memory = await backfillMemory(url, 300_000);
-  const peak = Math.max(memory.peakRss, memory.vmHwm ?? 0);
+  const peak = peakOf(memory);
   rows.push({
     figure: 'clickhouse: peak RSS, 300k-call backfill',
     measured: `${megabytes(peak)} (at start ${megabytes(memory.startRss)}; ${perSecond(memory.records / memory.seconds)})`,
@@ -151,29 +150,13 @@ async function measureInterleaved(client: ClickHouseClient, url: string, pages: 
   }
 }
 
-interface MemoryRun {
-  readonly records: number;
-  readonly seconds: number;
-  readonly failures: readonly string[];
-  readonly startRss: number;
-  readonly peakRss: number;
-  readonly vmHwm?: number;
-}
-
-async function backfillMemory(url: string, calls: number): Promise<MemoryRun> {
+async function backfillMemory(url: string, calls: number): Promise<MemoryChildReport> {
   const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   const sim = await startSimulatorChild({ calls, seed: 5 });
   const database = `t_bench_ch_${randomBytes(4).toString('hex')}`;
   const client = createClient({ url, request_timeout: REQUEST_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } });
   try {
-    const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
-    const sink = JSON.stringify({ type: 'clickhouse', url, database });
-    const child = spawnNode(join(build.root, 'test/bench/clickhouse-memory-child.js'), [upstream, sink]);
-    try {
-      return JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
-    } finally {
-      await stopChild(child);
-    }
+    return await measureInChild(build, 'clickhouse-memory-child', sim, [JSON.stringify({ type: 'clickhouse', url, database })]);
   } finally {
     await sim.close();
     await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });

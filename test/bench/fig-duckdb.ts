@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { buildCli } from '../integration/support/cli-build.js';
 import { benchConfig } from '../support/bench-config.js';
-import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { firstBusiness, rawWalk } from '../support/raw-walk.js';
 import { startSimulatorChild, type SimulatorChild } from '../support/simulator-child.js';
 import { backfillOnce } from './backfill-once.js';
+import { measureInChild, peakOf, type MemoryChildReport } from './memory-child-spawn.js';
 import { cpuSeconds } from './process-cpu.js';
 import { rawDuckDbBaseline } from './raw-duckdb-baseline.js';
 import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
@@ -52,7 +52,7 @@ export async function benchDuckDb(ctx: BenchContext): Promise<BenchRow[]> {
   const ratio = pipeline / baseline;
   const cpuRatio = Math.max(...rounds.map((r) => r.pipelinePerCpu)) / Math.max(...rounds.map((r) => r.baselinePerCpu));
   const memory = await peakRss(ctx, 300_000);
-  const peak = Math.max(memory.peakRss, memory.vmHwm ?? 0);
+  const peak = peakOf(memory);
   return [
     {
       figure: `duckdb. throughput, DuckDB (${calls / 1000}k calls)`,
@@ -79,11 +79,7 @@ async function runPipeline(ctx: BenchContext, sim: SimulatorChild, round: number
   return run.records / run.seconds;
 }
 
-interface MemoryRun {
-  readonly records: number;
-  readonly failures: readonly string[];
-  readonly peakRss: number;
-  readonly vmHwm?: number;
+interface MemoryRun extends MemoryChildReport {
   /** V8's heap and the buffers outside it at the sample of the peak: the rest of the peak is native (DuckDB, the allocators, the code). */
   readonly atPeak?: { readonly heapTotal: number; readonly heapUsed: number; readonly external: number };
 }
@@ -93,14 +89,8 @@ async function peakRss(ctx: BenchContext, calls: number): Promise<MemoryRun> {
   const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   const sim = await startSimulatorChild({ calls, seed: 5 });
   try {
-    const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
     const sink = JSON.stringify({ type: 'duckdb', path: join(ctx.tmpDir, 'memory.duckdb') });
-    const child = spawnNode(join(build.root, 'test/bench/duckdb-memory-child.js'), [upstream, sink]);
-    try {
-      return JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
-    } finally {
-      await stopChild(child);
-    }
+    return await measureInChild<MemoryRun>(build, 'duckdb-memory-child', sim, [sink]);
   } finally {
     await sim.close();
     build.remove();

@@ -1,18 +1,12 @@
 import { join } from 'node:path';
-import { buildCli } from '../integration/support/cli-build.js';
-import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
+import { buildCli, type CliBuild } from '../integration/support/cli-build.js';
 import { dropSchema } from '../support/raw-postgres-baseline.js';
 import { benchSchema } from './fig-throughput.js';
+import { measureInChild, peakOf, type MemoryChildReport } from './memory-child-spawn.js';
 import { megabytes, verdict, type BenchContext, type BenchRow } from './result.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
 
-interface MemoryRun {
-  readonly records: number;
-  readonly seconds: number;
-  readonly failures: readonly string[];
-  readonly peakRss: number;
-  readonly vmHwm?: number;
-  readonly startRss: number;
+interface MemoryRun extends MemoryChildReport {
   readonly firstHalfMax: number;
   readonly secondHalfMax: number;
 }
@@ -42,14 +36,14 @@ export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
   try {
     for (const calls of sizes) {
       ctx.log(`memory: syncing ${calls} calls in a child process`);
-      runs.push({ calls, run: await measure(ctx, calls, join(build.root, 'test/bench/memory-child.js')) });
+      runs.push({ calls, run: await measure(ctx, calls, build) });
     }
     ctx.log(`memory: syncing ${POSTGRES_CALLS} calls into Postgres (flushes of 5,000 by COPY) in a child process`);
-    postgres = await measurePostgres(ctx, join(build.root, 'test/bench/memory-child.js'));
+    postgres = await measurePostgres(ctx, build);
   } finally {
     build.remove();
   }
-  const peaks = runs.map(({ run }) => Math.max(run.peakRss, run.vmHwm ?? 0));
+  const peaks = runs.map(({ run }) => peakOf(run));
   const largest = runs[runs.length - 1]!.run;
   const flat = largest.secondHalfMax <= FLAT_FACTOR * largest.firstHalfMax;
   const sqliteRows = runs.map(({ calls, run }, index) => {
@@ -64,7 +58,7 @@ export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
     };
   });
   if (postgres === undefined) return sqliteRows;
-  const postgresPeak = Math.max(postgres.peakRss, postgres.vmHwm ?? 0);
+  const postgresPeak = peakOf(postgres);
   return [
     ...sqliteRows,
     {
@@ -78,26 +72,20 @@ export async function benchMemory(ctx: BenchContext): Promise<BenchRow[]> {
 }
 
 /** As `measure`, the sink Postgres at its defaults in a schema of this run only. */
-async function measurePostgres(ctx: BenchContext, childScript: string): Promise<MemoryRun> {
+async function measurePostgres(ctx: BenchContext, build: CliBuild): Promise<MemoryRun> {
   const schema = benchSchema('memory');
   try {
-    return await measure(ctx, POSTGRES_CALLS, childScript, JSON.stringify({ type: 'postgres', url: ctx.postgresUrl, schema }));
+    return await measure(ctx, POSTGRES_CALLS, build, JSON.stringify({ type: 'postgres', url: ctx.postgresUrl, schema }));
   } finally {
     await dropSchema(ctx.postgresUrl, schema);
   }
 }
 
-async function measure(ctx: BenchContext, calls: number, childScript: string, sinkJson?: string): Promise<MemoryRun> {
+async function measure(ctx: BenchContext, calls: number, build: CliBuild, sinkJson?: string): Promise<MemoryRun> {
   const sim = await startSimulatorChild({ calls, seed: 5 });
   try {
-    const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
     const sqlitePath = join(ctx.tmpDir, `memory-${calls}.db`);
-    const child = spawnNode(childScript, sinkJson === undefined ? [upstream, sqlitePath] : [upstream, '', sinkJson]);
-    try {
-      return JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
-    } finally {
-      await stopChild(child);
-    }
+    return await measureInChild<MemoryRun>(build, 'memory-child', sim, sinkJson === undefined ? [sqlitePath] : ['', sinkJson]);
   } finally {
     await sim.close();
   }

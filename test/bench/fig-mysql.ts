@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { createSink } from '../../connectors/registry.js';
 import { chunks } from '../../src/base/chunks.js';
@@ -7,10 +6,10 @@ import type { DeadLetter, JsonObject, StreamTable, SyncRecord } from '../../src/
 import { parseJsonExact } from '../../src/source/upstream/read-response.js';
 import { builtinStreams } from '../../src/source/streams/builtin-streams.js';
 import { buildCli } from '../integration/support/cli-build.js';
-import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { firstBusiness, rawWalk, type RawCall } from '../support/raw-walk.js';
 import { silentLogger } from '../support/silent-logger.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
+import { measureInChild, peakOf, type MemoryChildReport } from './memory-child-spawn.js';
 import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 
 const PAGE_SIZE = 500;
@@ -184,12 +183,7 @@ async function rawUpsert(table: StreamTable, pages: readonly Page[], round: numb
   });
 }
 
-interface MemoryRun {
-  readonly records: number;
-  readonly failures: readonly string[];
-  readonly peakRss: number;
-  readonly vmHwm?: number;
-  readonly startRss: number;
+interface MemoryRun extends MemoryChildReport {
   readonly secondHalfMax: number;
 }
 
@@ -201,18 +195,12 @@ async function memoryRow(ctx: BenchContext): Promise<BenchRow> {
     ctx.log(`mysql memory: backfilling ${calls} calls into MySQL in a child process`);
     const sim = await startSimulatorChild({ calls, seed: 5 });
     try {
-      const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
       let run: MemoryRun | undefined;
       await withDatabase('memory', async (url) => {
-        const child = spawnNode(join(build.root, 'test/bench/mysql-memory-child.js'), [upstream, url]);
-        try {
-          run = JSON.parse(await firstLine(child, 900_000)) as MemoryRun;
-        } finally {
-          await stopChild(child);
-        }
+        run = await measureInChild<MemoryRun>(build, 'mysql-memory-child', sim, [url], 900_000);
       });
       if (run === undefined) throw new Error('the memory child said nothing');
-      const peak = Math.max(run.peakRss, run.vmHwm ?? 0);
+      const peak = peakOf(run);
       return {
         figure: 'mysql. peak RSS, 300k calls into MySQL/MariaDB',
         measured: `${megabytes(peak)} (at start ${megabytes(run.startRss)}; 2nd half ${megabytes(run.secondHalfMax)})`,

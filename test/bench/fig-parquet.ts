@@ -9,10 +9,10 @@ import { callColumns } from '../../src/normalize/index.js';
 import { jsonText } from '../../src/sink/json-text.js';
 import type { ColumnValue, StreamTable, SyncRecord } from '../../src/sink/sink.js';
 import { buildCli } from '../integration/support/cli-build.js';
-import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { silentLogger } from '../support/silent-logger.js';
 import { S3_TEST_CREDENTIALS, startS3Server } from '../support/s3-server.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
+import { measureInChild, peakOf, type MemoryChildReport } from './memory-child-spawn.js';
 import { fixed, megabytes, perSecond, verdict, type BenchContext, type BenchRow } from './result.js';
 
 /** The engine's page: what one flush (one file) holds. */
@@ -240,33 +240,18 @@ function call(index: number): SyncRecord {
   return { businessId: 'bench', id, source: 'v1', fields, raw: { id: Number(id), ...fields, tags: ['bench'], customer_name: null } };
 }
 
-interface MemoryRun {
-  readonly records: number;
-  readonly seconds: number;
-  readonly failures: readonly string[];
-  readonly startRss: number;
-  readonly peakRss: number;
-  readonly vmHwm?: number;
-}
-
 async function memoryRow(ctx: BenchContext, calls: number): Promise<BenchRow> {
   ctx.log(`parquet: a ${calls / 1000}k-call backfill into Parquet files in a child process`);
   const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   const sim = await startSimulatorChild({ calls, seed: 5 });
-  let run: MemoryRun;
+  let run: MemoryChildReport;
   try {
-    const upstream = JSON.stringify({ baseUrl: sim.baseUrl, v2BaseUrl: sim.v2BaseUrl, recordingsBaseUrl: sim.recordingsBaseUrl, businesses: sim.businesses });
-    const child = spawnNode(join(build.root, 'test/bench/parquet-memory-child.js'), [upstream, join(ctx.tmpDir, 'parquet-memory')]);
-    try {
-      run = JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
-    } finally {
-      await stopChild(child);
-    }
+    run = await measureInChild(build, 'parquet-memory-child', sim, [join(ctx.tmpDir, 'parquet-memory')]);
   } finally {
     await sim.close();
     build.remove();
   }
-  const peak = Math.max(run.peakRss, run.vmHwm ?? 0);
+  const peak = peakOf(run);
   return {
     figure: `parquet: peak RSS, ${calls / 1000}k-call backfill`,
     measured: `${megabytes(peak)} (at start ${megabytes(run.startRss)}; ${perSecond(run.records / run.seconds)})`,

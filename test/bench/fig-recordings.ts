@@ -12,10 +12,10 @@ import { startArchiveRun } from '../../src/entry/cli/recordings/archive-run.js';
 import { createMemoryRateLimiter } from '../../src/source/ratelimit/index.js';
 import { buildCli } from '../integration/support/cli-build.js';
 import { benchConfig, type UpstreamInfo } from '../support/bench-config.js';
-import { firstLine, spawnNode, stopChild } from '../support/child-process.js';
 import { silentLogger } from '../support/silent-logger.js';
 import { startSimulatorChild } from '../support/simulator-child.js';
 import { backfillOnce } from './backfill-once.js';
+import { measureInChild, peakOf, type MemoryChildReport } from './memory-child-spawn.js';
 import { fixed, megabytes, verdict, type BenchContext, type BenchRow } from './result.js';
 
 const MiB = 1024 * 1024;
@@ -207,15 +207,9 @@ async function rawCopy(links: readonly RecordingRef[], folder: string): Promise<
   return { recordings: links.length, bytes, seconds: (performance.now() - started) / 1000 };
 }
 
-interface MemoryRun {
-  readonly records: number;
+interface MemoryRun extends MemoryChildReport {
   readonly archived: number;
   readonly bytes: number;
-  readonly seconds: number;
-  readonly failures: readonly string[];
-  readonly startRss: number;
-  readonly peakRss: number;
-  readonly vmHwm?: number;
 }
 
 /** `backfill --recordings` of every business, from scratch, in a compiled child of its own. */
@@ -224,17 +218,12 @@ async function memoryRow(ctx: BenchContext, upstream: UpstreamInfo, expectedByte
   const build = await buildCli(['src', 'connectors', 'simulator', 'test/bench', 'test/support']);
   let run: MemoryRun;
   try {
-    const child = spawnNode(join(build.root, 'test/bench/recordings-memory-child.js'), [JSON.stringify(upstream), join(ctx.tmpDir, 'recordings-memory')]);
-    try {
-      run = JSON.parse(await firstLine(child, 600_000)) as MemoryRun;
-    } finally {
-      await stopChild(child);
-    }
+    run = await measureInChild<MemoryRun>(build, 'recordings-memory-child', upstream, [join(ctx.tmpDir, 'recordings-memory')]);
   } finally {
     build.remove();
     await rm(join(ctx.tmpDir, 'recordings-memory'), { recursive: true, force: true });
   }
-  const peak = Math.max(run.peakRss, run.vmHwm ?? 0);
+  const peak = peakOf(run);
   const whole = run.failures.length === 0 && run.bytes === expectedBytes && run.bytes >= GiB;
   return {
     figure: `recordings: peak RSS, backfill --recordings (${run.archived} recordings, ${fixed(run.bytes / GiB)} GiB)`,
