@@ -14,9 +14,11 @@ export class ParquetEncoder {
   readonly #connection: DuckDBConnection;
   readonly #compression: ParquetCompression;
   #queue: Promise<unknown> = Promise.resolve();
-  #files = 0;
-  /** The table of the file written last, dropped by the next write (or with the instance). */
-  #last: string | undefined;
+  #tables = 0;
+  /** The table of the file written last, to drop. */
+  #spent: string | undefined;
+  /** An empty table made for the next file while the last one was stored, and its columns. */
+  #ready: { readonly name: string; readonly ddl: string } | undefined;
 
   private constructor(instance: DuckDBInstance, connection: DuckDBConnection, compression: ParquetCompression) {
     this.#instance = instance;
@@ -33,21 +35,28 @@ export class ParquetEncoder {
     return new ParquetEncoder(instance, connection, compression);
   }
 
-  /** Writes `rows` (values in `layout` order) as one Parquet file at `path`; resolves once it is closed. */
-  write(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[]): Promise<void> {
-    const task = this.#queue.then(() => this.#write(path, layout, rows));
-    this.#queue = task.catch(() => undefined);
+  /**
+   * Writes `rows` (values in `layout` order) as one Parquet file at `path`; resolves once it is
+   * closed, with what `meanwhile` returned. `meanwhile` is called once DuckDB holds the rows and
+   * encodes them on its own thread: the caller's work beside the file (hashing) runs then instead
+   * of before or after it.
+   */
+  write<T>(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[], meanwhile: () => T): Promise<T> {
+    const task = this.#queue.then(() => this.#write(path, layout, rows, meanwhile));
+    // The next file's table is made (and this one's dropped) while the caller stores this file and
+    // commits its checkpoint, rather than when the next file is asked for; a failure there leaves
+    // the next write to make its own.
+    this.#queue = task.then(
+      () => this.#prepareNext(layout.ddl).catch(() => undefined),
+      () => undefined,
+    );
     return task;
   }
 
-  async #write(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[]): Promise<void> {
-    // A table per file: an emptied in-memory table keeps its deleted rows' memory. The last file's
-    // table is dropped in the same call that creates this one, so a file is done once COPY is,
-    // one round trip to DuckDB fewer before the file can be stored.
-    const table = `rows_${(this.#files += 1)}`;
-    const drop = this.#last === undefined ? '' : `DROP TABLE IF EXISTS ${this.#last}; `;
-    await this.#connection.run(`${drop}CREATE TABLE ${table} (${layout.ddl})`);
-    this.#last = table;
+  async #write<T>(path: string, layout: RowLayout, rows: readonly (readonly RowValue[])[], meanwhile: () => T): Promise<T> {
+    // A table per file: an emptied in-memory table keeps its deleted rows' memory.
+    const table = await this.#tableFor(layout.ddl);
+    this.#spent = table;
     const appender = await this.#connection.createAppender(table);
     try {
       for (const row of rows) appendRow(appender, layout, row);
@@ -55,7 +64,39 @@ export class ParquetEncoder {
     } finally {
       appender.closeSync();
     }
-    await this.#connection.run(`COPY ${table} TO '${path.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION ${this.#compression})`);
+    const copying = this.#connection.run(`COPY ${table} TO '${path.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION ${this.#compression})`);
+    try {
+      const value = meanwhile();
+      await copying;
+      return value;
+    } catch (error) {
+      // The file is DuckDB's until COPY ends, whatever the caller's work did.
+      await copying.catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The empty table made for this layout after the last file, or a new one (the first file, another stream's columns). */
+  async #tableFor(ddl: string): Promise<string> {
+    const ready = this.#ready;
+    this.#ready = undefined;
+    if (ready?.ddl === ddl) return ready.name;
+    const name = `rows_${(this.#tables += 1)}`;
+    await this.#connection.run(`${this.#drops(ready?.name)}CREATE TABLE ${name} (${ddl})`);
+    return name;
+  }
+
+  async #prepareNext(ddl: string): Promise<void> {
+    const name = `rows_${(this.#tables += 1)}`;
+    await this.#connection.run(`${this.#drops()}CREATE TABLE ${name} (${ddl})`);
+    this.#ready = { name, ddl };
+  }
+
+  /** `DROP` statements for the spent table and `also`; the spent one is forgotten (a failed drop only keeps its memory until close). */
+  #drops(also?: string): string {
+    const names = [this.#spent, also].filter((name) => name !== undefined);
+    this.#spent = undefined;
+    return names.map((name) => `DROP TABLE IF EXISTS ${name}; `).join('');
   }
 
   /**
@@ -81,7 +122,14 @@ export class ParquetEncoder {
     return Number(reader.getRows()[0]?.[0] ?? 0);
   }
 
-  close(): void {
+  /** Resolves once nothing is in hand: the last file written, the next one's table made. */
+  async idle(): Promise<void> {
+    await this.#queue;
+  }
+
+  /** Closes DuckDB once nothing is in hand. */
+  async close(): Promise<void> {
+    await this.#queue;
     this.#connection.closeSync();
     this.#instance.closeSync();
   }

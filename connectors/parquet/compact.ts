@@ -53,7 +53,7 @@ export async function compactPartition(config: ParquetConfig, partition: Partiti
     try {
       return await compactWith(storage, encoder, partition, options);
     } finally {
-      encoder.close();
+      await encoder.close();
     }
   } finally {
     await storage.close();

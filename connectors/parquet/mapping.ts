@@ -64,10 +64,58 @@ function columnValue(value: ColumnValue | undefined, type: ColumnType): RowValue
   // SQLite's convention, which the normalizers follow: a boolean is 1 or 0.
   if (type === 'boolean') return value !== 0 && value !== '0';
   if (type === 'text') return String(value);
+  if (type === 'timestamp' && typeof value === 'string') return utcText(value);
   return value;
 }
 
+/**
+ * A valid timestamp (see {@link refusal}) as UTC text: DuckDB's appender reads the text of a
+ * TIMESTAMPTZ without its offset (`10:00+05:30` would be stored as 10:00 UTC), so an offset is
+ * applied here; the fraction is kept to the microsecond, which an offset of whole minutes never moves.
+ */
+function utcText(text: string): string {
+  if (text.endsWith('Z')) return text;
+  const utc = new Date(Date.parse(text)).toISOString();
+  const fraction = FRACTION.exec(text)?.[0];
+  return fraction === undefined ? `${utc.slice(0, 19)}Z` : `${utc.slice(0, 19)}${fraction}Z`;
+}
+
+const FRACTION = /\.\d{1,6}/;
+
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[+-]\d{2}:\d{2})$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The two digits of `text` at `at` as a number (the pattern has put digits there). */
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
+}
+
+/**
+ * Whether `text` is an instant both `Date.parse` and DuckDB read: ISO 8601 with `Z` or an offset,
+ * a day its month has (`Date.parse` rolls 2026-02-30 into March; DuckDB refuses it, failing the
+ * whole file), minutes and seconds under 60, an offset under 24 hours. Checked digit by digit,
+ * which costs a fraction of `Date.parse`; only 24:00 and offsets (rare: the normalizers write `Z`)
+ * are left to it. With an offset, the instant must fall in years 0000–9999 once made UTC.
+ */
+function isTimestamp(text: string): boolean {
+  if (!TIMESTAMP.test(text)) return false;
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (month < 1 || month > 12 || day < 1 || day > (DAYS_IN_MONTH[month - 1] as number) + (leap ? 1 : 0)) return false;
+  if (twoDigits(text, 14) > 59 || twoDigits(text, 17) > 59) return false;
+  const hour = twoDigits(text, 11);
+  if (text.endsWith('Z')) return hour < 24 || (hour === 24 && !Number.isNaN(Date.parse(text)));
+  if (twoDigits(text, text.length - 5) > 23 || twoDigits(text, text.length - 2) > 59) return false;
+  // Stored as UTC text (utcText), which has four digits of year.
+  const utc = Date.parse(text);
+  return utc >= FIRST_INSTANT && utc < PAST_LAST_INSTANT;
+}
+
+/** 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z. */
+const FIRST_INSTANT = -62_167_219_200_000;
+const PAST_LAST_INSTANT = 253_402_300_800_000;
 
 /**
  * Why a column value cannot be stored in its Parquet type (a timestamp that is not ISO 8601, text
@@ -79,7 +127,7 @@ export function refusal(record: SyncRecord, columns: readonly ColumnSpec[]): str
     if (value === undefined || value === null) continue;
     const wrong =
       type === 'timestamp'
-        ? typeof value !== 'string' || !TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))
+        ? typeof value !== 'string' || !isTimestamp(value)
         : type === 'integer'
           ? typeof value !== 'number' || !Number.isSafeInteger(value)
           : type === 'number' || type === 'boolean'

@@ -26,7 +26,7 @@ export async function createParquetSink(config: ParquetConfig, deps: SinkDeps, d
     opened.storage = await openObjectStore(config.storage);
     opened.encoder = await ParquetEncoder.open(config.compression);
   } catch (error) {
-    opened.encoder?.close();
+    await opened.encoder?.close();
     await opened.storage?.close();
     await opened.store?.close();
     throw error;

@@ -37,6 +37,8 @@ const BYTES_AT_MOST = 5 * 1024 * 1024;
  */
 export class ParquetTarget implements Target {
   readonly capabilities: { maxBatchSize: number };
+  /** Every record sent is written as a new version, newer than any deletion row: whether it comes back from deleted changes nothing here. */
+  readonly readsRevived = false;
   readonly #options: ParquetTargetOptions;
   readonly #now: () => number;
   readonly #versions: VersionClock;
@@ -81,10 +83,8 @@ export class ParquetTarget implements Target {
       const name = partName(['records', businessId, table.stream, from === null ? null : canonicalJson(from), stored.map((record) => record.id)]);
       return partitionPrefix(table, businessId, dayOf(now)) + name;
     });
-    const putting = this.#putFile(key, table, rows);
-    // Hashed while DuckDB and the disk work on the file, instead of after.
-    const copies = stored.map((record, index) => stateCopy(record, rawTexts[index] as string));
-    await putting;
+    // Hashed while DuckDB encodes the file, instead of before or after.
+    const copies = await this.#putFile(key, table, rows, () => stored.map((record, index) => stateCopy(record, rawTexts[index] as string)));
     return { stored: copies, rejected };
   }
 
@@ -96,25 +96,30 @@ export class ParquetTarget implements Target {
     const now = this.#now();
     const deletedAt = new Date(now).toISOString();
     const rows = live.map((id) => deletionRow(businessId, id, table, this.#versions.next(), deletedAt));
-    await this.#putFile(Promise.resolve(partitionPrefix(table, businessId, dayOf(now)) + partName(['deletions', businessId, table.stream, live])), table, rows);
+    const key = partitionPrefix(table, businessId, dayOf(now)) + partName(['deletions', businessId, table.stream, live]);
+    await this.#putFile(Promise.resolve(key), table, rows, () => undefined);
   }
 
   /**
    * Encodes the rows into a local file and stores it under `key`. With a staging directory (the
    * folder) the file is prepared there and renamed into place; without one (S3), a file up to
    * {@link BYTES_AT_MOST} goes as bytes in one request, which costs less than streaming it.
+   * Resolves with what `meanwhile` returned (the encoder calls it while it encodes).
    */
-  async #putFile(key: Promise<string>, table: StreamTable, rows: readonly RowValue[][]): Promise<void> {
+  async #putFile<T>(key: Promise<string>, table: StreamTable, rows: readonly RowValue[][], meanwhile: () => T): Promise<T> {
     const staging = this.#options.storage.stagingDirectory;
     const path = join(staging ?? tmpdir(), `callsync-${randomUUID()}.parquet`);
     // Both settle before anything is removed: a failed read of the key must not leave the file being written.
-    const [named, encoded] = await Promise.allSettled([key, this.#options.encoder.write(path, rowLayout(table), rows)]);
+    const [named, encoded] = await Promise.allSettled([key, this.#options.encoder.write(path, rowLayout(table), rows, meanwhile)]);
     try {
       if (named.status === 'rejected') throw named.reason;
       if (encoded.status === 'rejected') throw encoded.reason;
       const bytes = staging === undefined && (await stat(path)).size <= BYTES_AT_MOST ? await readFile(path) : undefined;
       if (bytes !== undefined) await rm(path);
       await this.#options.storage.put(named.value, bytes ?? { path, consume: true }, { contentType: PARQUET_TYPE });
+      // The encoder makes the next file's table while the file is stored; the write is done once that is too.
+      await this.#options.encoder.idle();
+      return encoded.value;
     } catch (error) {
       await rm(path, { force: true });
       throw error;
@@ -129,7 +134,7 @@ export class ParquetTarget implements Target {
     try {
       await this.#options.storage.close();
     } finally {
-      this.#options.encoder.close();
+      await this.#options.encoder.close();
     }
   }
 }

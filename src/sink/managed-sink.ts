@@ -129,6 +129,7 @@ export class ManagedSink implements Sink {
   }
 
   async #send(target: Target, batch: StoreBatch): Promise<TargetOutcome> {
+    if (target.readsRevived === false) return target.send(batch, NONE_REVIVED);
     const revived = await this.#parts.store.records.deletedAmong(
       batch.businessId,
       batch.table,
@@ -221,6 +222,9 @@ function splitStorable(batch: Batch, records: readonly SyncRecord[]): { storable
   }
   return { storable: storable ?? records, rawTexts, unstorable: unstorable ?? [] };
 }
+
+/** What a target that does not read `revived` is sent (see {@link Target.readsRevived}). */
+const NONE_REVIVED: ReadonlySet<string> = new Set();
 
 /** Whether the target writes this stream; the others are kept by the state store alone. */
 function writes(target: Target, table: StreamTable): boolean {

@@ -183,6 +183,24 @@ describe('ManagedSink', () => {
     expect(await sink.records.count('acme', calls)).toBe(2);
   });
 
+  it('asks the store which ids come back only for a target that reads them, and still clears their deletion', async () => {
+    const store = new MemoryStateStore();
+    const asked: string[][] = [];
+    const { deletedAmong } = store.records;
+    store.records.deletedAmong = (businessId, table, ids) => {
+      asked.push([...ids]);
+      return deletedAmong(businessId, table, ids);
+    };
+    const target = Object.assign(new RecordingTarget(), { readsRevived: false });
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    await sink.write({ ...batch(0), records: [record('c1'), record('c2')] }, {});
+    expect(await sink.records.markDeleted('acme', calls, ['c1'])).toBe(1);
+    await sink.write({ ...batch(0), records: [record('c1')] }, {});
+    expect(asked).toEqual([]);
+    expect(target.revived).toEqual([[], []]);
+    expect(await sink.records.count('acme', calls)).toBe(2);
+  });
+
   it('keeps a stream the target does not write in the store alone: never sent, deleted there, no dead letter', async () => {
     const store = new MemoryStateStore();
     const target = Object.assign(new RecordingTarget(), { writes: new Set(['calls']) });

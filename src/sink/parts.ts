@@ -47,6 +47,13 @@ export interface Target {
    * and none becomes a dead letter. @defaultValue every stream
    */
   readonly writes?: ReadonlySet<string>;
+  /**
+   * Whether `send` reads its `revived` argument. Finding those ids is a query of the state store
+   * per batch, made only for a target that reads them; one that writes every record it is sent
+   * anyway (Parquet: a file of new versions, newer than any deletion row) says false.
+   * @defaultValue true
+   */
+  readonly readsRevived?: boolean;
   /** Target-side set-up (properties, …); called after the state store is prepared. */
   prepare(tables: readonly StreamTable[]): Promise<void>;
   /**
@@ -55,7 +62,8 @@ export interface Target {
    * Throws when the target cannot take the batch now: nothing is committed then. The batch carries
    * each record's `raw` as JSON text (`rawTexts`), made once for the storability check: a target
    * that stores the text takes it from there rather than serialising every record a second time
-   * and holding both copies while it writes.
+   * and holding both copies while it writes. `revived` is empty for a target that says
+   * {@link readsRevived} false.
    */
   send(batch: StoreBatch, revived: ReadonlySet<string>): Promise<TargetOutcome>;
   /** Deletes records the way the target does (an archive call, a `deleted` event). */
