@@ -8,6 +8,7 @@ import { DEFAULT_MEMORY_LIMIT, type DuckdbSinkConfig } from './config.js';
 import { DuckDbError, duckDbFailure } from './errors.js';
 import { DuckDbDialect, Mutex, duckDbParameters } from './kysely.js';
 import { appendValueFor, type AppendValue } from './mapping.js';
+import { runHere, runSqlHere } from './execute.js';
 
 /** Sequence of `dead_letters.id` (DuckDB has no identity columns); see {@link DuckDbDriver.withSchemaLock}. */
 export const DEAD_LETTER_IDS = 'callsync_dead_letter_ids';
@@ -152,7 +153,7 @@ class DuckDbDriver implements SqlDriver {
     return this.#reads.run(async () => {
       const prepared = await this.#readStatements.get(statement.text);
       prepared.bind(duckDbParameters(parameters));
-      return (await prepared.runAndReadAll()).getRowObjectsJS();
+      return (await runHere(prepared).readAll()).getRowObjectsJS();
     });
   }
 
@@ -161,7 +162,8 @@ class DuckDbDriver implements SqlDriver {
       await this.#write.run('begin transaction');
       try {
         const result = await body(this.#executor);
-        await this.#write.run('commit');
+        // The commit runs here too: an automatic checkpoint, DuckDB's largest allocation, happens in it.
+        await runSqlHere(this.#write, 'commit');
         return result;
       } catch (error) {
         // After a failed statement DuckDB holds the transaction aborted until it is rolled back.
@@ -206,10 +208,10 @@ class DuckDbDriver implements SqlDriver {
   async #run(sql: string, parameters: readonly unknown[]): Promise<number> {
     // A statement without parameters (the stage's DDL and merge) may name a temporary table a
     // rolled-back transaction dropped: it is not kept prepared.
-    if (parameters.length === 0) return (await this.#write.run(sql)).rowsChanged;
+    if (parameters.length === 0) return (await runSqlHere(this.#write, sql)).rowsChanged;
     const prepared = await this.#writeStatements.get(sql);
     prepared.bind(duckDbParameters(parameters));
-    return (await prepared.run()).rowsChanged;
+    return (await runHere(prepared).getResult()).rowsChanged;
   }
 
   /** DuckDB's appender into the temporary table `table`, in the open transaction; a refused value clears the rows of this call. */
