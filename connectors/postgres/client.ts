@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { NamedStatement, SinkDatabase, SqlDriver, SqlExecutor } from '../sql/index.js';
 import { DEFAULT_POOL_SIZE, type PostgresSinkConfig } from './config.js';
-import { stageRows } from './copy.js';
+import { insertRows, stageRows } from './copy.js';
 
 /** One pg pool: kysely (bound to the configured schema) for queries and DDL, the pool itself for the write path. */
 export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): PostgresDriver {
@@ -27,7 +27,8 @@ export function openPostgresDriver(config: PostgresSinkConfig, logger: Logger): 
  * Writes run on a pooled pg client directly, not through kysely: kysely cannot name a statement,
  * and a named statement is parsed and planned once per connection instead of once per batch.
  * Statements are parameterised, never interpolated; a batch's rows go by COPY into a staging
- * table of the connection (`copy.ts`), merged from there. pg connects on first query.
+ * table of the connection (`copy.ts`), merged from there, or, while a stream's rows are all new,
+ * by COPY straight into its table. pg connects on first query.
  */
 class PostgresDriver implements SqlDriver {
   readonly db: Kysely<SinkDatabase>;
@@ -63,6 +64,7 @@ class PostgresDriver implements SqlDriver {
           stage: async (table, rows) => {
             if (await stageRows(client, table, rows, staged)) createdNow.push(table.name);
           },
+          insert: (target, rows) => insertRows(client, target, rows),
         });
         await client.query('commit');
         // A staging table created in this transaction lives on with the connection once committed.

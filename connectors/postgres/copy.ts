@@ -2,12 +2,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { StagingTable } from '../sql/index.js';
+import type { InsertTarget, StagingTable } from '../sql/index.js';
 
 /**
- * A batch's rows into a temporary table by `COPY … FROM STDIN` in text format: the rows travel
- * as one stream of tab-separated lines, parsed by the server with each column type's own input
- * function, as bind parameters are, so what is stored is the same as through `unnest`.
+ * A batch's rows into a temporary table, or straight into the stream table while its rows are
+ * new, by `COPY … FROM STDIN` in text format: the rows travel as one stream of tab-separated
+ * lines, parsed by the server with each column type's own input function, as bind parameters
+ * are, so what is stored is the same as through `unnest`.
  */
 
 /** Text handed to the copy stream at once: large enough that a batch is a few writes, small enough to hold nothing big. */
@@ -60,6 +61,16 @@ export function* copyText(rows: readonly (readonly unknown[])[]): Generator<stri
 }
 
 /**
+ * Streams `rows` as COPY text into `table` (SQL text, qualified or `pg_temp.`) naming `columns`, on
+ * this connection inside its open transaction; resolves with the rows the server loaded.
+ */
+async function copyRows(client: pg.PoolClient, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number> {
+  const copy = client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`));
+  await pipeline(Readable.from(copyText(rows)), copy);
+  return copy.rowCount;
+}
+
+/**
  * Loads `rows` into `staging` on this connection, inside its open transaction. The table is
  * created on first use (`on commit delete rows`: empty again after every commit, kept for the
  * connection's next batch); `created` holds the tables this connection has, once committed.
@@ -79,7 +90,21 @@ export async function stageRows(
     const columns = staging.columns.map((column) => `${column.name} ${column.type}`).join(', ');
     await client.query(`create temporary table if not exists ${staging.name} (${columns}) on commit delete rows`);
   }
-  const names = staging.columns.map((column) => column.name).join(', ');
-  await pipeline(Readable.from(copyText(rows)), client.query(copyFrom(`copy pg_temp.${staging.name} (${names}) from stdin`)));
+  await copyRows(
+    client,
+    `pg_temp.${staging.name}`,
+    staging.columns.map((column) => column.name),
+    rows,
+  );
   return createdNow;
+}
+
+/**
+ * Copies `rows` straight into the stream table, inside the open transaction: one pass of the rows
+ * where staging and merging them is two, and a plain insert where the merge's `on conflict` checks
+ * each key before inserting it. A key already stored fails the COPY with SQLSTATE 23505 (the
+ * store then redoes the batch by the merge), a refused value as it fails the staging COPY.
+ */
+export function insertRows(client: pg.PoolClient, target: InsertTarget, rows: readonly (readonly unknown[])[]): Promise<number> {
+  return copyRows(client, target.table, target.columns, rows);
 }

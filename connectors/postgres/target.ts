@@ -45,6 +45,8 @@ export function postgresAdapter(schema: string): SqlAdapter {
     utcDay: (timestamp: string) => `(${timestamp} at time zone 'UTC')::date`,
     differs: (left: string, right: string) => `${left} is distinct from ${right}`,
     isRecordRejection: (error: unknown) => isPgError(error) && ROW_CLASSES.has(String(error.code).slice(0, 2)),
+    // 23505 unique_violation: only the key (business_id, id) is unique in a stream table.
+    isDuplicateKey: (error: unknown) => isPgError(error) && error.code === '23505',
     rejectionReason: (error: unknown) => {
       if (!isPgError(error)) return String(error);
       const detail = typeof error.detail === 'string' ? `: ${error.detail}` : '';

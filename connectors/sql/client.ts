@@ -63,6 +63,24 @@ export interface SqlExecutor {
    * database refuses fails the transaction, as a bound statement does.
    */
   stage?(table: StagingTable, rows: readonly (readonly unknown[])[]): Promise<void>;
+  /**
+   * Inserts `rows` (values in `target.columns` order) straight into the stream table through the
+   * database's bulk path, within the open transaction, and resolves with the rows inserted. No
+   * conflict handling: a key already stored fails the transaction with an error the adapter's
+   * `isDuplicateKey` recognises, and the store redoes the batch by its upsert; a refused value
+   * fails it as `stage` does. Values are converted as `stage` converts them. Offered by a driver
+   * that has such a path (Postgres: `COPY` into the table); the store takes it for the batches of
+   * a stream whose every row has been new so far (a first backfill), at least `STAGED_MIN_ROWS`.
+   */
+  insert?(target: InsertTarget, rows: readonly (readonly unknown[])[]): Promise<number>;
+}
+
+/** A stream table as {@link SqlExecutor.insert} loads it. */
+export interface InsertTarget {
+  /** The table, qualified and quoted: SQL text. */
+  readonly table: string;
+  /** Quoted, in row order. */
+  readonly columns: readonly string[];
 }
 
 /** A temporary table shaped like a stream table's record rows. */

@@ -81,6 +81,12 @@ export interface SqlAdapter {
   differs(left: string, right: string): string;
   /** True when the error is the database refusing this record's data, not the connection or the schema. */
   isRecordRejection(error: unknown): boolean;
+  /**
+   * True when the error is a key already stored, as a plain insert of a row that is not new
+   * fails (`SqlExecutor.insert`): the store then redoes that batch by its upsert. Present where
+   * the driver offers `insert`.
+   */
+  isDuplicateKey?(error: unknown): boolean;
   /** The database's own words for a rejection, as stored in `dead_letters.reason`. */
   rejectionReason(error: unknown): string;
   decodeJson(value: unknown): Json;

@@ -3,7 +3,7 @@
  * adapter (`dialect.ts`), a driver (`client.ts`) and the opener that pairs them (`SqlDialect`).
  * This folder never imports a dialect; each dialect imports it and opens itself.
  */
-export type { NamedStatement, SinkDatabase, SqlDriver, SqlExecutor, StagingTable } from './client.js';
+export type { InsertTarget, NamedStatement, SinkDatabase, SqlDriver, SqlExecutor, StagingTable } from './client.js';
 export type { RawConversion, SqlAdapter, SqlDialect } from './dialect.js';
 export { IDENTIFIER_PATTERN } from './schema.js';
 export { SqlStore } from './target.js';

@@ -268,6 +268,17 @@ export class StatementCache {
     return executor.run(text, [], name);
   }
 
+  /**
+   * Inserts `records` through the driver's `insert` (Postgres: COPY straight into the stream
+   * table), in the open transaction; resolves with the rows inserted, all of them. A record whose
+   * key is stored already fails it (the adapter's `isDuplicateKey`).
+   */
+  runInsert(executor: SqlExecutor, table: StreamTable, records: readonly SyncRecord[], now: string, rawTexts?: readonly string[]): Promise<number> {
+    if (executor.insert === undefined) throw new Error('the driver offers no insert');
+    const target = { table: qualifiedTable(this.#adapter, table.table), columns: recordColumns(table).map(quoteIdentifier) };
+    return executor.insert(target, rowValues(table, records, now, rawTexts));
+  }
+
   #stagedUpsert(table: StreamTable): StagedUpsert {
     const key = `${table.table}/${table.columns.map((column) => `${column.name}:${column.type}`).join(',')}`;
     let staged = this.#staged.get(key);

@@ -31,6 +31,12 @@ export class SqlStore implements StateStore {
   readonly #statements: StatementCache;
   /** Per business × stream, the position (JSON text) this store last committed or found stored: one writer per stream. */
   readonly #places = new Map<string, string>();
+  /**
+   * Business × stream whose batch found a row stored already when inserted as new (`insert`
+   * mode): their batches go by the upsert from then on. A stream absent is inserted into while it
+   * lasts, a first backfill's every batch; a replay or an incremental sync pays one failed insert.
+   */
+  readonly #merging = new Set<string>();
 
   constructor(adapter: SqlAdapter, driver: SqlDriver) {
     this.#adapter = adapter;
@@ -65,11 +71,19 @@ export class SqlStore implements StateStore {
       return { written: 0, unchanged: batch.records.length, deadLettered: 0 };
     const input = { batch, positionText, counts, now: new Date().toISOString() };
     const run = (mode: WriteMode) => this.#driver.transaction((executor) => writeBatch(executor, this.#adapter, this.#statements, input, mode));
+    const perRow = (error: unknown): Promise<WriteResult> => {
+      if (!this.#adapter.isRecordRejection(error)) throw error;
+      return run('per-row');
+    };
+    const first: WriteMode = this.#adapter.isDuplicateKey !== undefined && !this.#merging.has(stream) ? 'insert' : 'bulk';
     let changed = batch.records.length > 0;
     try {
-      const result = await run('bulk').catch((error: unknown) => {
-        if (!this.#adapter.isRecordRejection(error)) throw error;
-        return run('per-row');
+      const result = await run(first).catch((error: unknown) => {
+        if (first !== 'insert' || this.#adapter.isDuplicateKey?.(error) !== true) return perRow(error);
+        // A row of this batch is stored already: this stream is no first backfill (or no longer),
+        // so its batches merge from now on rather than fail an insert each.
+        this.#merging.add(stream);
+        return run('bulk').catch(perRow);
       });
       // A commit that changed no row (a newest-first list's head page polled again) changes no count.
       changed &&= counts !== undefined || result.written > 0;
@@ -119,9 +133,12 @@ export class SqlStore implements StateStore {
 /**
  * How records are upserted. `bulk`: as few statements as possible and no savepoint, so a refused
  * row fails the whole transaction; the caller then rolls back and redoes the batch `per-row`,
- * each row in its own savepoint so only the refused rows become dead letters.
+ * each row in its own savepoint so only the refused rows become dead letters. `insert`: as `bulk`,
+ * but a batch of at least {@link STAGED_MIN_ROWS} goes by the driver's `insert` (no conflict
+ * handling; half the server's work of staging and merging) where it has one, so a stored key
+ * fails the transaction too, and the caller redoes the batch `bulk`.
  */
-type WriteMode = 'bulk' | 'per-row';
+type WriteMode = 'insert' | 'bulk' | 'per-row';
 
 /** What one commit needs besides the open transaction. */
 interface CommitInput {
@@ -143,9 +160,12 @@ async function writeBatch(executor: SqlExecutor, adapter: SqlAdapter, statements
   const { table, records, rawTexts } = batch;
   let changed = 0;
   const refused: DeadLetter[] = [];
-  if (mode === 'bulk' && executor.stage !== undefined && records.length >= STAGED_MIN_ROWS) {
+  const bulk = mode !== 'per-row';
+  if (mode === 'insert' && executor.insert !== undefined && records.length >= STAGED_MIN_ROWS) {
+    changed = await statements.runInsert(executor, table, records, now, rawTexts);
+  } else if (bulk && executor.stage !== undefined && records.length >= STAGED_MIN_ROWS) {
     changed = await statements.runStaged(executor, table, records, now, rawTexts);
-  } else if (mode === 'bulk') {
+  } else if (bulk) {
     const size = statements.rowsPerStatement(table);
     const textParts = rawTexts === undefined ? undefined : chunks(rawTexts, size);
     for (const [index, part] of chunks(records, size).entries()) changed += await statements.runUpsert(executor, table, part, now, textParts?.[index]);

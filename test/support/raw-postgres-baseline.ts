@@ -59,15 +59,17 @@ function copyValue(value: string | number | null): string {
 /**
  * The hand-written floor for Postgres by its bulk path, at the pipeline's flush size: pages are
  * gathered until `flushRows` rows, then in one transaction `COPY … FROM STDIN` (text format) into
- * a temporary staging table and one `insert … select … on conflict … do update … where … is
- * distinct from …` merge into the connector's calls table (its columns, key and `deleted_at`
- * index), as the sink merges.
+ * the connector's calls table (its columns, key and `deleted_at` index). `merge`: into a temporary
+ * staging table and one `insert … select … on conflict … do update … where … is distinct from …`
+ * merge from it, as the sink merges; `insert`: straight into the table, as the sink writes a first
+ * backfill's flushes (the ceiling of a backfill into an empty table).
  */
 export async function rawPostgresCopyBaseline(
   url: string,
   schema: string,
   source: RawSource,
   flushRows: number,
+  into: 'merge' | 'insert' = 'merge',
 ): Promise<{ records: number; seconds: number }> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: url, options: SESSION });
@@ -90,8 +92,12 @@ export async function rawPostgresCopyBaseline(
       const text = lines.join('');
       lines = [];
       await client.query('begin');
-      await pipeline(Readable.from([text]), client.query(copyFrom(`copy stage_rows (${columns}) from stdin`)));
-      await client.query(merge);
+      if (into === 'insert') {
+        await pipeline(Readable.from([text]), client.query(copyFrom(`copy "${schema}".calls (${columns}) from stdin`)));
+      } else {
+        await pipeline(Readable.from([text]), client.query(copyFrom(`copy stage_rows (${columns}) from stdin`)));
+        await client.query(merge);
+      }
       await client.query('commit');
     };
     const records = await rawWalk(source, async (calls) => {

@@ -125,12 +125,14 @@ async function watchStatements(schema: string): Promise<() => Promise<string[]>>
 
 /** The merge from a staging table, not a statement of bound rows (nor the row-by-row redo). */
 const MERGE = /^insert into "[a-z0-9_]+"\."events" as t .* from "callsync_stage_[0-9a-f]{16}" on conflict/;
+/** COPY straight into the stream table: a batch of a stream whose rows have all been new. */
+const INSERT = /^copy "[a-z0-9_]+"\."events" \("business_id", "id", .*\) from stdin$/;
 
 function write(target: SqlStore, records: readonly SyncRecord[], page: number): Promise<WriteResult> {
   return target.commit({ businessId: 'acme', table, records, deadLetters: [], rawTexts: records.map((one) => jsonText(one.raw)) }, { page });
 }
 
-describe('Postgres writes a batch by COPY into a staging table and one merge', () => {
+describe('Postgres writes a batch by COPY: into the table while its rows are new, else into a staging table and one merge', () => {
   it('binds a batch of fewer rows than the bulk path pays off for', async () => {
     const { store: copied, schema } = await store(true);
     const statements = await watchStatements(schema);
@@ -139,16 +141,23 @@ describe('Postgres writes a batch by COPY into a staging table and one merge', (
     expect(await statements()).toEqual([expect.stringMatching(/ from unnest\(/)]);
   });
 
-  it('stores every value and raw exactly as bound parameters store them: escapes, nulls, numbers, timestamps', async () => {
+  it('stores every value and raw exactly as bound parameters store them, inserted or merged: escapes, nulls, numbers, timestamps', async () => {
     const records = Array.from({ length: STAGED_MIN_ROWS + 60 }, (_, index) => record(index));
     const copied = await store(true);
+    const merged = await store(true);
     const boundStore = await store(false);
     const statements = await watchStatements(copied.schema);
     expect(await write(copied.store, records, 1)).toEqual({ written: records.length, unchanged: 0, deadLettered: 0 });
-    expect(await statements()).toEqual([expect.stringMatching(MERGE)]);
+    expect(await statements()).toEqual([expect.stringMatching(INSERT)]);
+    // One record stored first (bound: too few for COPY), so the batch's insert finds it and the batch merges.
+    expect(await write(merged.store, records.slice(0, 1), 1)).toEqual({ written: 1, unchanged: 0, deadLettered: 0 });
+    const mergedStatements = await watchStatements(merged.schema);
+    expect(await write(merged.store, records, 2)).toEqual({ written: records.length - 1, unchanged: 1, deadLettered: 0 });
+    expect(await mergedStatements()).toEqual([expect.stringMatching(MERGE)]);
     expect(await write(boundStore.store, records, 1)).toEqual({ written: records.length, unchanged: 0, deadLettered: 0 });
     const stored = await rows(copied.schema);
     expect(stored).toEqual(await rows(boundStore.schema));
+    expect(await rows(merged.schema)).toEqual(stored);
     // And as received: the text and the JSON read back are what was written.
     const byId = new Map(records.map((one) => [one.id, one]));
     for (const row of stored) {
@@ -165,7 +174,7 @@ describe('Postgres writes a batch by COPY into a staging table and one merge', (
     const size = STAGED_MIN_ROWS + 30;
     const records = Array.from({ length: size }, (_, index) => record(index));
     expect(await write(copied, records, 1)).toEqual({ written: size, unchanged: 0, deadLettered: 0 });
-    expect(await statements()).toEqual([expect.stringMatching(MERGE)]);
+    expect(await statements()).toEqual([expect.stringMatching(INSERT)]);
     // A replay at another place (so the idle-page check does not skip it) rewrites nothing; one
     // changed row and one marked deleted are rewritten, and only they. The staging table is
     // emptied at every commit, so no batch merges an earlier one's rows again.
@@ -195,11 +204,67 @@ describe('Postgres writes a batch by COPY into a staging table and one merge', (
       expect.stringMatching(/unsupported Unicode escape sequence.*\(SQLSTATE 22P05\)/),
     ]);
     expect(await rows(copied.schema)).toEqual(await rows(boundStore.schema));
-    // The connection is usable afterwards and the next batch goes by COPY again.
+    // The connection is usable afterwards, and a refused value is no stored key: the next batch of new rows goes by COPY into the table again.
     const statements = await watchStatements(copied.schema);
     const next = Array.from({ length: STAGED_MIN_ROWS }, (_, index) => record(index + 1000));
     expect(await write(copied.store, next, 2)).toEqual({ written: STAGED_MIN_ROWS, unchanged: 0, deadLettered: 0 });
+    expect(await statements()).toEqual([expect.stringMatching(INSERT)]);
+  });
+
+  it("inserts a first backfill's batches; a batch with a stored row merges whole, loses and repeats no row, counts exactly, and the stream merges from then on", async () => {
+    const { store: copied, schema } = await store(true);
+    const statements = await watchStatements(schema);
+    const first = Array.from({ length: 300 }, (_, index) => record(index));
+    expect(await write(copied, first, 1)).toEqual({ written: 300, unchanged: 0, deadLettered: 0 });
+    expect(await statements()).toEqual([expect.stringMatching(INSERT)]);
+    // A page shifted upstream: the next batch repeats 50 stored rows (one of them changed) before 250 new ones.
+    await query(`truncate "${schema}".seen`);
+    const shifted = Array.from({ length: 300 }, (_, index) => record(index + 250)).map((one) =>
+      one.id === 'e260' ? { ...one, fields: { ...one.fields, t: 'changed' } } : one,
+    );
+    expect(await write(copied, shifted, 2)).toEqual({ written: 251, unchanged: 49, deadLettered: 0 });
     expect(await statements()).toEqual([expect.stringMatching(MERGE)]);
+    expect(await query(`select count(*)::int as n, count(distinct id)::int as ids from "${schema}".events`)).toEqual([{ n: 550, ids: 550 }]);
+    expect(await query(`select t from "${schema}".events where id = 'e260'`)).toEqual([{ t: 'changed' }]);
+    // The failed insert left nothing behind: exactly the merge's rows were written, and the checkpoint counts each once.
+    expect(await query(`select count(*)::int as n from "${schema}".seen`)).toEqual([{ n: 251 }]);
+    expect(await copied.checkpoints.load('acme', 'events')).toMatchObject({ position: { page: 2 }, recordsSynced: 551 });
+    // This stream merges from now on, new rows or not; another business's stream still inserts.
+    await query(`truncate "${schema}".seen`);
+    const fresh = Array.from({ length: STAGED_MIN_ROWS }, (_, index) => record(index + 2000));
+    expect(await write(copied, fresh, 3)).toEqual({ written: STAGED_MIN_ROWS, unchanged: 0, deadLettered: 0 });
+    expect(await statements()).toEqual([expect.stringMatching(MERGE)]);
+    await query(`truncate "${schema}".seen`);
+    const other = fresh.map((one) => ({ ...one, businessId: 'other' }));
+    const otherBatch = { businessId: 'other', table, records: other, deadLetters: [], rawTexts: other.map((one) => jsonText(one.raw)) };
+    expect(await copied.commit(otherBatch, { page: 1 })).toEqual({ written: STAGED_MIN_ROWS, unchanged: 0, deadLettered: 0 });
+    expect(await statements()).toEqual([expect.stringMatching(INSERT)]);
+  });
+
+  it("stores each row of a first backfill's batch once when another writer stored one of them meanwhile and the server refuses another, which becomes a dead letter", async () => {
+    const { store: copied, schema } = await store(true);
+    const records = Array.from({ length: STAGED_MIN_ROWS + 10 }, (_, index) => record(index));
+    expect(await write(copied, records.slice(0, 100), 1)).toEqual({ written: 100, unchanged: 0, deadLettered: 0 });
+    // Another process stored the batch's last record as it is; the batch also carries a row the server refuses.
+    const last = records.at(-1) as SyncRecord;
+    await query(`insert into "${schema}".events (business_id, id, source, t, i, n, b, ts, raw, synced_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())`, [
+      last.businessId,
+      last.id,
+      last.source,
+      last.fields.t,
+      last.fields.i,
+      last.fields.n,
+      last.fields.b,
+      last.fields.ts,
+      jsonText(last.raw),
+    ]);
+    const batch = records.slice(100).map((one, index) => (index === 3 ? { ...one, fields: { ...one.fields, t: 'cut \u0000 off' } } : one));
+    expect(await write(copied, batch, 2)).toEqual({ written: batch.length - 2, unchanged: 1, deadLettered: 1 });
+    expect(await query(`select count(*)::int as n, count(distinct id)::int as ids from "${schema}".events`)).toEqual([
+      { n: records.length - 1, ids: records.length - 1 },
+    ]);
+    expect((await copied.deadLetters.list({})).map((letter) => letter.reason)).toEqual([expect.stringMatching(/\(SQLSTATE 22021\)/)]);
+    expect(await copied.checkpoints.load('acme', 'events')).toMatchObject({ position: { page: 2 }, recordsSynced: 100 + batch.length - 2 });
   });
 
   it('takes its flush limits from sink.flush, 5,000 records or a second by default', async () => {
