@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { adoptStored } from './adopt.js';
 import { archiveRecording, type DownloadOptions, type RecordingOutcome } from './download.js';
 import { archiveKey, checksumObject, extensionOf, type RecordingRef } from './keys.js';
 import type { RecordingSource, RecordingStateStore, WithdrawnRecording } from './state.js';
@@ -171,12 +172,15 @@ export class Archiver {
 
   async #archive(ref: RecordingRef, now: () => string): Promise<void> {
     if (this.#fatal !== undefined) return;
-    const { acquire, credentials } = this.#options;
-    const outcome = await archiveRecording(ref, {
-      ...this.#options.download,
-      ...(acquire === undefined ? {} : { acquire: (url: URL) => acquire(ref.businessId, url) }),
-      credentials: credentials?.(ref.businessId),
-    });
+    const { acquire, credentials, download } = this.#options;
+    // A crash after the put and before the row update left it stored: taken as it is, not asked again.
+    const outcome =
+      (await adoptStored(download.store, ref, download.maxBytes)) ??
+      (await archiveRecording(ref, {
+        ...download,
+        ...(acquire === undefined ? {} : { acquire: (url: URL) => acquire(ref.businessId, url) }),
+        credentials: credentials?.(ref.businessId),
+      }));
     await this.#options.state.settle(ref, outcome, now());
     this.#options.onProgress?.({ ref, outcome });
   }

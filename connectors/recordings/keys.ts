@@ -49,11 +49,27 @@ export function extensionOf(url: string, contentType: string | undefined): strin
   return (type === undefined ? undefined : TYPE_EXTENSIONS[type]) ?? 'bin';
 }
 
+/**
+ * Every key the recording can have been stored under before its answer is seen: the one its link's
+ * extension gives, or (a link with none) one for each media type's extension and `bin`.
+ */
+export function possibleKeys(ref: RecordingRef): readonly string[] {
+  const known = extensionOf(ref.url, undefined);
+  if (known !== 'bin') return [archiveKey(ref, known)];
+  return [...new Set([...Object.values(TYPE_EXTENSIONS), 'bin'])].map((extension) => archiveKey(ref, extension));
+}
+
 /** The recording's key in the archive. */
 export function archiveKey(ref: RecordingRef, extension: string): string {
   const at = ref.createdAt === undefined ? Number.NaN : Date.parse(ref.createdAt);
   const month = Number.isNaN(at) ? '0000/00' : new Date(at).toISOString().slice(0, 7).replace('-', '/');
   return `${segment(ref.businessId)}/${segment(ref.stream)}/${month}/${segment(ref.id)}.${extension}`;
+}
+
+/** The SHA-256 a checksum's text holds for `key`, or undefined when the text is not whole or names another file. */
+export function checksumOf(key: string, text: string): string | undefined {
+  const match = /^([0-9a-f]{64}) {2}(.+)\n$/.exec(text);
+  return match?.[2] === key.slice(key.lastIndexOf('/') + 1) ? match[1] : undefined;
 }
 
 /** The key of the SHA-256 kept beside a recording, and its text (`sha256sum -c` reads it). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isMediaType } from './classify.js';
-import { archiveKey, checksumObject, extensionOf } from './keys.js';
+import { archiveKey, checksumObject, checksumOf, extensionOf, possibleKeys } from './keys.js';
 
 describe('archive keys', () => {
   it('are the record’s business, stream, month (UTC) and id, whatever the link', () => {
@@ -35,5 +35,23 @@ describe('archive keys', () => {
     ['application/json', false],
   ])('keeps a body of type %s: %s', (type, kept) => {
     expect(isMediaType(type)).toBe(kept);
+  });
+
+  it('a link with a known extension has one possible key; one without, a key for each media type and bin', () => {
+    const ref = { businessId: 'b', stream: 'calls', id: 'c1', url: 'https://x/r/c1.mp3?sig=1', createdAt: '2026-03-04T00:00:00Z' };
+    expect(possibleKeys(ref)).toEqual(['b/calls/2026/03/c1.mp3']);
+    const keys = possibleKeys({ ...ref, url: 'https://x/r/c1?sig=1' });
+    expect(keys).toContain('b/calls/2026/03/c1.flac');
+    expect(keys).toContain('b/calls/2026/03/c1.bin');
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('reads back the SHA-256 of a whole checksum for its own file only', () => {
+    const sha256 = 'ab'.repeat(32);
+    const { text } = checksumObject('b/calls/2026/03/c1.wav', sha256);
+    expect(checksumOf('b/calls/2026/03/c1.wav', text)).toBe(sha256);
+    expect(checksumOf('b/calls/2026/03/c2.wav', text)).toBeUndefined();
+    expect(checksumOf('b/calls/2026/03/c1.wav', text.slice(0, 40))).toBeUndefined();
+    expect(checksumOf('b/calls/2026/03/c1.wav', text.trimEnd())).toBeUndefined();
   });
 });
