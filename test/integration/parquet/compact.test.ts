@@ -120,7 +120,7 @@ function describeCompaction(name: string, setUp: () => Promise<{ storage: Record
         const partition = { table: 'calls', businessId: 'biz-1', day };
         await expect(compactWith(failingDeletes(store), encoder, partition, { includeToday: true })).rejects.toThrow(/stopped between/);
       } finally {
-        encoder.close();
+        await encoder.close();
       }
       expect((await partitions(store)).get(folder)).toHaveLength(files.length + 1);
       expect(await mirror(store)).toEqual(before);
