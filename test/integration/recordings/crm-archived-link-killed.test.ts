@@ -1,33 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeHubSpot, type FakeHubSpot } from '../../fakes/hubspot/index.js';
 import { configDocument } from '../support/backfill-harness.js';
 import { killBackfillAfterPages, runCli } from '../support/cli-process.js';
 import { simulatorScene } from '../support/simulator-scene.js';
+import { archivedRows } from './archived-rows.js';
 import { upstreamRecordings } from './upstream-recordings.js';
 
 const BASE = 'https://recordings.example.com/archive';
-
-interface ArchivedRow {
-  readonly business_id: string;
-  readonly stream: string;
-  readonly id: string;
-  readonly recording_archive_key: string;
-  readonly link_sent_at: string | null;
-}
-
-function archivedRows(statePath: string): ArchivedRow[] {
-  const db = new Database(statePath, { readonly: true });
-  try {
-    return db
-      .prepare("select business_id, stream, id, recording_archive_key, link_sent_at from recordings where recording_state = 'archived'")
-      .all() as ArchivedRow[];
-  } finally {
-    db.close();
-  }
-}
 
 /** The `resent` of every `calls written again …` log line of a backfill's standard error. */
 function resentIn(stderr: string): number {

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { describeSink } from '../../../connectors/registry.js';
@@ -10,32 +8,10 @@ import { redisUrl } from '../services.js';
 import { cleanupSteps } from '../support/cleanup-steps.js';
 import { runCli } from '../support/cli-process.js';
 import { runConfig, spawnRun, startFleet, waitFor, type RunProcess } from '../worker/harness.js';
+import { archivedRows, type ArchivedRow } from './archived-rows.js';
 import { upstreamRecordings } from './upstream-recordings.js';
 
 const BASE = 'https://recordings.example.com/archive';
-
-interface ArchivedRow {
-  readonly business_id: string;
-  readonly stream: string;
-  readonly id: string;
-  readonly recording_archive_key: string;
-  readonly link_sent_at: string | null;
-}
-
-/** The archive's archived rows in the HubSpot sink's `state:` database; none while `run` has not created the table. */
-function archivedRows(statePath: string): ArchivedRow[] {
-  if (!existsSync(statePath)) return [];
-  const db = new Database(statePath, { readonly: true, timeout: 10_000 });
-  try {
-    const found = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'recordings'").get();
-    if (found === undefined) return [];
-    return db
-      .prepare("select business_id, stream, id, recording_archive_key, link_sent_at from recordings where recording_state = 'archived'")
-      .all() as ArchivedRow[];
-  } finally {
-    db.close();
-  }
-}
 
 /** The `resent` of every `calls written again …` log line of a `run` process so far. */
 function resentIn(run: RunProcess): number {
