@@ -49,9 +49,11 @@ export class ClickHouseStore implements StateStore {
    * Writes the rows that are new or changed (a stored row with the same content is left alone, so
    * a replay inserts nothing), then the dead letters, then the checkpoint with `written` added to
    * `records_synced`. A write that changes nothing and leaves the position where it was inserts
-   * nothing at all: ClickHouse makes a part of every insert.
+   * nothing at all: ClickHouse makes a part of every insert. Its inserts cannot be rolled back, so
+   * a `targetDurable` is waited for before any (no ClickHouse sink has a target today).
    */
-  async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
+  async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts, targetDurable?: Promise<void>): Promise<WriteResult> {
+    await targetDurable;
     const { table, businessId } = batch;
     const positionText = JSON.stringify(position);
     // Read first (when this store does not know it yet): a read of the checkpoint starts what is known of the stream afresh.

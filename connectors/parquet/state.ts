@@ -25,7 +25,7 @@ export function keysOnlyStateStore(store: StateStore): StateStore {
       columnValues: (businessId, table, column) => records.columnValues(businessId, keysOnly(table), column),
     },
     prepare: (tables) => store.prepare(tables.map(keysOnly)),
-    commit: (batch, position, counts) => store.commit({ ...batch, table: keysOnly(batch.table) }, position, counts),
+    commit: (batch, position, counts, targetDurable) => store.commit({ ...batch, table: keysOnly(batch.table) }, position, counts, targetDurable),
     ping: () => store.ping(),
     close: () => store.close(),
   };

@@ -63,16 +63,19 @@ export class SqlStore implements StateStore {
   /**
    * One transaction without savepoints; when the database refuses a row, that transaction rolls
    * back and a fresh one redoes the batch row by row (rare, and cheaper than a savepoint per batch).
+   * `targetDurable` is awaited inside the transaction, after the rows and before the checkpoint.
    */
-  async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
+  async commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts, targetDurable?: Promise<void>): Promise<WriteResult> {
     const positionText = JSON.stringify(position);
     const stream = `${batch.businessId}\u0000${batch.table.stream}`;
-    if (counts === undefined && (await this.#holdsAlready(batch, stream, position, positionText)))
+    if (counts === undefined && (await this.#holdsAlready(batch, stream, position, positionText))) {
+      await targetDurable;
       return { written: 0, unchanged: batch.records.length, deadLettered: 0 };
-    const input = { batch, positionText, counts, now: new Date().toISOString() };
+    }
+    const input = { batch, positionText, counts, targetDurable, now: new Date().toISOString() };
     const run = (mode: WriteMode) => this.#driver.transaction((executor) => writeBatch(executor, this.#adapter, this.#statements, input, mode));
     const perRow = (error: unknown): Promise<WriteResult> => {
-      if (!this.#adapter.isRecordRejection(error)) throw error;
+      if (error instanceof TargetNotDurable || !this.#adapter.isRecordRejection(error)) throw error;
       return run('per-row');
     };
     const first: WriteMode = this.#adapter.isDuplicateKey !== undefined && !this.#merging.has(stream) ? 'insert' : 'bulk';
@@ -89,6 +92,8 @@ export class SqlStore implements StateStore {
       changed &&= counts !== undefined || result.written > 0;
       this.#places.set(stream, positionText);
       return result;
+    } catch (error) {
+      throw error instanceof TargetNotDurable ? error.reason : error;
     } finally {
       if (changed) this.records.wrote(batch.businessId, batch.table);
     }
@@ -147,7 +152,22 @@ interface CommitInput {
   readonly positionText: string;
   /** The target's own counts (a webhook receiver's); without them the rows changed here count. */
   readonly counts: TargetCounts | undefined;
+  /** Resolves once the target holds the batch: the checkpoint waits for it. */
+  readonly targetDurable: Promise<void> | undefined;
   readonly now: string;
+}
+
+/**
+ * The target's failure to keep its batch, as it crosses the transaction: no database refused a
+ * row, so no redo may follow, and the commit rejects with `reason` itself.
+ */
+class TargetNotDurable extends Error {
+  readonly reason: unknown;
+
+  constructor(reason: unknown) {
+    super('the target did not keep the batch');
+    this.reason = reason;
+  }
 }
 
 /**
@@ -196,6 +216,10 @@ async function writeBatch(executor: SqlExecutor, adapter: SqlAdapter, statements
   for (const letter of [...batch.deadLetters, ...refused]) {
     await executor.run(statements.deadLetter.text, deadLetterParameters(letter, now), statements.deadLetter.name);
   }
+  // The rows went in while the target was still storing; the checkpoint moves only past what it holds.
+  await input.targetDurable?.catch((reason: unknown) => {
+    throw new TargetNotDurable(reason);
+  });
   const stored = records.length - refused.length;
   const written = input.counts?.written ?? changed;
   const unchanged = input.counts?.unchanged ?? stored - changed;

@@ -218,6 +218,46 @@ describe('ManagedSink', () => {
     expect(target.sent).toEqual([['c0']]);
   });
 
+  it("commits an outcome handed over before the target's batch is durable only once it is, nothing when it is not, and ends the write with both", async () => {
+    const store = new MemoryStateStore();
+    const target = new RecordingTarget();
+    const files: { resolve: () => void; reject: (error: Error) => void }[] = [];
+    const send = target.send.bind(target);
+    target.send = async (sent, revived) => ({
+      ...(await send(sent, revived)),
+      durable: new Promise<void>((resolve, reject) => files.push({ resolve, reject })),
+    });
+    const sink = new ManagedSink({ type: 'memory', store, target }, logger);
+    const settled = (write: Promise<unknown>): Promise<boolean> => {
+      const done = write.then(
+        () => true,
+        () => true,
+      );
+      return Promise.race([done, new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
+    };
+
+    const first = sink.write(batch(2), { page: 1 });
+    expect(await settled(first)).toBe(false);
+    expect(store.commits).toEqual([]);
+    files[0]?.resolve();
+    expect(await first).toEqual({ written: 2, unchanged: 0, deadLettered: 0 });
+    expect(await store.checkpoints.load('acme', 'calls')).toEqual({ businessId: 'acme', stream: 'calls', position: { page: 1 }, recordsSynced: 2 });
+
+    const failed = sink.write(batch(1), { page: 2 });
+    expect(await settled(failed)).toBe(false);
+    files[1]?.reject(new Error('disk full'));
+    await expect(failed).rejects.toThrow('disk full');
+    expect(store.commits).toHaveLength(1);
+    expect((await store.checkpoints.load('acme', 'calls'))?.position).toEqual({ page: 1 });
+
+    // A commit that fails at once is reported only once the target's file has settled.
+    store.commit = () => Promise.reject(new Error('database locked'));
+    const refused = sink.write(batch(1), { page: 3 });
+    expect(await settled(refused)).toBe(false);
+    files[2]?.resolve();
+    await expect(refused).rejects.toThrow('database locked');
+  });
+
   it("passes the target's notes on in the write's result", async () => {
     const store = new MemoryStateStore();
     const target = new RecordingTarget();

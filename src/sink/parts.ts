@@ -35,6 +35,14 @@ export interface TargetOutcome {
   readonly counts?: TargetCounts;
   /** What a person should know about this batch (counted), passed on in the write's result. */
   readonly notes?: readonly SinkNote[];
+  /**
+   * Present when the target says what it stores before it holds it durably (a file still being
+   * encoded and stored): resolves once it does, rejects when it cannot. The state store writes its
+   * copy meanwhile and commits only after it resolves, so the checkpoint never passes what the
+   * target has not kept. The target needs nothing of the state store until it settles: the
+   * store's transaction is open and waiting on it.
+   */
+  readonly durable?: Promise<void>;
 }
 
 /** Where records go when that is not the state store itself (a CRM, a webhook receiver). */
@@ -63,7 +71,8 @@ export interface Target {
    * each record's `raw` as JSON text (`rawTexts`), made once for the storability check: a target
    * that stores the text takes it from there rather than serialising every record a second time
    * and holding both copies while it writes. `revived` is empty for a target that says
-   * {@link readsRevived} false.
+   * {@link readsRevived} false. A target may resolve before its batch is durable, with a
+   * {@link TargetOutcome.durable} that says when it is.
    */
   send(batch: StoreBatch, revived: ReadonlySet<string>): Promise<TargetOutcome>;
   /** Deletes records the way the target does (an archive call, a `deleted` event). */
@@ -107,9 +116,10 @@ export interface StateStore {
    * In one transaction: upserts `batch.records`, stores `batch.deadLetters` and every record the
    * database refuses (as a dead letter with its reason), moves the checkpoint to `position` and
    * adds `written` (the target's `counts` when given, else the rows this commit changed) to
-   * `recordsSynced`.
+   * `recordsSynced`. With `targetDurable` (the target's {@link TargetOutcome.durable}) nothing is
+   * committed before it resolves, and nothing at all when it rejects (the commit rejects with it).
    */
-  commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult>;
+  commit(batch: StoreBatch, position: JsonObject, counts?: TargetCounts, targetDurable?: Promise<void>): Promise<WriteResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -76,7 +76,13 @@ export class MemoryStateStore implements StateStore {
     return Promise.resolve();
   }
 
-  commit(batch: Batch, position: JsonObject, counts?: TargetCounts): Promise<WriteResult> {
+  commit(batch: Batch, position: JsonObject, counts?: TargetCounts, targetDurable?: Promise<void>): Promise<WriteResult> {
+    // All or nothing, as a transaction: nothing is kept before the target holds the batch.
+    if (targetDurable !== undefined) return targetDurable.then(() => this.#commitNow(batch, position, counts));
+    return Promise.resolve(this.#commitNow(batch, position, counts));
+  }
+
+  #commitNow(batch: Batch, position: JsonObject, counts: TargetCounts | undefined): WriteResult {
     this.commits.push(batch);
     let changed = 0;
     for (const record of batch.records) {
@@ -90,7 +96,7 @@ export class MemoryStateStore implements StateStore {
     const stream = batch.table.stream;
     const total = (this.stored.get(`${batch.businessId}/${stream}`)?.recordsSynced ?? 0) + written;
     this.stored.set(`${batch.businessId}/${stream}`, { businessId: batch.businessId, stream, position, recordsSynced: total });
-    return Promise.resolve({ written, unchanged: counts?.unchanged ?? batch.records.length - changed, deadLettered: batch.deadLetters.length });
+    return { written, unchanged: counts?.unchanged ?? batch.records.length - changed, deadLettered: batch.deadLetters.length };
   }
 
   ping(): Promise<void> {

@@ -216,6 +216,47 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('SQL sink write path (%s
     expect(await write(changed)).toEqual({ written: 2, unchanged: 68, deadLettered: 0 });
   });
 
+  it('commits only once the target holds the batch, unseen meanwhile, and nothing at all when it does not, with no row-by-row redo', async () => {
+    const config = await freshSqlConfig(dialect, cleanups);
+    if (config.type !== 'sqlite' && config.type !== 'postgres' && config.type !== 'mysql') throw new Error('a SQL config');
+    const store = await openStateStore(config, logger);
+    cleanups.push(() => store.close());
+    await store.prepare([events]);
+    // Read on a connection of its own: this store's reads would wait for its open transaction.
+    const stored = async () => (await querySql(config, (t) => [`select id from ${t('events')} order by id`])).map((row) => row.id);
+    const positions = async () => (await querySql(config, (t) => [`select position from ${t('sync_state')}`])).length;
+
+    let fileStored = (): void => undefined;
+    const durable = new Promise<void>((resolve) => (fileStored = resolve));
+    const committing = store.commit(
+      { businessId: 'acme', table: events, records: [event(1, 1), event(2, 2)], deadLetters: [] },
+      checkpoint(1),
+      undefined,
+      durable,
+    );
+    // Time for the rows to go in; until the target holds them, another connection sees neither rows nor checkpoint.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await stored()).toEqual([]);
+    expect(await positions()).toBe(0);
+    fileStored();
+    expect(await committing).toEqual({ written: 2, unchanged: 0, deadLettered: 0 });
+    expect(await stored()).toEqual(['e1', 'e2']);
+
+    // A refused row sends the batch to the row-by-row redo, which waits for the target too: its failure undoes everything.
+    const diskFull = Promise.reject(new Error('disk full'));
+    diskFull.catch(() => undefined);
+    const failed = store.commit(
+      { businessId: 'acme', table: events, records: [event(3, 3), event(4, 'not a number')], deadLetters: [] },
+      checkpoint(2),
+      undefined,
+      diskFull,
+    );
+    await expect(failed).rejects.toThrow('disk full');
+    expect(await stored()).toEqual(['e1', 'e2']);
+    expect(await store.deadLetters.list({ stream: 'events' })).toEqual([]);
+    expect(await store.checkpoints.load('acme', 'events')).toEqual({ businessId: 'acme', stream: 'events', position: { page: 1 }, recordsSynced: 2 });
+  });
+
   it('counts what another connection and this sink changed since the last count, per business', async () => {
     const config = await freshSqlConfig(dialect, cleanups);
     const sink = await open(config);
