@@ -18,8 +18,14 @@ export interface WindowState {
   windowMs: number;
 }
 
-/** Largest guard around a window boundary that absorbs clock differences and request latency. */
-export const DEFAULT_GUARD_MS = 25;
+/**
+ * Largest guard around a window boundary that absorbs clock differences and request latency: a
+ * request granted just before it may reach the server in the next window. 25 ms was too little on
+ * a busy 2-core machine, where a process can wait that long to be scheduled between its grant and
+ * its send (two replicas sharing a 1 s window met 429s, 2026-11-28), and a server across the
+ * internet is further away than that.
+ */
+export const DEFAULT_GUARD_MS = 100;
 
 /** The guard in force: at most a tenth of the window so short test windows keep their budget. */
 export function guardFor(windowMs: number, guardMs = DEFAULT_GUARD_MS): number {

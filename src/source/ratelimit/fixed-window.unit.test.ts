@@ -14,21 +14,21 @@ describe('memory rate limiter on a fake clock', () => {
     const clock = fakeClock(120_000 + 10_000);
     const limiter = createMemoryRateLimiter(clock.now);
     for (let i = 0; i < 3; i += 1) expect(await limiter.take('k', config)).toEqual({ granted: true });
-    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 180_000 + 25 - 130_000 });
-    clock.set(180_000 + 25);
+    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 180_000 + 100 - 130_000 });
+    clock.set(180_000 + 100);
     expect((await limiter.inspect('k', config)).remaining).toBe(3);
     expect((await limiter.inspect('k', config)).resetAtMs).toBe(240_000);
   });
 
   it('refuses tokens within the guard on both sides of a boundary', async () => {
-    const clock = fakeClock(180_000 - 25);
+    const clock = fakeClock(180_000 - 100);
     const limiter = createMemoryRateLimiter(clock.now);
-    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 50 });
-    clock.set(180_000 + 24);
+    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 200 });
+    clock.set(180_000 + 99);
     expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 1 });
-    clock.set(180_000 + 25);
+    clock.set(180_000 + 100);
     expect(await limiter.take('k', config)).toEqual({ granted: true });
-    clock.set(240_000 - 26);
+    clock.set(240_000 - 101);
     expect(await limiter.take('k', config)).toEqual({ granted: true });
   });
 
@@ -42,8 +42,8 @@ describe('memory rate limiter on a fake clock', () => {
     const clock = fakeClock(100_000);
     const limiter = createMemoryRateLimiter(clock.now);
     await limiter.observe('k', { limit: 3, remaining: 0, resetAtMs: 107_500 }, config);
-    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 7_525 });
-    clock.set(107_500 + 60_000 + 30);
+    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 7_600 });
+    clock.set(107_500 + 60_000 + 100);
     expect(await limiter.inspect('k', config)).toMatchObject({ remaining: 3, resetAtMs: 227_500 });
   });
 
@@ -54,7 +54,7 @@ describe('memory rate limiter on a fake clock', () => {
     await limiter.block('k', 12_000);
     expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 2_000 });
     clock.set(12_000);
-    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 48_025 });
+    expect(await limiter.take('k', config)).toEqual({ granted: false, waitMs: 48_100 });
     expect(await limiter.inspect('k', config)).toMatchObject({ blockedUntilMs: null, usedThisWindow: 3 });
   });
 
@@ -145,6 +145,6 @@ describe('the wait cap', () => {
     await limiter.observe('acme', { limit: 3, remaining: 0, resetAtMs: Date.UTC(3000, 0, 1) }, config);
     const refused = await limiter.take('acme', config);
     expect(refused.granted).toBe(false);
-    if (!refused.granted) expect(refused.waitMs).toBeLessThanOrEqual(cap + 25);
+    if (!refused.granted) expect(refused.waitMs).toBeLessThanOrEqual(cap + 100);
   });
 });

@@ -84,12 +84,20 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   // Sent only when given, as the scripts' last argument: a deployment's calls stay as they were.
   const given = options.now;
   const clock = given === undefined ? (): readonly number[] => NO_CLOCK : (): readonly number[] => [Math.round(given())];
+  const readClock = given ?? Date.now;
 
   const takeUpTo = async (key: string, config: BucketConfig, max: number): Promise<TokensTaken> => {
+    const asked = readClock();
     const reply = await scripts.callsyncRateLimitTake(keyOf(key), config.limit, config.windowMs, guard, maxWait, Math.max(1, Math.floor(max)), ...clock());
-    const [tokens = 0, waitMs = 0, we, rem, lim, spendWithinMs] = integers(reply, 2, 6);
-    if (tokens < 1 || we === undefined || rem === undefined || lim === undefined || spendWithinMs === undefined) return { tokens: 0, waitMs, spendWithinMs: 0 };
+    const [tokens = 0, waitMs = 0, we, rem, lim, grantedWithinMs] = integers(reply, 2, 6);
+    if (tokens < 1 || we === undefined || rem === undefined || lim === undefined || grantedWithinMs === undefined)
+      return { tokens: 0, waitMs, spendWithinMs: 0 };
     seen.set(key, { we, rem, lim });
+    // Redis granted them somewhere in the round trip: counted from its start, they are spent in time.
+    // A reply read only after that (this process not scheduled, a stalled loop) grants nothing
+    // usable; the caller asks again, and the window's guard tells it to wait for the next one.
+    const spendWithinMs = grantedWithinMs - (readClock() - asked);
+    if (spendWithinMs <= 0) return { tokens: 0, waitMs: 0, spendWithinMs: 0 };
     return { tokens, waitMs: 0, spendWithinMs };
   };
 

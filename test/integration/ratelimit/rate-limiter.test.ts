@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../../src/source/ratelimit/index.js';
 import type { BucketConfig, RateLimiter } from '../../../src/source/ratelimit/index.js';
+import { DEFAULT_GUARD_MS } from '../../../src/source/ratelimit/fixed-window.js';
 import { uniqueName } from '../services.js';
 import { redisConnections } from '../support/redis-connections.js';
 
@@ -38,7 +39,7 @@ function rateLimiterContract(name: string, createPair: (now: () => number) => Pa
     });
     /** Moves the clock just past the guard after the bucket's current window ends. */
     const atWindowStart = async (limiter: RateLimiter, config: BucketConfig): Promise<void> => {
-      clock.to((await limiter.inspect(key, config)).resetAtMs + 30);
+      clock.to((await limiter.inspect(key, config)).resetAtMs + DEFAULT_GUARD_MS + 5);
     };
     afterAll(async () => {
       await pair.first.close();

@@ -78,6 +78,23 @@ describe('Redis rate limiter', () => {
     expect((await limiter.inspect('acme', minute)).remaining).toBe(40);
   });
 
+  it('grants nothing when its reply is read too late to spend the token in its window, and the token stays spent', async () => {
+    const prefix = uniqueName('late');
+    const config: BucketConfig = { limit: 5, windowMs: 60_000 };
+    // Mid-window on a clock of the test's: a grant leaves 29.9 s to spend it, up to the guard before the window's end.
+    let now = Date.UTC(2026, 10, 28, 12, 0, 30);
+    const limiter = createRedisRateLimiter({ redis: connect(), prefix, now: () => now });
+    expect(await limiter.take('acme', config)).toEqual({ granted: true });
+    // The reply of the next take is read 29.95 s after it was asked for (a process not scheduled,
+    // a stalled loop): a request sent now could reach the server in the next window.
+    const late = limiter.take('acme', config);
+    now += 29_950;
+    expect(await late).toEqual({ granted: false, waitMs: 0 });
+    expect((await limiter.inspect('acme', config)).remaining).toBe(3);
+    // Asked again, it is within the guard: it waits for the next window and its guard.
+    expect(await limiter.take('acme', config)).toEqual({ granted: false, waitMs: 150 });
+  });
+
   it('lets an idle bucket expire after its window', async () => {
     const prefix = uniqueName('expiry');
     const redis = connect();
