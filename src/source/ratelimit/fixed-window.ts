@@ -20,10 +20,9 @@ export interface WindowState {
 
 /**
  * Largest guard around a window boundary that absorbs clock differences and request latency: a
- * request granted just before it may reach the server in the next window. 25 ms was too little on
- * a busy 2-core machine, where a process can wait that long to be scheduled between its grant and
- * its send (two replicas sharing a 1 s window met 429s, 2026-11-28), and a server across the
- * internet is further away than that.
+ * request granted just before it may reach the server in the next window. A process on a busy
+ * machine can wait tens of milliseconds to be scheduled between a grant and its send, and a server
+ * across the internet is further away than that.
  */
 export const DEFAULT_GUARD_MS = 100;
 

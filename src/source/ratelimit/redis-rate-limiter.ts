@@ -147,7 +147,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     },
     peek(key: string, config: BucketConfig): BucketView | undefined {
       const last = seen.get(key);
-      if (last === undefined || last.we <= (options.now ?? Date.now)()) return undefined;
+      if (last === undefined || last.we <= readClock()) return undefined;
       const limit = last.lim > 0 ? last.lim : config.limit;
       return { limit, remaining: last.rem, resetAtMs: last.we, blockedUntilMs: null, usedThisWindow: Math.max(0, limit - last.rem) };
     },
